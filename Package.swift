@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+// Photopick: a photo and video picker for the Linux desktop.
+// C libraries come in as system-library targets (pkg-config name + a small shim header);
+// library code (index, metadata, albums) never imports GTK.
+import PackageDescription
+
+let package = Package(
+    name: "Photopick",
+    products: [
+        .executable(name: "photopick", targets: ["photopick"]),
+        .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
+    ],
+    targets: [
+        // C modules.
+        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "gio-unix-2.0",
+                       providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CGExiv2", path: "Sources/CGExiv2", pkgConfig: "gexiv2",
+                       providers: [.apt(["libgexiv2-dev"])]),
+        // GTK4 (with GDK and GdkPixbuf) for the picker window; no library target may depend on it.
+        .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "gtk4",
+                       providers: [.apt(["libgtk-4-dev"])]),
+
+        // The photo library index: scanning, metadata, albums, fetch results, change observation.
+        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2"]),
+
+        // The command-line program.
+        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "CGLib"]),
+
+        .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib"]),
+    ]
+)

@@ -1,0 +1,7 @@
+// GLib and GIO for Swift: content-type sniffing, option parsing, the main loop.
+#include <glib.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+// g_free is a function, but GLib's string helpers that are macros need wrapping.
+static inline void photopick_g_free(void *p) { g_free(p); }

@@ -1,0 +1,92 @@
+/// How an open album changed, as exact positions (PHFetchResultChangeDetails): apply `removed`
+/// (positions in `before`), then `inserted` (positions in `after`), then `changed` (positions in
+/// `after`). A moved asset is a removal plus an insertion.
+public struct FetchResultChangeDetails: Sendable {
+    public let before: FetchResult
+    public let after: FetchResult
+    public let removedIndexes: [Int]
+    public let insertedIndexes: [Int]
+    public let changedIndexes: [Int]
+
+    public var hasChanges: Bool { !removedIndexes.isEmpty || !insertedIndexes.isEmpty || !changedIndexes.isEmpty }
+
+    /// One GListModel items-changed emission: at `position`, `removed` items become `added` items.
+    public struct Splice: Equatable, Sendable {
+        public let position: Int
+        public let removed: Int
+        public let added: Int
+
+        public init(position: Int, removed: Int, added: Int) {
+            self.position = position
+            self.removed = removed
+            self.added = added
+        }
+    }
+
+    /// The changes as items-changed emissions to apply in order: removals from the end, insertions
+    /// from the start, then changed items in place. Adjacent positions are merged into one run.
+    public var splices: [Splice] {
+        var result: [Splice] = []
+        for run in Self.runs(removedIndexes).reversed() { result.append(Splice(position: run.lowerBound, removed: run.count, added: 0)) }
+        for run in Self.runs(insertedIndexes) { result.append(Splice(position: run.lowerBound, removed: 0, added: run.count)) }
+        for run in Self.runs(changedIndexes) { result.append(Splice(position: run.lowerBound, removed: run.count, added: run.count)) }
+        return result
+    }
+
+    private static func runs(_ sorted: [Int]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for index in sorted {
+            if let last = runs.last, last.upperBound == index {
+                runs[runs.count - 1] = last.lowerBound..<(index + 1)
+            } else {
+                runs.append(index..<(index + 1))
+            }
+        }
+        return runs
+    }
+
+    /// Computes the positions from the two id lists and the ids a change touched. Ids outside
+    /// `change` keep their relative order (their sort keys did not change), so only touched ids are
+    /// looked at; a changed id that moved is reported as removed and inserted.
+    init(before: FetchResult, after: FetchResult, change: LibraryChange) {
+        self.before = before
+        self.after = after
+        let touched = change.touched
+        let oldIDs = before.allIDs, newIDs = after.allIDs
+        var oldPositions: [Int64: Int] = [:], newPositions: [Int64: Int] = [:]
+        for (position, id) in oldIDs.enumerated() where touched.contains(id) { oldPositions[id] = position }
+        for (position, id) in newIDs.enumerated() where touched.contains(id) { newPositions[id] = position }
+
+        var removed = Set(oldPositions.keys.filter { newPositions[$0] == nil })
+        var inserted = Set(newPositions.keys.filter { oldPositions[$0] == nil })
+        var staying = Set(oldPositions.keys.filter { newPositions[$0] != nil })
+
+        // A staying id is in place when its position among the survivors is the same before and
+        // after. Take the ones that are not out as moves and look again, until all agree.
+        while true {
+            let removedPositions = removed.compactMap { oldPositions[$0] }.sorted()
+            let insertedPositions = inserted.compactMap { newPositions[$0] }.sorted()
+            let moved = staying.filter { id in
+                let oldIndex = oldPositions[id]!, newIndex = newPositions[id]!
+                return oldIndex - Self.count(below: oldIndex, in: removedPositions)
+                    != newIndex - Self.count(below: newIndex, in: insertedPositions)
+            }
+            if moved.isEmpty { break }
+            removed.formUnion(moved)
+            inserted.formUnion(moved)
+            staying.subtract(moved)
+        }
+        removedIndexes = removed.compactMap { oldPositions[$0] }.sorted()
+        insertedIndexes = inserted.compactMap { newPositions[$0] }.sorted()
+        changedIndexes = staying.filter { change.updated.contains($0) }.compactMap { newPositions[$0] }.sorted()
+    }
+
+    private static func count(below value: Int, in sorted: [Int]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

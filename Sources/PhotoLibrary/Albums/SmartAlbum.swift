@@ -1,0 +1,65 @@
+/// The albums the library makes from what files are, as a phone's photo picker does.
+/// Membership rules follow `../shared/tools/make-library`'s `rules`; see `AlbumRules`.
+public enum SmartAlbum: Int, CaseIterable, Sendable {
+    case recents, favorites, videos, screenshots, selfies, panoramas, bursts, livePhotos, animated
+
+    /// The bit an asset's `album_bits` column carries for this album.
+    public var bit: Int64 { 1 << Int64(rawValue) }
+
+    public var name: String {
+        switch self {
+        case .recents: "Recents"
+        case .favorites: "Favorites"
+        case .videos: "Videos"
+        case .screenshots: "Screenshots"
+        case .selfies: "Selfies"
+        case .panoramas: "Panoramas"
+        case .bursts: "Bursts"
+        case .livePhotos: "Live Photos"
+        case .animated: "Animated"
+        }
+    }
+
+    /// Matches "Live Photos", "live-photos", "livephotos", "Favourites" …
+    public init?(name: String) {
+        let key = SmartAlbum.normalise(name)
+        let aliases: [String: SmartAlbum] = ["favourites": .favorites, "live": .livePhotos, "recent": .recents,
+                                             "all": .recents, "animations": .animated, "panorama": .panoramas]
+        if let album = SmartAlbum.allCases.first(where: { SmartAlbum.normalise($0.name) == key }) ?? aliases[key] {
+            self = album
+        } else {
+            return nil
+        }
+    }
+
+    private static func normalise(_ name: String) -> String {
+        String(name.lowercased().filter { $0.isLetter || $0.isNumber })
+    }
+}
+
+/// A set of smart albums, as stored per asset.
+public struct AlbumBits: OptionSet, Hashable, Sendable {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ album: SmartAlbum) { self.rawValue = album.bit }
+
+    public func contains(_ album: SmartAlbum) -> Bool { rawValue & album.bit != 0 }
+    public var albums: [SmartAlbum] { SmartAlbum.allCases.filter { contains($0) } }
+}
+
+/// An album to open: a smart album or one of the user's folders.
+public enum Album: Hashable, Sendable {
+    case smart(SmartAlbum)
+    case folder(id: Int64)
+}
+
+/// A row of the album list: what to show, counted when the list is asked for.
+public struct AlbumSummary: Hashable, Sendable {
+    public let album: Album
+    public let name: String
+    public let count: Int
+    /// For folder albums: the folder on disk.
+    public let folderPath: FilePath?
+    /// For Bursts: how many bursts (groups of frames shot in one second).
+    public let burstGroups: Int?
+}

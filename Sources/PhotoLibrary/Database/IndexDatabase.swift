@@ -1,0 +1,116 @@
+import Glibc
+import CSQLite
+
+/// Where the index lives and how it is opened: WAL mode, migrations, and recovery from a damaged
+/// file or one written by a newer Photopick (kept aside, never deleted, then rebuilt).
+public struct IndexLocation: Sendable {
+    /// The database file, or nil for an index kept in memory only.
+    public let databasePath: String?
+
+    public init(databasePath: String?) { self.databasePath = databasePath }
+
+    /// `$XDG_DATA_HOME/photopick/index.sqlite` (default `~/.local/share/photopick/`).
+    public static var standard: IndexLocation {
+        IndexLocation(databasePath: XDGDirectories.dataHome.appending("photopick/index.sqlite").displayString)
+    }
+
+    public static var inMemory: IndexLocation { IndexLocation(databasePath: nil) }
+}
+
+/// Something the user should know about how the index was opened.
+public struct IndexNotice: Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+enum IndexDatabase {
+    /// Opens a connection, creating and migrating the database when needed. A damaged database or
+    /// one from a newer schema is renamed aside and rebuilt; an unwritable location falls back to a
+    /// memory-only index. Each of those is reported through `notices`.
+    static func open(_ location: IndexLocation, notices: inout [IndexNotice]) throws -> SQLiteConnection {
+        guard let path = location.databasePath else { return try openFresh(":memory:") }
+        let directory = FilePath(path).parent
+        if let problem = makeDirectories(directory) {
+            notices.append(IndexNotice(message: "cannot create \(directory): \(problem); the index is kept in memory only"))
+            return try openFresh(":memory:")
+        }
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try prepare(connection)
+            let version = try connection.integer("PRAGMA user_version") ?? 0
+            if version > Schema.currentVersion {
+                let aside = try moveAside(path, reason: "newer-schema-v\(version)")
+                notices.append(IndexNotice(message: "the index at \(path) was written by a newer Photopick (schema \(version)); kept it as \(aside) and rebuilt it"))
+                return try open(location, notices: &notices)
+            }
+            try migrate(connection, from: version)
+            return connection
+        } catch let error as DatabaseError where error.isCorruption {
+            let aside = try moveAside(path, reason: "corrupt")
+            notices.append(IndexNotice(message: "the index at \(path) was damaged (\(error.message)); kept it as \(aside) and rebuilt it"))
+            let connection = try SQLiteConnection(path: path)
+            try prepare(connection)
+            try migrate(connection, from: 0)
+            return connection
+        } catch let error as DatabaseError where error.isReadOnly || error.isDiskFull {
+            notices.append(IndexNotice(message: "cannot write the index at \(path) (\(error.message)); the index is kept in memory only"))
+            return try openFresh(":memory:")
+        }
+    }
+
+    /// Opens another connection to an existing, migrated database (readers, cursors).
+    static func openAdditional(_ path: String) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA foreign_keys = OFF; PRAGMA temp_store = MEMORY")
+        return connection
+    }
+
+    private static func openFresh(_ path: String) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try prepare(connection)
+        try migrate(connection, from: 0)
+        return connection
+    }
+
+    private static func prepare(_ connection: SQLiteConnection) throws {
+        // journal_mode is the first read of the file: a damaged header fails here.
+        _ = try connection.integer("PRAGMA schema_version")
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")
+    }
+
+    private static func migrate(_ connection: SQLiteConnection, from version: Int64) throws {
+        guard version < Schema.currentVersion else { return }
+        for next in Int(version)..<Schema.migrations.count {
+            try connection.transaction {
+                try connection.execute(Schema.migrations[next])
+                try connection.execute("PRAGMA user_version = \(next + 1)")
+            }
+        }
+    }
+
+    /// Renames the database (and its WAL and shared-memory files) aside; returns the new name.
+    private static func moveAside(_ path: String, reason: String) throws -> String {
+        let aside = "\(path).\(reason)-\(time(nil))"
+        for suffix in ["", "-wal", "-shm"] {
+            if rename(path + suffix, aside + suffix) != 0 && errno != ENOENT && suffix.isEmpty {
+                throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot move \(path) aside: \(errorDescription(errno))")
+            }
+        }
+        return aside
+    }
+
+    /// mkdir -p with mode 0700; returns the reason on failure.
+    private static func makeDirectories(_ directory: FilePath) -> String? {
+        var current: [UInt8] = []
+        for component in directory.bytes.split(separator: UInt8(ascii: "/")) {
+            current += [UInt8(ascii: "/")] + component
+            let made = FilePath(bytes: current).withCString { mkdir($0, 0o700) }
+            if made != 0 && errno != EEXIST { return errorDescription(errno) }
+        }
+        var info = stat()
+        let result = directory.withCString { stat($0, &info) }
+        if result != 0 { return errorDescription(errno) }
+        if info.st_mode & S_IFMT != S_IFDIR { return errorDescription(ENOTDIR) }
+        return nil
+    }
+}

@@ -1,0 +1,85 @@
+/// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
+/// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
+enum Schema {
+    static let migrations: [String] = [version1]
+    static var currentVersion: Int64 { Int64(migrations.count) }
+
+    /// Album membership bits, stored per asset in `album_bits`. Smart albums and the folder albums
+    /// read partial indexes keyed on these bits, so opening one never scans unrelated rows.
+    static let version1 = """
+    CREATE TABLE roots(
+        id INTEGER PRIMARY KEY,
+        path BLOB NOT NULL UNIQUE
+    );
+    CREATE TABLE folders(
+        id INTEGER PRIMARY KEY,
+        root_id INTEGER NOT NULL REFERENCES roots(id),
+        path BLOB NOT NULL UNIQUE,
+        relative BLOB NOT NULL,
+        error TEXT,
+        asset_count INTEGER NOT NULL DEFAULT 0,
+        scan_generation INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX folders_root ON folders(root_id);
+    CREATE TABLE assets(
+        id INTEGER PRIMARY KEY,
+        folder_id INTEGER NOT NULL REFERENCES folders(id),
+        name BLOB NOT NULL,
+        path BLOB NOT NULL UNIQUE,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
+        kind INTEGER NOT NULL,
+        mime TEXT,
+        width INTEGER,
+        height INTEGER,
+        orientation INTEGER NOT NULL DEFAULT 1,
+        captured_at INTEGER NOT NULL,
+        capture_offset INTEGER,
+        date_source INTEGER NOT NULL DEFAULT 0,
+        make TEXT,
+        model TEXT,
+        lens TEXT,
+        duration REAL,
+        frame_count INTEGER,
+        rating INTEGER,
+        traits INTEGER NOT NULL DEFAULT 0,
+        album_bits INTEGER NOT NULL DEFAULT 0,
+        stem BLOB,
+        burst_key TEXT,
+        paired_id INTEGER,
+        error TEXT
+    );
+    CREATE UNIQUE INDEX assets_folder_name ON assets(folder_id, name);
+    CREATE INDEX assets_errors ON assets(id) WHERE error IS NOT NULL;
+    CREATE INDEX album_recents ON assets(captured_at DESC, id DESC) WHERE (album_bits & 1) != 0;
+    CREATE INDEX album_favorites ON assets(captured_at DESC, id DESC) WHERE (album_bits & 2) != 0;
+    CREATE INDEX album_videos ON assets(captured_at DESC, id DESC) WHERE (album_bits & 4) != 0;
+    CREATE INDEX album_screenshots ON assets(captured_at DESC, id DESC) WHERE (album_bits & 8) != 0;
+    CREATE INDEX album_selfies ON assets(captured_at DESC, id DESC) WHERE (album_bits & 16) != 0;
+    CREATE INDEX album_panoramas ON assets(captured_at DESC, id DESC) WHERE (album_bits & 32) != 0;
+    CREATE INDEX album_bursts ON assets(captured_at DESC, id DESC) WHERE (album_bits & 64) != 0;
+    CREATE INDEX album_live_photos ON assets(captured_at DESC, id DESC) WHERE (album_bits & 128) != 0;
+    CREATE INDEX album_animated ON assets(captured_at DESC, id DESC) WHERE (album_bits & 256) != 0;
+    CREATE INDEX album_folder ON assets(folder_id, captured_at DESC, id DESC) WHERE (album_bits & 1) != 0;
+
+    -- Album counts kept exact by triggers, so showing the album list costs no scan.
+    CREATE TABLE smart_album_counts(bit INTEGER PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0);
+    INSERT INTO smart_album_counts(bit) VALUES (1), (2), (4), (8), (16), (32), (64), (128), (256);
+    CREATE TRIGGER assets_counts_insert AFTER INSERT ON assets WHEN NEW.album_bits != 0 BEGIN
+        UPDATE smart_album_counts SET count = count + 1 WHERE (NEW.album_bits & bit) != 0;
+        UPDATE folders SET asset_count = asset_count + 1 WHERE id = NEW.folder_id AND (NEW.album_bits & 1) != 0;
+    END;
+    CREATE TRIGGER assets_counts_delete AFTER DELETE ON assets WHEN OLD.album_bits != 0 BEGIN
+        UPDATE smart_album_counts SET count = count - 1 WHERE (OLD.album_bits & bit) != 0;
+        UPDATE folders SET asset_count = asset_count - 1 WHERE id = OLD.folder_id AND (OLD.album_bits & 1) != 0;
+    END;
+    CREATE TRIGGER assets_counts_update AFTER UPDATE OF album_bits, folder_id ON assets
+    WHEN OLD.album_bits != NEW.album_bits OR OLD.folder_id != NEW.folder_id BEGIN
+        UPDATE smart_album_counts SET count = count - 1 WHERE (OLD.album_bits & bit) != 0;
+        UPDATE smart_album_counts SET count = count + 1 WHERE (NEW.album_bits & bit) != 0;
+        UPDATE folders SET asset_count = asset_count - 1 WHERE id = OLD.folder_id AND (OLD.album_bits & 1) != 0;
+        UPDATE folders SET asset_count = asset_count + 1 WHERE id = NEW.folder_id AND (NEW.album_bits & 1) != 0;
+    END;
+    """
+}

@@ -1,0 +1,133 @@
+import Glibc
+
+/// When a photo or video was captured, as an instant plus what is known about its clock.
+public struct CaptureDate: Hashable, Sendable {
+    public enum Source: Int, Sendable {
+        /// The file's modification time: no date inside the file.
+        case fileModificationTime = 0
+        /// EXIF or XMP DateTimeOriginal (or a container's creation time for videos).
+        case embedded = 1
+    }
+
+    /// Milliseconds since 1970-01-01 UTC; the sort key of every album.
+    public var millisecondsSinceEpoch: Int64
+    /// Minutes east of UTC of the camera's clock when the file says so (EXIF OffsetTimeOriginal).
+    public var utcOffsetMinutes: Int?
+    public var source: Source
+
+    public init(millisecondsSinceEpoch: Int64, utcOffsetMinutes: Int?, source: Source) {
+        self.millisecondsSinceEpoch = millisecondsSinceEpoch
+        self.utcOffsetMinutes = utcOffsetMinutes
+        self.source = source
+    }
+
+    /// Parses EXIF's "YYYY:MM:DD HH:MM:SS" (and XMP's ISO 8601 "YYYY-MM-DDTHH:MM:SS"), with the
+    /// optional sub-second digits and "+HH:MM" offset EXIF keeps in separate tags. Without an
+    /// offset the wall-clock time is taken in the local time zone, as photo managers do. Returns
+    /// nil for dates cameras write when their clock is unset ("0000:00:00 00:00:00", blanks) and
+    /// for impossible ones.
+    public static func parse(_ text: String, subseconds: String? = nil, offset: String? = nil) -> CaptureDate? {
+        let digits = Array(text.utf8)
+        guard digits.count >= 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let character = digits[index]
+                guard character >= 48, character <= 57 else { return nil }
+                value = value * 10 + Int(character - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1800...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+              hour < 24, minute < 60, second < 61 else { return nil }
+        var embeddedOffset = offset.flatMap(parseOffset)
+        var fraction = subseconds
+        if digits.count > 19 {
+            // ISO 8601 from XMP may carry ".123" and "+02:00" or "Z" inline.
+            var rest = String(decoding: digits[19...], as: UTF8.self)
+            if rest.hasPrefix(".") {
+                let fractionDigits = rest.dropFirst().prefix { $0.isNumber }
+                fraction = fraction ?? String(fractionDigits)
+                rest = String(rest.dropFirst(1 + fractionDigits.count))
+            }
+            if embeddedOffset == nil, !rest.isEmpty { embeddedOffset = parseOffset(rest) }
+        }
+        var fields = tm()
+        fields.tm_year = Int32(year - 1900)
+        fields.tm_mon = Int32(month - 1)
+        fields.tm_mday = Int32(day)
+        fields.tm_hour = Int32(hour)
+        fields.tm_min = Int32(minute)
+        fields.tm_sec = Int32(second)
+        let seconds: Int64
+        if let embeddedOffset {
+            seconds = Int64(timegm(&fields)) - Int64(embeddedOffset) * 60
+        } else {
+            fields.tm_isdst = -1
+            seconds = Int64(mktime(&fields))
+        }
+        // tm normalises 31 February into March: reject dates that did not survive the round trip.
+        guard fields.tm_mday == Int32(day) else { return nil }
+        var milliseconds = seconds * 1000
+        if let fraction, !fraction.isEmpty, fraction.allSatisfy(\.isNumber) {
+            let padded = (fraction + "000").prefix(3)
+            milliseconds += Int64(padded) ?? 0
+        }
+        return CaptureDate(millisecondsSinceEpoch: milliseconds, utcOffsetMinutes: embeddedOffset, source: .embedded)
+    }
+
+    /// "+02:00", "-0530", "Z" -> minutes east of UTC.
+    static func parseOffset(_ text: String) -> Int? {
+        let trimmed = text.trimmingSpaces
+        if trimmed == "Z" { return 0 }
+        let characters = Array(trimmed.utf8)
+        guard let sign = characters.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
+        let numbers = characters.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        guard numbers.count == 4, numbers.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        let value = numbers.map { Int($0 - 48) }
+        let hours = value[0] * 10 + value[1], minutes = value[2] * 10 + value[3]
+        guard hours <= 14, minutes < 60 else { return nil }
+        return (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 60 + minutes)
+    }
+
+    /// ISO 8601 text: with the recorded offset when known ("2024-03-12T09:41:00+01:00"), in local
+    /// time with the local offset for file times (an exact instant), and as bare local time when the
+    /// camera gave a wall-clock time without saying its zone.
+    public var iso8601: String {
+        var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000))
+        var fields = tm()
+        var suffix = ""
+        if let offset = utcOffsetMinutes {
+            seconds += time_t(offset * 60)
+            gmtime_r(&seconds, &fields)
+            suffix = Self.formatOffset(offset)
+        } else {
+            localtime_r(&seconds, &fields)
+            if source == .fileModificationTime { suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60)) }
+        }
+        let milliseconds = Int(millisecondsSinceEpoch - millisecondsSinceEpoch.floorDivided(by: 1000) * 1000)
+        var text = "\(pad(Int(fields.tm_year) + 1900, 4))-\(pad(Int(fields.tm_mon) + 1))-\(pad(Int(fields.tm_mday)))"
+        text += "T\(pad(Int(fields.tm_hour))):\(pad(Int(fields.tm_min))):\(pad(Int(fields.tm_sec)))"
+        if milliseconds != 0 { text += ".\(pad(milliseconds, 3))" }
+        return text + suffix
+    }
+
+    private static func formatOffset(_ minutes: Int) -> String {
+        let sign = minutes < 0 ? "-" : "+"
+        return "\(sign)\(pad(abs(minutes) / 60)):\(pad(abs(minutes) % 60))"
+    }
+}
+
+func pad(_ value: Int, _ width: Int = 2) -> String {
+    let text = String(value)
+    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+}
+
+extension Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}

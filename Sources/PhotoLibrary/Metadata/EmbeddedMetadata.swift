@@ -1,0 +1,88 @@
+import CGExiv2
+import CGLib
+import Synchronization
+
+/// EXIF and XMP fields the index keeps, read through gexiv2 (exiv2).
+struct EmbeddedMetadata {
+    var pixelWidth: Int?
+    var pixelHeight: Int?
+    /// The raw EXIF orientation tag, 1-8 when valid.
+    var orientation: Int?
+    var captureDate: CaptureDate?
+    var make: String?
+    var model: String?
+    var lens: String?
+    /// Star rating, EXIF Rating or XMP xmp:Rating (the latter wins: Shotwell, digiKam and darktable write it).
+    var rating: Int?
+
+    /// Reads the file's metadata; throws exiv2's message when it cannot parse the file at all.
+    static func read(path: FilePath) throws(MetadataReadError) -> EmbeddedMetadata {
+        ExifLibrary.initializeOnce()
+        guard let metadata = gexiv2_metadata_new() else { throw MetadataReadError(message: "out of memory") }
+        defer { g_object_unref(metadata) }
+        var error: UnsafeMutablePointer<GError>?
+        let opened = path.withCString { gexiv2_metadata_open_path(metadata, $0, &error) }
+        if opened == 0 {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_clear_error(&error)
+            throw MetadataReadError(message: message)
+        }
+        var result = EmbeddedMetadata()
+        let width = gexiv2_metadata_get_pixel_width(metadata), height = gexiv2_metadata_get_pixel_height(metadata)
+        if width > 0, height > 0 { result.pixelWidth = Int(width); result.pixelHeight = Int(height) }
+
+        func string(_ tag: String) -> String? {
+            guard gexiv2_metadata_try_has_tag(metadata, tag, nil) != 0 else { return nil }
+            var error: UnsafeMutablePointer<GError>?
+            guard let value = gexiv2_metadata_try_get_tag_string(metadata, tag, &error) else {
+                g_clear_error(&error)
+                return nil
+            }
+            defer { g_free(value) }
+            let text = String(cString: value).trimmingSpaces
+            return text.isEmpty ? nil : text
+        }
+        func integer(_ tag: String) -> Int? {
+            guard let text = string(tag) else { return nil }
+            return Int(text) ?? Int(text.prefix { $0 == "-" || $0.isNumber })
+        }
+
+        result.orientation = integer("Exif.Image.Orientation") ?? integer("Xmp.tiff.Orientation")
+        result.make = string("Exif.Image.Make")
+        result.model = string("Exif.Image.Model")
+        result.lens = string("Exif.Photo.LensModel") ?? string("Xmp.exifEX.LensModel") ?? string("Xmp.aux.Lens")
+        result.rating = integer("Xmp.xmp.Rating") ?? integer("Exif.Image.Rating")
+
+        if let original = string("Exif.Photo.DateTimeOriginal") {
+            result.captureDate = CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
+                                                   offset: string("Exif.Photo.OffsetTimeOriginal"))
+        }
+        if result.captureDate == nil {
+            for tag in ["Xmp.exif.DateTimeOriginal", "Xmp.photoshop.DateCreated", "Exif.Photo.DateTimeDigitized"] {
+                if let text = string(tag), let date = CaptureDate.parse(text) {
+                    result.captureDate = date
+                    break
+                }
+            }
+        }
+        return result
+    }
+}
+
+struct MetadataReadError: Error {
+    let message: String
+}
+
+/// exiv2 is set up once per process, with its warnings kept off the terminal and counted instead.
+enum ExifLibrary {
+    static let warningCount = Atomic<Int>(0)
+
+    private static let initialized: Bool = {
+        _ = gexiv2_initialize()
+        gexiv2_log_set_level(GEXIV2_LOG_LEVEL_WARN)
+        gexiv2_log_set_handler { _, _ in ExifLibrary.warningCount.add(1, ordering: .relaxed) }
+        return true
+    }()
+
+    static func initializeOnce() { _ = initialized }
+}

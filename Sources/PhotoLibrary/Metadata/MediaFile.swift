@@ -1,0 +1,57 @@
+/// Photo or video.
+public enum MediaKind: Int, Sendable {
+    /// A file the index looked at and found not to be media; kept so rescans skip it.
+    case other = 0
+    case photo = 1
+    case video = 2
+
+    public var name: String {
+        switch self {
+        case .other: "other"
+        case .photo: "photo"
+        case .video: "video"
+        }
+    }
+}
+
+/// Everything the index learns from one media file's headers.
+struct MediaFile: Equatable {
+    var kind: MediaKind
+    var mimeType: String
+    /// Displayed size: after EXIF orientation for photos, after the rotation matrix for videos.
+    var width: Int?
+    var height: Int?
+    var orientation: Int = 1
+    var captureDate: CaptureDate
+    var make: String?
+    var model: String?
+    var lens: String?
+    var duration: Double?
+    var frameCount: Int?
+    var rating: Int?
+}
+
+/// The identity of a file version, from `lstat`: a file whose three values did not change is not
+/// opened again.
+public struct FileVersion: Hashable, Sendable {
+    public var size: Int64
+    public var modificationTimeNanoseconds: Int64
+    public var inode: UInt64
+
+    public init(size: Int64, modificationTimeNanoseconds: Int64, inode: UInt64) {
+        self.size = size
+        self.modificationTimeNanoseconds = modificationTimeNanoseconds
+        self.inode = inode
+    }
+}
+
+/// What reading a file gave.
+enum ReadOutcome: Equatable {
+    case media(MediaFile)
+    /// Not a photo or video (a text file, a PDF, a sidecar).
+    case notMedia
+    /// Looks like media by name or content but cannot be used; the reason is for `ls --errors`.
+    case failed(String)
+    /// Gone, or replaced by something we must not open, since it was listed.
+    case vanished
+}

@@ -1,0 +1,85 @@
+/// Reads one file: decides whether it is media (by name, then by content), and gathers what the
+/// index keeps about it. Never decodes pixels and never writes.
+enum MetadataReader {
+    /// How many bytes are sniffed for magic numbers.
+    static let sniffLength = 4096
+
+    /// Whether a file name alone rules the file out (a .txt, a .pdf), so it is never opened.
+    /// Names without a known type (no extension, unknown extensions) are sniffed.
+    static func mayBeMedia(fileName: [UInt8]) -> Bool {
+        let guess = ContentType.guess(fileName: fileName)
+        return guess.isMedia || guess.isUncertain
+    }
+
+    static func read(path: FilePath, version: FileVersion) -> ReadOutcome {
+        let nameGuess = ContentType.guess(fileName: path.lastComponent)
+        let file: OpenFile
+        do {
+            file = try OpenFile(path: path)
+        } catch {
+            switch error {
+            case .vanished: return .vanished
+            case .failed(let reason): return nameGuess.isMedia ? .failed(reason) : .notMedia
+            }
+        }
+        let head = file.read(at: 0, count: sniffLength)
+        if head.isEmpty {
+            return nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia
+        }
+        let contentGuess = ContentType.guess(content: head)
+        guard contentGuess.isMedia else {
+            guard nameGuess.isMedia else { return .notMedia }
+            let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
+            return .failed("not a \(ContentType.description(of: nameGuess.mimeType)): the content is \(what)")
+        }
+        let modificationDate = CaptureDate(millisecondsSinceEpoch: version.modificationTimeNanoseconds.floorDivided(by: 1_000_000),
+                                           utcOffsetMinutes: nil, source: .fileModificationTime)
+        if contentGuess.isVideo {
+            return readVideo(file, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
+        }
+        return readPhoto(file, path: path, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
+    }
+
+    private static func readVideo(_ file: OpenFile, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
+        switch VideoHeaders.read(file, mimeType: mimeType) {
+        case .failure:
+            return .failed("damaged or truncated video: no movie header")
+        case .success(let header):
+            var date = modificationDate
+            // Cameras without a clock write 0 (1904 or 1970): only trust plausible times.
+            if let created = header.createdAt, created > 315_532_800 {
+                date = CaptureDate(millisecondsSinceEpoch: created * 1000, utcOffsetMinutes: 0, source: .embedded)
+            }
+            return .media(MediaFile(kind: .video, mimeType: mimeType, width: header.width, height: header.height,
+                                    captureDate: date, duration: header.duration))
+        }
+    }
+
+    private static func readPhoto(_ file: OpenFile, path: FilePath, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
+        var media = MediaFile(kind: .photo, mimeType: mimeType, captureDate: modificationDate)
+        var storedSize: (width: Int, height: Int)?
+        do {
+            let embedded = try EmbeddedMetadata.read(path: path)
+            if let width = embedded.pixelWidth, let height = embedded.pixelHeight { storedSize = (width, height) }
+            if let orientation = embedded.orientation, (1...8).contains(orientation) { media.orientation = orientation }
+            if let date = embedded.captureDate { media.captureDate = date }
+            media.make = embedded.make
+            media.model = embedded.model
+            media.lens = embedded.lens
+            media.rating = embedded.rating
+        } catch {
+            // exiv2 gave up (damaged EXIF, a format it does not know): the picture may still be fine,
+            // so fall back to our header reader and the file time. Without a size it is unusable.
+            storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType)
+            if storedSize == nil { return .failed("cannot read the image header: \(error.message)") }
+        }
+        if storedSize == nil { storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType) }
+        if let storedSize {
+            let turned = media.orientation >= 5
+            media.width = turned ? storedSize.height : storedSize.width
+            media.height = turned ? storedSize.width : storedSize.height
+        }
+        media.frameCount = ImageHeaders.frameCount(of: file, mimeType: mimeType)
+        return .media(media)
+    }
+}

@@ -1,0 +1,114 @@
+import Glibc
+
+/// A file opened read-only for header reading. Reads go through `pread`, so readers can jump
+/// between boxes and chunks without decoding anything; every read is bounded by the file's size.
+final class OpenFile {
+    let descriptor: Int32
+    let size: Int64
+
+    enum OpenError: Error {
+        case vanished
+        case failed(String)
+    }
+
+    /// Opens a regular file without following a symbolic link and without blocking on a FIFO
+    /// that replaced the file since it was listed.
+    init(path: FilePath) throws(OpenError) {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw .vanished }
+            if code == ELOOP { throw .vanished }  // became a symbolic link: not ours to follow
+            throw .failed("cannot open: \(errorDescription(code))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .vanished
+        }
+        descriptor = fd
+        size = Int64(info.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file; empty on error).
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, offset < size, count > 0 else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        while filled < wanted {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            filled += got
+        }
+        if filled < wanted { buffer.removeLast(wanted - filled) }
+        return buffer
+    }
+}
+
+/// A forward-only reader over an `OpenFile` with a buffer, for formats read as a stream of
+/// small blocks (GIF sub-blocks, EBML elements).
+struct SequentialReader {
+    private let file: OpenFile
+    private var buffer: [UInt8] = []
+    private var bufferStart: Int64 = 0
+    private(set) var position: Int64
+
+    init(file: OpenFile, position: Int64 = 0) {
+        self.file = file
+        self.position = position
+    }
+
+    var isAtEnd: Bool { position >= file.size }
+
+    mutating func byte() -> UInt8? {
+        if position < bufferStart || position >= bufferStart + Int64(buffer.count) {
+            bufferStart = position
+            buffer = file.read(at: position, count: 65536)
+            if buffer.isEmpty { return nil }
+        }
+        let value = buffer[Int(position - bufferStart)]
+        position += 1
+        return value
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8]? {
+        guard count >= 0, position + Int64(count) <= file.size else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let value = byte() else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+
+    mutating func skip(_ count: Int64) { position += max(0, count) }
+}
+
+extension Array where Element == UInt8 {
+    func bigEndian(at offset: Int, width: Int) -> UInt64? {
+        guard offset >= 0, width <= 8, offset + width <= count else { return nil }
+        var value: UInt64 = 0
+        for index in offset..<(offset + width) { value = value << 8 | UInt64(self[index]) }
+        return value
+    }
+
+    func littleEndian(at offset: Int, width: Int) -> UInt64? {
+        guard offset >= 0, width <= 8, offset + width <= count else { return nil }
+        var value: UInt64 = 0
+        for index in stride(from: offset + width - 1, through: offset, by: -1) { value = value << 8 | UInt64(self[index]) }
+        return value
+    }
+
+    func matches(_ text: String, at offset: Int) -> Bool {
+        let expected = Array(text.utf8)
+        guard offset >= 0, offset + expected.count <= count else { return false }
+        return self[offset..<(offset + expected.count)].elementsEqual(expected)
+    }
+}

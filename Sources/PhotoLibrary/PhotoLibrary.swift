@@ -1,0 +1,334 @@
+import Glibc
+
+/// A photo library: roots on disk, their index, albums and fetch results. Library code only, no
+/// GTK: the picker window and the command line both stand on it.
+///
+/// Threads: `scan` and `rescan` run on the caller's thread (a worker, never the GTK thread) and
+/// are serialised; reads (`albums`, `fetchAssets`, `asset`) may run on any thread meanwhile.
+public final class PhotoLibrary: @unchecked Sendable {
+    public let roots: [FilePath]
+    public let location: IndexLocation
+    /// Things the user should know about how the index was opened (recovered, memory-only).
+    public private(set) var notices: [IndexNotice] = []
+
+    private let writeLock = Lock()
+    private let writer: SQLiteConnection
+    private let indexer: Indexer
+    private let readLock = Lock()
+    private let reader: SQLiteConnection
+    private let poolLock = Lock()
+    private var idleConnections: [SQLiteConnection] = []
+    private let cache = AssetCache(capacity: 4096)
+
+    /// Opens the index for `roots` (absolute paths). Each distinct set of roots has its own
+    /// database file, so `--library DIR` runs never disturb the index of the Pictures folder.
+    public init(roots: [FilePath], location: IndexLocation = .standard) throws {
+        self.roots = PhotoLibrary.normalise(roots)
+        var notices: [IndexNotice] = []
+        var resolved = location
+        if let path = location.databasePath, path.hasSuffix(".sqlite") {
+            resolved = IndexLocation(databasePath: String(path.dropLast(7)) + "-" + PhotoLibrary.key(for: self.roots) + ".sqlite")
+        }
+        writer = try IndexDatabase.open(resolved, notices: &notices)
+        let memoryOnly = notices.contains { $0.message.hasSuffix("in memory only") } || resolved.databasePath == nil
+        self.location = memoryOnly ? .inMemory : resolved
+        // A memory-only index has one connection; readers share it under the lock.
+        reader = memoryOnly ? writer : try IndexDatabase.openAdditional(resolved.databasePath!)
+        indexer = Indexer(database: writer)
+        self.notices = notices
+    }
+
+    // MARK: Scanning
+
+    /// Brings the index in line with the disk. `progress` is called on this thread a few times a
+    /// second; `committed` after each batch with what it changed (for a grid that fills as it goes).
+    @discardableResult
+    public func scan(progress: ((ScanProgress) -> Void)? = nil,
+                     committed: ((LibraryChange) -> Void)? = nil) throws -> LibraryChange {
+        try writeLock.withLock {
+            indexer.onProgress = progress
+            indexer.onCommit = { [cache] change in
+                cache.remove(change.touched)
+                committed?(change)
+            }
+            defer { indexer.onProgress = nil; indexer.onCommit = nil }
+            let registered = try indexer.register(roots: roots)
+            return try indexer.scan(roots: registered)
+        }
+    }
+
+    /// Re-reads the given folders only (what a file monitor reported).
+    @discardableResult
+    public func rescan(folders: [FilePath]) throws -> LibraryChange {
+        try writeLock.withLock {
+            indexer.onCommit = { [cache] change in cache.remove(change.touched) }
+            defer { indexer.onCommit = nil }
+            let registered = try indexer.register(roots: roots)
+            return try indexer.rescan(folders: folders, roots: registered)
+        }
+    }
+
+    /// Files below the roots, counted without reading them: the total for a first scan's progress.
+    public func countFiles() -> Int {
+        roots.reduce(0) { $0 + DirectoryListing.countFiles(under: $1) }
+    }
+
+    /// Files the index knows, media or not: the expected total of a rescan.
+    public var knownFileCount: Int {
+        Int((try? withReader { try $0.integer("SELECT count(*) FROM assets") }) ?? 0)
+    }
+
+    /// Whether a scan has ever stored anything for these roots (a first run shows progress).
+    public var isEmpty: Bool {
+        (try? withReader { try $0.integer("SELECT EXISTS(SELECT 1 FROM folders)") }) == 0
+    }
+
+    // MARK: Albums
+
+    /// The album list: smart albums with their counts, then folders that hold media, by name.
+    /// Counts are kept exact by the database, so this is cheap even for a million assets.
+    public func albums() throws -> [AlbumSummary] {
+        try withReader { db in
+            var counts: [Int64: Int] = [:]
+            let smart = try db.statement("SELECT bit, count FROM smart_album_counts")
+            while try smart.step() { counts[smart.int64(0)] = smart.int(1) }
+            smart.reset()
+            let groups = try db.integer(
+                "SELECT count(DISTINCT burst_key) FROM assets WHERE (album_bits & \(SmartAlbum.bursts.bit)) != 0") ?? 0
+            var result = SmartAlbum.allCases.map { album in
+                AlbumSummary(album: .smart(album), name: album.name, count: counts[album.bit] ?? 0, folderPath: nil,
+                             burstGroups: album == .bursts ? Int(groups) : nil)
+            }
+            result += try folderAlbums(db)
+            return result
+        }
+    }
+
+    private func folderAlbums(_ db: SQLiteConnection) throws -> [AlbumSummary] {
+        let statement = try db.statement("""
+            SELECT f.id, f.path, f.relative, f.asset_count, r.path FROM folders f JOIN roots r ON f.root_id = r.id
+            WHERE f.asset_count > 0
+            """)
+        defer { statement.reset() }
+        var rows: [(id: Int64, path: FilePath, name: String, count: Int, root: FilePath)] = []
+        while try statement.step() {
+            let path = FilePath(bytes: statement.blob(1)), relative = statement.blob(2), root = FilePath(bytes: statement.blob(4))
+            guard roots.contains(root) else { continue }
+            let name = relative.isEmpty ? String(decoding: root.lastComponent, as: UTF8.self) : String(decoding: relative, as: UTF8.self)
+            rows.append((statement.int64(0), path, name, statement.int(3), root))
+        }
+        // Two roots may hold folders of the same name: prefix those with their root's name.
+        var seen: [String: Int] = [:]
+        for row in rows { seen[row.name, default: 0] += 1 }
+        return rows.map { row in
+            let name = seen[row.name]! > 1 && !(row.path == row.root)
+                ? String(decoding: row.root.lastComponent, as: UTF8.self) + "/" + row.name : row.name
+            return AlbumSummary(album: .folder(id: row.id), name: name, count: row.count, folderPath: row.path, burstGroups: nil)
+        }
+        .sorted { $0.name.localizedStandardLess($1.name) }
+    }
+
+    /// Finds an album by the name `albums()` shows (smart album names first, then folders).
+    public func album(named name: String) throws -> Album? {
+        if let smart = SmartAlbum(name: name) { return .smart(smart) }
+        let folders = try withReader { try folderAlbums($0) }
+        if let match = folders.first(where: { $0.name == name }) { return match.album }
+        let trimmed = name.hasSuffix("/") ? String(name.dropLast()) : name
+        return folders.first { $0.name.lowercased() == trimmed.lowercased() }?.album
+    }
+
+    // MARK: Fetching
+
+    /// Opens an album: one query for its count and first ids; the rest are read as asked for.
+    public func fetchAssets(in album: Album) throws -> FetchResult {
+        let (filter, countSQL) = PhotoLibrary.sql(for: album)
+        let query = "SELECT id FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC"
+        if location.databasePath == nil {
+            return try withReader { db in
+                let statement = try db.statement(query)
+                defer { statement.reset() }
+                var ids: [Int64] = []
+                while try statement.step() { ids.append(statement.int64(0)) }
+                return FetchResult(album: album, count: ids.count, firstIDs: ids, cursor: nil)
+            }
+        }
+        let connection = try checkoutConnection()
+        do {
+            // One read transaction: the count and every id come from the same snapshot.
+            try connection.execute("BEGIN")
+            let count = Int(try connection.integer(countSQL) ?? 0)
+            let statement = try connection.uncachedStatement(query)
+            var first: [Int64] = []
+            while first.count < min(count, FetchResult.firstPage), try statement.step() { first.append(statement.int64(0)) }
+            let cursor = FetchResult.Cursor(connection: connection, statement: statement) { [weak self] in self?.checkin($0) }
+            return FetchResult(album: album, count: count, firstIDs: first, cursor: cursor)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            checkin(connection)
+            throw error
+        }
+    }
+
+    /// The WHERE clause of an album and a query for its count. Bits are literals so that SQLite
+    /// matches each album's partial index.
+    private static func sql(for album: Album) -> (filter: String, count: String) {
+        switch album {
+        case .smart(let smart):
+            return ("(album_bits & \(smart.bit)) != 0", "SELECT count FROM smart_album_counts WHERE bit = \(smart.bit)")
+        case .folder(let id):
+            return ("folder_id = \(id) AND (album_bits & 1) != 0", "SELECT asset_count FROM folders WHERE id = \(id)")
+        }
+    }
+
+    /// How an open album changed after `change`: a new fetch result and the exact positions.
+    /// Nil when the album is unaffected.
+    public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange) throws -> FetchResultChangeDetails? {
+        guard !change.touched.isEmpty else { return nil }
+        let updated = try fetchAssets(in: fetchResult.album)
+        let details = FetchResultChangeDetails(before: fetchResult, after: updated, change: change)
+        return details.hasChanges ? details : nil
+    }
+
+    // MARK: Assets
+
+    /// The asset with `id`, from a small cache in front of the database.
+    public func asset(id: Int64) throws -> Asset? {
+        if let cached = cache.asset(id) { return cached }
+        let asset = try withReader { db -> Asset? in
+            let statement = try db.statement("SELECT \(Asset.columns) FROM assets WHERE id = ?1")
+            statement.bind(1, id)
+            defer { statement.reset() }
+            return try statement.step() ? Asset(row: statement) : nil
+        }
+        if let asset { cache.insert(asset) }
+        return asset
+    }
+
+    /// Assets for ids, in the same order (ids that vanished are left out). One query per call.
+    public func assets(ids: [Int64]) throws -> [Asset] {
+        var found: [Int64: Asset] = [:]
+        var missing: [Int64] = []
+        for id in ids {
+            if let cached = cache.asset(id) { found[id] = cached } else { missing.append(id) }
+        }
+        if !missing.isEmpty {
+            try withReader { db in
+                for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
+                    let list = chunk.map(String.init).joined(separator: ",")
+                    let statement = try db.uncachedStatement("SELECT \(Asset.columns) FROM assets WHERE id IN (\(list))")
+                    while try statement.step() {
+                        let asset = Asset(row: statement)
+                        found[asset.id] = asset
+                        cache.insert(asset)
+                    }
+                }
+            }
+        }
+        return ids.compactMap { found[$0] }
+    }
+
+    /// Files and folders that could not be read, with the reason, by path.
+    public func problems() throws -> [IndexProblem] {
+        try withReader { db in
+            var result: [IndexProblem] = []
+            let files = try db.statement("SELECT path, error FROM assets WHERE error IS NOT NULL")
+            while try files.step() {
+                result.append(IndexProblem(path: FilePath(bytes: files.blob(0)), reason: files.string(1) ?? "", isFolder: false))
+            }
+            files.reset()
+            let folders = try db.statement("SELECT path, error FROM folders WHERE error IS NOT NULL")
+            while try folders.step() {
+                result.append(IndexProblem(path: FilePath(bytes: folders.blob(0)), reason: folders.string(1) ?? "", isFolder: true))
+            }
+            folders.reset()
+            return result.sorted { $0.path < $1.path }
+        }
+    }
+
+    // MARK: Connections
+
+    private func withReader<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        try readLock.withLock { try body(reader) }
+    }
+
+    private func checkoutConnection() throws -> SQLiteConnection {
+        if let idle = poolLock.withLock({ idleConnections.popLast() }) { return idle }
+        return try IndexDatabase.openAdditional(location.databasePath!)
+    }
+
+    private func checkin(_ connection: SQLiteConnection) {
+        poolLock.withLock { if idleConnections.count < 4 { idleConnections.append(connection) } }
+    }
+
+    // MARK: Roots
+
+    /// Absolute, without duplicates, and without roots inside another root.
+    static func normalise(_ roots: [FilePath]) -> [FilePath] {
+        var result: [FilePath] = []
+        for root in roots.map({ $0.absolute() }) where !result.contains(root) { result.append(root) }
+        return result.filter { root in !result.contains { $0 != root && root.relative(to: $0) != nil } }
+    }
+
+    /// A stable short key for a set of roots: the database file's suffix.
+    static func key(for roots: [FilePath]) -> String {
+        // FNV-1a over the sorted paths: stable across runs and versions, unlike Hasher.
+        var hash: UInt64 = 0xcbf29ce484222325
+        for root in roots.sorted() {
+            for byte in root.bytes + [0] {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100000001b3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// A bounded cache of asset rows, dropped entry by entry as scans change them.
+final class AssetCache: @unchecked Sendable {
+    private let lock = Lock()
+    private var entries: [Int64: Asset] = [:]
+    private var order: [Int64] = []
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func asset(_ id: Int64) -> Asset? { lock.withLock { entries[id] } }
+
+    func insert(_ asset: Asset) {
+        lock.withLock {
+            if entries.updateValue(asset, forKey: asset.id) == nil { order.append(asset.id) }
+            if order.count > capacity {
+                // Drop the oldest half at once: amortised O(1), and no per-access bookkeeping.
+                for id in order.prefix(capacity / 2) { entries[id] = nil }
+                order.removeFirst(capacity / 2)
+            }
+        }
+    }
+
+    func remove(_ ids: Set<Int64>) {
+        guard !ids.isEmpty else { return }
+        lock.withLock { for id in ids { entries[id] = nil } }
+    }
+}
+
+extension String {
+    /// Case-insensitive, number-aware order ("2" before "10"), as file managers sort names.
+    func localizedStandardLess(_ other: String) -> Bool {
+        var left = Array(lowercased().unicodeScalars)[...], right = Array(other.lowercased().unicodeScalars)[...]
+        while let a = left.first, let b = right.first {
+            if a.properties.numericType != nil, b.properties.numericType != nil,
+               let x = Int(String(String.UnicodeScalarView(left.prefix { $0.properties.numericType != nil && $0.isASCII }))),
+               let y = Int(String(String.UnicodeScalarView(right.prefix { $0.properties.numericType != nil && $0.isASCII }))) {
+                if x != y { return x < y }
+                left = left.drop { $0.properties.numericType != nil && $0.isASCII }
+                right = right.drop { $0.properties.numericType != nil && $0.isASCII }
+                continue
+            }
+            if a != b { return a.value < b.value }
+            left = left.dropFirst()
+            right = right.dropFirst()
+        }
+        return left.isEmpty && !right.isEmpty
+    }
+}

@@ -1,0 +1,108 @@
+import Glibc
+
+/// The entries of one folder, read with `readdir` and `fstatat` on the folder's descriptor.
+/// Symbolic links are listed as `.other` and never followed, so a link loop or a link to `/`
+/// cannot send a scan across the disk. Hidden entries (names starting with ".") are left out.
+struct DirectoryListing {
+    enum EntryType: Equatable {
+        case file(FileVersion)
+        case directory
+        case other
+    }
+
+    struct Entry {
+        let name: [UInt8]
+        let type: EntryType
+    }
+
+    let entries: [Entry]
+
+    enum Failure: Error, Equatable {
+        case vanished
+        case unreadable(String)
+    }
+
+    /// Lists `path`. `followLink` is for a library root the user named, which may itself be a link.
+    static func list(_ path: FilePath, followLink: Bool = false) -> Result<DirectoryListing, Failure> {
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
+        let fd = path.withCString { open($0, flags) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR || code == ELOOP { return .failure(.vanished) }
+            return .failure(.unreadable("cannot open folder: \(errorDescription(code))"))
+        }
+        guard let directory = fdopendir(fd) else {
+            let code = errno
+            close(fd)
+            return .failure(.unreadable("cannot open folder: \(errorDescription(code))"))
+        }
+        defer { closedir(directory) }
+        var entries: [Entry] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { return .failure(.unreadable("cannot read folder: \(errorDescription(errno))")) }
+                break
+            }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            guard let first = name.first, first != UInt8(ascii: ".") else { continue }
+            let type: EntryType
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): type = .directory
+            case Int32(DT_REG), Int32(DT_UNKNOWN): type = stat(name, in: fd)
+            default: type = .other  // links, devices, sockets, FIFOs
+            }
+            entries.append(Entry(name: name, type: type))
+        }
+        entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        return .success(DirectoryListing(entries: entries))
+    }
+
+    private static func stat(_ name: [UInt8], in directory: Int32) -> EntryType {
+        var info = Glibc.stat()
+        let result = (name + [0]).withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW)
+            }
+        }
+        guard result == 0 else { return .other }  // vanished since readdir
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            return .file(FileVersion(size: Int64(info.st_size), modificationTimeNanoseconds: nanoseconds,
+                                     inode: UInt64(info.st_ino)))
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+}
+
+extension DirectoryListing {
+    /// Counts the files below `root` with `readdir` alone (no `stat`): a quick total for a progress
+    /// bar before a first scan. Follows the same rules as the scan: no hidden entries, no links.
+    static func countFiles(under root: FilePath) -> Int {
+        var count = 0
+        var stack = [root]
+        while let folder = stack.popLast() {
+            let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (folder == root ? 0 : O_NOFOLLOW)
+            let fd = folder.withCString { open($0, flags) }
+            guard fd >= 0, let directory = fdopendir(fd) else {
+                if fd >= 0 { close(fd) }
+                continue
+            }
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                guard let first = name.first, first != UInt8(ascii: ".") else { continue }
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR): stack.append(folder.appending(name))
+                case Int32(DT_REG), Int32(DT_UNKNOWN): count += 1
+                default: break
+                }
+            }
+            closedir(directory)
+        }
+        return count
+    }
+}

@@ -1,0 +1,403 @@
+/// Walks library roots and brings the database in line with the disk, incrementally: a file whose
+/// size, mtime and inode are unchanged is not opened again. Work is committed in batches, so a scan
+/// killed at any point leaves a consistent database and the next scan finishes the job.
+/// Runs on whatever thread calls it; the caller serialises scans (one writer).
+final class Indexer {
+    private let database: SQLiteConnection
+    private let batchFiles = 400
+    private let batchSeconds = 0.5
+
+    private var inTransaction = false
+    private var pendingWrites = 0
+    private var batchStarted = 0.0
+    private var pending = LibraryChange()
+    private var progress = ScanProgress()
+    private var started = 0.0
+    private var lastReport = 0.0
+
+    /// Called after each commit with what it changed (on the scanning thread).
+    var onCommit: ((LibraryChange) -> Void)?
+    /// Called with progress a few times a second and once at the end (on the scanning thread).
+    var onProgress: ((ScanProgress) -> Void)?
+
+    init(database: SQLiteConnection) {
+        self.database = database
+    }
+
+    struct Root {
+        let id: Int64
+        let path: FilePath
+    }
+
+    /// Registers the roots and returns their ids.
+    func register(roots: [FilePath]) throws -> [Root] {
+        try roots.map { path in
+            let statement = try database.statement(
+                "INSERT INTO roots(path) VALUES (?1) ON CONFLICT(path) DO UPDATE SET path = excluded.path RETURNING id")
+            statement.bind(1, blob: path.bytes)
+            defer { statement.reset() }
+            _ = try statement.step()
+            return Root(id: statement.int64(0), path: path)
+        }
+    }
+
+    /// Scans every folder below the roots. Returns everything the scan changed.
+    func scan(roots: [Root]) throws -> LibraryChange {
+        try run {
+            for root in roots {
+                try walk(from: root.path, root: root, recursive: true)
+            }
+        }
+    }
+
+    /// Re-reads the given folders (their files, and any subfolder that is new or gone). Used when
+    /// the file monitor reports changes.
+    func rescan(folders: [FilePath], roots: [Root]) throws -> LibraryChange {
+        try run {
+            for folder in folders {
+                guard let root = roots.filter({ folder == $0.path || folder.relative(to: $0.path) != nil })
+                        .max(by: { $0.path.bytes.count < $1.path.bytes.count }),
+                      !FolderRules.isHidden(folder, below: root.path) else { continue }
+                try walk(from: folder, root: root, recursive: false)
+            }
+        }
+    }
+
+    private func run(_ body: () throws -> Void) throws -> LibraryChange {
+        progress = ScanProgress()
+        started = monotonicSeconds()
+        var total = LibraryChange()
+        let previous = onCommit
+        onCommit = { change in
+            total.merge(change)
+            previous?(change)
+        }
+        defer { onCommit = previous }
+        do {
+            try body()
+            try commit()
+        } catch let error as DatabaseError {
+            rollback()
+            throw error.isDiskFull ? ScanError.diskFull(error.message) : ScanError.database(error)
+        } catch {
+            rollback()
+            throw error
+        }
+        progress.finishedListing = true
+        progress.finished = true
+        progress.elapsedSeconds = monotonicSeconds() - started
+        onProgress?(progress)
+        return total
+    }
+
+    // MARK: Walking
+
+    private func walk(from start: FilePath, root: Root, recursive: Bool) throws {
+        var stack: [(path: FilePath, recursive: Bool)] = [(start, recursive)]
+        while let (folder, walkChildren) = stack.popLast() {
+            let relative = folder.relative(to: root.path) ?? []
+            switch DirectoryListing.list(folder, followLink: folder == root.path) {
+            case .failure(.vanished):
+                try removeFolderTree(folder)
+            case .failure(.unreadable(let reason)):
+                // Its files cannot be read any more: drop them, and say why in the error list.
+                let folderID = try upsertFolder(folder, relative: relative, root: root, error: reason)
+                try removeAssets(whereFolder: folderID)
+                progress.foldersSeen += 1
+            case .success(let listing):
+                let folderID = try upsertFolder(folder, relative: relative, root: root, error: nil)
+                progress.foldersSeen += 1
+                let subfolders = listing.entries.filter { $0.type == .directory }.map { folder.appending($0.name) }
+                let known = try knownChildFolders(of: folder)
+                for gone in known.subtracting(subfolders) { try removeFolderTree(gone) }
+                for subfolder in subfolders.reversed() where walkChildren || !known.contains(subfolder) {
+                    stack.append((subfolder, true))
+                }
+                try index(folderID: folderID, path: folder, entries: listing.entries)
+            }
+            try commitIfDue()
+        }
+    }
+
+    // MARK: One folder
+
+    private struct StoredFile {
+        let id: Int64
+        let version: FileVersion
+    }
+
+    private func index(folderID: Int64, path folder: FilePath, entries: [DirectoryListing.Entry]) throws {
+        var stored = try storedFiles(in: folderID)
+        var changedHere = false
+        for entry in entries {
+            guard case .file(let version) = entry.type else { continue }
+            progress.filesSeen += 1
+            let existing = stored.removeValue(forKey: entry.name)
+            if let existing, existing.version == version {
+                progress.filesUnchanged += 1
+                continue
+            }
+            guard existing != nil || MetadataReader.mayBeMedia(fileName: entry.name) else { continue }
+            let path = folder.appending(entry.name)
+            let outcome = MetadataReader.read(path: path, version: version)
+            progress.filesRead += 1
+            changedHere = true
+            switch outcome {
+            case .vanished:
+                if let existing { try deleteAsset(existing.id) }
+            case .media, .notMedia, .failed:
+                if case .failed = outcome { progress.filesFailed += 1 }
+                try write(outcome, name: entry.name, path: path, folderID: folderID, version: version, replacing: existing?.id)
+            }
+            reportProgressIfDue()
+            if pendingWrites >= batchFiles {
+                try relinkPairs(in: folderID)
+                try commit()
+            }
+        }
+        for gone in stored.values {
+            try deleteAsset(gone.id)
+            changedHere = true
+        }
+        if changedHere { try relinkPairs(in: folderID) }
+        reportProgressIfDue()
+    }
+
+    private func storedFiles(in folderID: Int64) throws -> [[UInt8]: StoredFile] {
+        let statement = try database.statement("SELECT id, name, size, mtime_ns, inode FROM assets WHERE folder_id = ?1")
+        statement.bind(1, folderID)
+        defer { statement.reset() }
+        var result: [[UInt8]: StoredFile] = [:]
+        while try statement.step() {
+            result[statement.blob(1)] = StoredFile(
+                id: statement.int64(0),
+                version: FileVersion(size: statement.int64(2), modificationTimeNanoseconds: statement.int64(3),
+                                     inode: UInt64(bitPattern: statement.int64(4))))
+        }
+        return result
+    }
+
+    private func write(_ outcome: ReadOutcome, name: [UInt8], path: FilePath, folderID: Int64, version: FileVersion,
+                       replacing existingID: Int64?) throws {
+        try beginIfNeeded()
+        let sql = existingID == nil
+            ? """
+              INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
+                  captured_at, capture_offset, date_source, make, model, lens, duration, frame_count, rating, traits,
+                  album_bits, stem, burst_key, error)
+              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                  ?21, ?22, ?23, ?24)
+              """
+            : """
+              UPDATE assets SET folder_id = ?1, name = ?2, path = ?3, size = ?4, mtime_ns = ?5, inode = ?6, kind = ?7,
+                  mime = ?8, width = ?9, height = ?10, orientation = ?11, captured_at = ?12, capture_offset = ?13,
+                  date_source = ?14, make = ?15, model = ?16, lens = ?17, duration = ?18, frame_count = ?19,
+                  rating = ?20, traits = ?21, album_bits = ?21, stem = ?22, burst_key = ?23, error = ?24,
+                  paired_id = NULL
+              WHERE id = ?25
+              """
+        let statement = try database.statement(sql)
+        statement.bind(1, folderID).bind(2, blob: name).bind(3, blob: path.bytes).bind(4, version.size)
+            .bind(5, version.modificationTimeNanoseconds).bind(6, Int64(bitPattern: version.inode))
+        switch outcome {
+        case .media(let media):
+            let traits = AlbumRules.traits(of: media, fileName: name)
+            statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)
+                .bind(11, media.orientation).bind(12, media.captureDate.millisecondsSinceEpoch)
+                .bind(13, media.captureDate.utcOffsetMinutes).bind(14, media.captureDate.source.rawValue)
+                .bind(15, media.make).bind(16, media.model).bind(17, media.lens).bind(18, media.duration)
+                .bind(19, media.frameCount).bind(20, media.rating).bind(21, traits.rawValue)
+                .bind(22, blob: AlbumRules.stem(of: name))
+                .bind(23, traits.contains(.bursts) ? AlbumRules.burstKey(folderID: folderID, media: media) : nil)
+                .bind(24, nil as String?)
+        case .failed(let reason):
+            statement.bind(7, MediaKind.other.rawValue).bind(11, 1)
+                .bind(12, version.modificationTimeNanoseconds.floorDivided(by: 1_000_000))
+                .bind(14, 0).bind(21, 0).bind(24, reason)
+        case .notMedia, .vanished:
+            statement.bind(7, MediaKind.other.rawValue).bind(11, 1)
+                .bind(12, version.modificationTimeNanoseconds.floorDivided(by: 1_000_000))
+                .bind(14, 0).bind(21, 0).bind(24, nil as String?)
+        }
+        if let existingID { statement.bind(25, existingID) }
+        try statement.run()
+        pendingWrites += 1
+        let isMedia: Bool
+        if case .media = outcome { isMedia = true } else { isMedia = false }
+        if let existingID {
+            pending.updated.insert(existingID)
+        } else if isMedia {
+            pending.inserted.insert(database.lastInsertedRowID)
+        }
+        if isMedia || existingID != nil { pending.foldersChanged = true }
+    }
+
+    private func deleteAsset(_ id: Int64) throws {
+        try beginIfNeeded()
+        let statement = try database.statement("DELETE FROM assets WHERE id = ?1")
+        statement.bind(1, id)
+        try statement.run()
+        pending.removed.insert(id)
+        pending.foldersChanged = true
+        pendingWrites += 1
+    }
+
+    /// Pairs each still with the video of the same stem in its folder (a Live Photo: one asset, the
+    /// video half hidden from every album), and undoes pairs whose other half is gone.
+    private func relinkPairs(in folderID: Int64) throws {
+        let statement = try database.statement("""
+            SELECT id, stem, kind, traits, album_bits, paired_id FROM assets
+            WHERE folder_id = ?1 AND error IS NULL AND kind IN (1, 2) ORDER BY id
+            """)
+        statement.bind(1, folderID)
+        struct Row { let id: Int64; let stem: [UInt8]; let kind: MediaKind; let traits: Int64; let bits: Int64; let paired: Int64? }
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(Row(id: statement.int64(0), stem: statement.blob(1), kind: MediaKind(rawValue: statement.int(2)) ?? .other,
+                            traits: statement.int64(3), bits: statement.int64(4),
+                            paired: statement.isNull(5) ? nil : statement.int64(5)))
+        }
+        statement.reset()
+        var stills: [[UInt8]: Int64] = [:]
+        var videos: [[UInt8]: Int64] = [:]
+        for row in rows {
+            if row.kind == .photo, stills[row.stem] == nil { stills[row.stem] = row.id }
+            if row.kind == .video, videos[row.stem] == nil { videos[row.stem] = row.id }
+        }
+        let update = try database.statement("UPDATE assets SET album_bits = ?1, paired_id = ?2 WHERE id = ?3")
+        for row in rows {
+            var bits = row.traits
+            var paired: Int64?
+            if row.kind == .photo, stills[row.stem] == row.id, let video = videos[row.stem] {
+                bits |= SmartAlbum.livePhotos.bit
+                paired = video
+            } else if row.kind == .video, videos[row.stem] == row.id, let still = stills[row.stem] {
+                bits = 0
+                paired = still
+            }
+            guard bits != row.bits || paired != row.paired else { continue }
+            try beginIfNeeded()
+            update.bind(1, bits).bind(2, paired).bind(3, row.id)
+            try update.run()
+            if !pending.inserted.contains(row.id) { pending.updated.insert(row.id) }
+            pending.foldersChanged = true
+        }
+    }
+
+    // MARK: Folders
+
+    private func upsertFolder(_ path: FilePath, relative: [UInt8], root: Root, error: String?) throws -> Int64 {
+        let existing = try database.statement("SELECT id, error IS NOT ?2, root_id FROM folders WHERE path = ?1")
+        existing.bind(1, blob: path.bytes).bind(2, error)
+        if try existing.step() {
+            let id = existing.int64(0), errorChanged = existing.int(1) != 0, rootChanged = existing.int64(2) != root.id
+            existing.reset()
+            if errorChanged || rootChanged {
+                try beginIfNeeded()
+                let update = try database.statement("UPDATE folders SET error = ?1, root_id = ?2, relative = ?3 WHERE id = ?4")
+                update.bind(1, error).bind(2, root.id).bind(3, blob: relative).bind(4, id)
+                try update.run()
+                pending.foldersChanged = true
+            }
+            return id
+        }
+        existing.reset()
+        try beginIfNeeded()
+        let insert = try database.statement("INSERT INTO folders(root_id, path, relative, error) VALUES (?1, ?2, ?3, ?4)")
+        insert.bind(1, root.id).bind(2, blob: path.bytes).bind(3, blob: relative).bind(4, error)
+        try insert.run()
+        pending.foldersChanged = true
+        return database.lastInsertedRowID
+    }
+
+    /// Known folders directly inside `folder`.
+    private func knownChildFolders(of folder: FilePath) throws -> Set<FilePath> {
+        let (low, high) = FolderRules.descendantRange(of: folder)
+        let statement = try database.statement("SELECT path FROM folders WHERE path > ?1 AND path < ?2")
+        statement.bind(1, blob: low).bind(2, blob: high)
+        defer { statement.reset() }
+        var result: Set<FilePath> = []
+        while try statement.step() {
+            let path = statement.blob(0)
+            if !path[low.count...].contains(UInt8(ascii: "/")) { result.insert(FilePath(bytes: path)) }
+        }
+        return result
+    }
+
+    private func removeFolderTree(_ folder: FilePath) throws {
+        let (low, high) = FolderRules.descendantRange(of: folder)
+        let ids = try database.statement("""
+            SELECT a.id FROM assets a JOIN folders f ON a.folder_id = f.id
+            WHERE f.path = ?1 OR (f.path > ?2 AND f.path < ?3)
+            """)
+        ids.bind(1, blob: folder.bytes).bind(2, blob: low).bind(3, blob: high)
+        var removed: [Int64] = []
+        while try ids.step() { removed.append(ids.int64(0)) }
+        ids.reset()
+        try beginIfNeeded()
+        for id in removed { try deleteAsset(id) }
+        let folders = try database.statement("DELETE FROM folders WHERE path = ?1 OR (path > ?2 AND path < ?3)")
+        folders.bind(1, blob: folder.bytes).bind(2, blob: low).bind(3, blob: high)
+        try folders.run()
+        if database.changes > 0 { pending.foldersChanged = true }
+    }
+
+    private func removeAssets(whereFolder folderID: Int64) throws {
+        for file in try storedFiles(in: folderID).values { try deleteAsset(file.id) }
+    }
+
+    // MARK: Transactions and progress
+
+    private func beginIfNeeded() throws {
+        guard !inTransaction else { return }
+        try database.execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        batchStarted = monotonicSeconds()
+    }
+
+    private func commitIfDue() throws {
+        if inTransaction, pendingWrites >= batchFiles || monotonicSeconds() - batchStarted >= batchSeconds {
+            try commit()
+        }
+    }
+
+    private func commit() throws {
+        guard inTransaction else { return }
+        try database.execute("COMMIT")
+        inTransaction = false
+        pendingWrites = 0
+        let change = pending
+        pending = LibraryChange()
+        if !change.isEmpty { onCommit?(change) }
+    }
+
+    private func rollback() {
+        if inTransaction { try? database.execute("ROLLBACK") }
+        inTransaction = false
+        pendingWrites = 0
+        pending = LibraryChange()
+    }
+
+    private func reportProgressIfDue() {
+        let now = monotonicSeconds()
+        guard let onProgress, now - lastReport >= 0.2 else { return }
+        lastReport = now
+        progress.elapsedSeconds = now - started
+        onProgress(progress)
+    }
+}
+
+enum FolderRules {
+    /// The byte range holding every path strictly below `folder`: ("folder/", "folder0"), since
+    /// "0" is the byte after "/".
+    static func descendantRange(of folder: FilePath) -> (low: [UInt8], high: [UInt8]) {
+        let base = folder.bytes.last == UInt8(ascii: "/") ? Array(folder.bytes.dropLast()) : folder.bytes
+        return (base + [UInt8(ascii: "/")], base + [UInt8(ascii: "0")])
+    }
+
+    /// Whether any component of `path` below `root` is hidden.
+    static func isHidden(_ path: FilePath, below root: FilePath) -> Bool {
+        guard let relative = path.relative(to: root) else { return false }
+        return relative.split(separator: UInt8(ascii: "/")).contains { $0.first == UInt8(ascii: ".") }
+    }
+}

@@ -1,0 +1,66 @@
+/// How far a scan has come, reported to a callback while it runs.
+public struct ScanProgress: Sendable {
+    /// Files listed so far (media or not, hidden ones excluded).
+    public init() {}
+
+    public var filesSeen = 0
+    /// Files opened and read this scan (new or changed).
+    public var filesRead = 0
+    /// Files skipped because size, mtime and inode did not change.
+    public var filesUnchanged = 0
+    /// Files whose problem was recorded (see `ls --errors`).
+    public var filesFailed = 0
+    public var foldersSeen = 0
+    public var elapsedSeconds = 0.0
+    /// True once every folder has been listed: `filesSeen` is then the total.
+    public var finishedListing = false
+    public var finished = false
+
+    /// Files dealt with: read or found unchanged.
+    public var filesIndexed: Int { filesRead + filesUnchanged }
+
+    public var filesPerSecond: Double { elapsedSeconds > 0 ? Double(filesIndexed) / elapsedSeconds : 0 }
+}
+
+/// What a scan changed, by asset id: enough to compute exact positions for any open album.
+public struct LibraryChange: Sendable, Equatable {
+    public var inserted: Set<Int64> = []
+    public var removed: Set<Int64> = []
+    /// Rows rewritten (the file changed) or whose album membership changed.
+    public var updated: Set<Int64> = []
+    /// Folders appeared, vanished or changed their count: the album list needs a refresh.
+    public var foldersChanged = false
+
+    public init() {}
+
+    public var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && updated.isEmpty && !foldersChanged }
+
+    /// All ids the change touches.
+    public var touched: Set<Int64> { inserted.union(removed).union(updated) }
+
+    public mutating func merge(_ other: LibraryChange) {
+        for id in other.inserted {
+            if removed.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+        }
+        for id in other.removed {
+            if inserted.remove(id) == nil { removed.insert(id) }
+            updated.remove(id)
+        }
+        for id in other.updated where !inserted.contains(id) { updated.insert(id) }
+        foldersChanged = foldersChanged || other.foldersChanged
+    }
+}
+
+/// Why a scan stopped early. The index stays consistent: what was committed is kept and the next
+/// scan continues from there.
+public enum ScanError: Error, CustomStringConvertible {
+    case diskFull(String)
+    case database(DatabaseError)
+
+    public var description: String {
+        switch self {
+        case .diskFull(let path): "the disk holding the index is full (\(path)); the index is incomplete and the next scan continues"
+        case .database(let error): "index database error: \(error.message)"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Glibc
+
+/// A file system path as raw bytes. Linux file names need not be UTF-8, so paths are never
+/// round-tripped through `String`; `displayString` is for people, `bytes` for the kernel.
+public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    /// The path with invalid UTF-8 replaced by U+FFFD: for messages and labels only.
+    public var displayString: String { String(decoding: bytes, as: UTF8.self) }
+    public var description: String { displayString }
+
+    /// The exact string when the bytes are valid UTF-8, else nil.
+    public var exactString: String? { String(validating: bytes, as: UTF8.self) }
+
+    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
+
+    public func appending(_ component: [UInt8]) -> FilePath {
+        var result = bytes
+        if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+        result.append(contentsOf: component)
+        return FilePath(bytes: result)
+    }
+
+    public func appending(_ component: String) -> FilePath { appending(Array(component.utf8)) }
+
+    /// The last component.
+    public var lastComponent: [UInt8] {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes }
+        return Array(bytes[(slash + 1)...])
+    }
+
+    /// Everything before the last component ("/" for a top-level entry).
+    public var parent: FilePath {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return FilePath(".") }
+        if slash == 0 { return FilePath("/") }
+        return FilePath(bytes: Array(bytes[..<slash]))
+    }
+
+    /// The path below `root`, or nil when it is not inside it. The root itself gives an empty path.
+    public func relative(to root: FilePath) -> [UInt8]? {
+        if self == root { return [] }
+        let prefix = root.bytes.last == UInt8(ascii: "/") ? root.bytes : root.bytes + [UInt8(ascii: "/")]
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        return Array(bytes[prefix.count...])
+    }
+
+    /// Calls `body` with a NUL-terminated C string of the path.
+    public func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        var terminated = bytes
+        terminated.append(0)
+        return try terminated.withUnsafeBufferPointer { buffer in
+            try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { try body($0) }
+        }
+    }
+
+    public static func < (lhs: FilePath, rhs: FilePath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    /// The absolute, lexically normalised form of a path given on a command line (no symlinks resolved,
+    /// since the index does not follow them either).
+    public func absolute() -> FilePath {
+        var full = bytes
+        if !isAbsolute {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                let cwd = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+                full = cwd + [UInt8(ascii: "/")] + bytes
+            }
+        }
+        var parts: [ArraySlice<UInt8>] = []
+        for part in full.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            if part.elementsEqual([UInt8(ascii: ".")]) { continue }
+            if part.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        var result: [UInt8] = []
+        for part in parts { result.append(UInt8(ascii: "/")); result.append(contentsOf: part) }
+        return FilePath(bytes: result.isEmpty ? [UInt8(ascii: "/")] : result)
+    }
+}
+
+/// The text of an errno value, such as "Permission denied".
+func errorDescription(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

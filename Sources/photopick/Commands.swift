@@ -1,0 +1,272 @@
+import Glibc
+import PhotoLibrary
+
+/// Exit statuses: 0 done, 1 failed (or, for the window, cancelled), 2 bad usage.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 2
+}
+
+struct UsageError: Error { let message: String }
+
+/// The library roots: `--library DIR`… when given (each must be a readable folder), else the
+/// XDG Pictures and Videos folders that exist.
+func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
+    if given.isEmpty {
+        let existing = XDGDirectories.mediaFolders.filter(isDirectory)
+        guard !existing.isEmpty else {
+            let names = XDGDirectories.mediaFolders.map(\.displayString).joined(separator: ", ")
+            throw UsageError(message: "no library folder: \(names) does not exist (use --library DIR)")
+        }
+        return existing
+    }
+    return try given.map { bytes throws(UsageError) in
+        let path = FilePath(bytes: bytes)
+        var info = stat()
+        if path.withCString({ stat($0, &info) }) != 0 {
+            throw UsageError(message: "--library \(path): \(String(cString: strerror(errno)))")
+        }
+        if info.st_mode & S_IFMT != S_IFDIR {
+            throw UsageError(message: "--library \(path): \(String(cString: strerror(ENOTDIR)))")
+        }
+        return path.absolute()
+    }
+}
+
+func isDirectory(_ path: FilePath) -> Bool {
+    var info = stat()
+    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
+}
+
+/// Opens the index and, unless `cached` (and the index has been built before), brings it up to
+/// date first: an unchanged library costs a walk of the folders and no file reads.
+func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> PhotoLibrary {
+    let library = try PhotoLibrary(roots: roots)
+    for notice in library.notices { warn(notice.message) }
+    if cached && !library.isEmpty { return library }
+    try scan(library, progressLines: showProgress)
+    return library
+}
+
+/// Scans with a progress bar on a terminal; `progressLines` also prints plain lines when
+/// standard error is not a terminal (`photopick index`).
+@discardableResult
+func scan(_ library: PhotoLibrary, progressLines: Bool) throws -> ScanProgress {
+    let firstScan = library.isEmpty
+    let display: ProgressDisplay?
+    if standardErrorIsTerminal || progressLines {
+        display = ProgressDisplay(expectedFiles: firstScan ? library.countFiles() : library.knownFileCount)
+    } else {
+        display = nil
+    }
+    var last = ScanProgress()
+    let started = monotonicNow()
+    try library.scan(progress: { progress in
+        last = progress
+        // A quick rescan should not flash a bar: draw only once it takes a moment.
+        if progressLines || monotonicNow() - started > 0.4 { display?.update(progress) }
+    })
+    display?.finish()
+    return last
+}
+
+func monotonicNow() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+let libraryOption = OptionParser.Option("library", .filenames, "A folder of photos and videos (repeatable; default: the Pictures and Videos folders)", argument: "DIR")
+let cachedOption = OptionParser.Option("cached", .flag, "Use the index as it is, without looking for changes first")
+
+// MARK: photopick albums
+
+func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let parser = OptionParser(parameters: "- list albums and their counts", summary: "Lists the albums: smart albums first, then folders that hold photos or videos.", options: [
+        libraryOption,
+        OptionParser.Option("json", .flag, "Print a JSON array"),
+        cachedOption,
+    ])
+    guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
+    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
+    var output = StandardOutput()
+    let albums = try library.albums()
+    if parser.flag("json") {
+        output.write("[")
+        for (index, album) in albums.enumerated() {
+            var object = JSONObject()
+            object.add("name", album.name)
+            object.add("count", album.count)
+            switch album.album {
+            case .smart(let smart): object.add("type", "smart"); object.add("id", smart.name)
+            case .folder(let id): object.add("type", "folder"); object.add("id", "folder:\(id)")
+            }
+            if let path = album.folderPath { object.add("path", path.displayString) }
+            if let groups = album.burstGroups { object.add("burst_groups", groups) }
+            output.write((index > 0 ? ",\n " : "") + object.text)
+        }
+        output.write("]\n")
+    } else {
+        let width = albums.map { grouped($0.count).count }.max() ?? 1
+        for album in albums {
+            let count = grouped(album.count)
+            output.write(String(repeating: " ", count: width - count.count) + count + "  " + album.name + "\n")
+        }
+    }
+    output.flush()
+    return ExitStatus.success
+}
+
+// MARK: photopick ls
+
+func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let parser = OptionParser(parameters: "- list photos and videos", summary: "Prints the assets of an album in display order (newest first), one path a line.", options: [
+        libraryOption,
+        OptionParser.Option("album", short: "a", .string, "The album to list (default: Recents); see photopick albums", argument: "NAME"),
+        OptionParser.Option("limit", short: "n", .integer, "Print at most N assets", argument: "N"),
+        OptionParser.Option("json", .flag, "Print a JSON array with each asset's metadata"),
+        OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline"),
+        OptionParser.Option("errors", .flag, "List the files and folders that could not be read, with the reason"),
+        cachedOption,
+    ])
+    guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
+    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    if parser.flag("json") && parser.flag("null") { return usage("--json and -0 cannot be used together") }
+    let limit = parser.integer("limit")
+    if let limit, limit < 0 { return usage("--limit must be 0 or more") }
+    let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
+    var output = StandardOutput()
+    let terminator: [UInt8] = parser.flag("null") ? [0] : [UInt8(ascii: "\n")]
+
+    if parser.flag("errors") {
+        let problems = try library.problems().prefix(limit ?? .max)
+        if parser.flag("json") {
+            output.write("[")
+            for (index, problem) in problems.enumerated() {
+                var object = JSONObject()
+                object.add("path", problem.path.displayString)
+                if problem.path.exactString == nil { object.add("path_base64", base64(problem.path.bytes)) }
+                object.add("folder", problem.isFolder)
+                object.add("reason", problem.reason)
+                output.write((index > 0 ? ",\n " : "") + object.text)
+            }
+            output.write("]\n")
+        } else {
+            for problem in problems {
+                output.write(problem.path.bytes)
+                output.write((problem.isFolder ? "/: " : ": ") + problem.reason)
+                output.write(terminator)
+            }
+        }
+        output.flush()
+        return ExitStatus.success
+    }
+
+    let albumName = parser.string("album") ?? "Recents"
+    guard let album = try library.album(named: albumName) else {
+        return usage("no album named “\(albumName)” (photopick albums lists them)")
+    }
+    let fetchResult = try library.fetchAssets(in: album)
+    let count = min(fetchResult.count, limit ?? .max)
+    let json = parser.flag("json")
+    if json { output.write("[") }
+    var position = 0
+    // Rows are read a page at a time: one query per page, not one per asset.
+    while position < count {
+        let page = fetchResult.ids(in: position..<min(count, position + 256))
+        for asset in try library.assets(ids: page) {
+            if json {
+                output.write((position > 0 ? ",\n " : "") + describe(asset, library: library))
+            } else {
+                output.write(asset.path.bytes)
+                output.write(terminator)
+            }
+            position += 1
+        }
+        if page.isEmpty { break }
+    }
+    if json { output.write("]\n") }
+    output.flush()
+    return ExitStatus.success
+}
+
+/// One asset as a JSON object: what a script needs to choose files without opening them.
+func describe(_ asset: Asset, library: PhotoLibrary) -> String {
+    var object = JSONObject()
+    object.add("id", asset.id)
+    object.add("path", asset.path.displayString)
+    if asset.path.exactString == nil { object.add("path_base64", base64(asset.path.bytes)) }
+    object.add("kind", asset.kind.name)
+    object.add("mime_type", asset.mimeType)
+    object.add("width", asset.width)
+    object.add("height", asset.height)
+    object.add("orientation", asset.orientation)
+    object.add("captured_at", asset.captureDate.iso8601)
+    object.add("date_source", asset.captureDate.source == .embedded ? "metadata" : "file")
+    object.add("duration", asset.duration)
+    object.add("favorite", asset.isFavorite)
+    object.add("rating", asset.rating)
+    object.add("camera", cameraName(make: asset.make, model: asset.model))
+    object.add("albums", strings: asset.albums.albums.map(\.name))
+    if asset.isLivePhoto, let paired = asset.pairedID, let video = try? library.asset(id: paired) {
+        object.add("live_photo_video", video.path.displayString)
+    }
+    if let burst = asset.burstKey { object.add("burst", burst) }
+    return object.text
+}
+
+/// "Canon EOS 80D" rather than "Canon Canon EOS 80D": many models already start with the make.
+func cameraName(make: String?, model: String?) -> String? {
+    guard let model else { return make }
+    guard let make, !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased()) else { return model }
+    return make + " " + model
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+// MARK: photopick index
+
+func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let parser = OptionParser(parameters: "- index the library now", summary: "Indexes the library folders now, with progress, and exits.", options: [libraryOption])
+    guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
+    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    let library = try PhotoLibrary(roots: try resolveRoots(parser.filenames("library")))
+    for notice in library.notices { warn(notice.message) }
+    let progress = try scan(library, progressLines: true)
+    let problems = try library.problems().count
+    var output = StandardOutput()
+    output.write("Indexed \(grouped(progress.filesSeen)) files in \(String(format1: progress.elapsedSeconds)) s "
+                 + "(\(grouped(Int(progress.filesPerSecond))) files/s): \(grouped(progress.filesRead)) read, "
+                 + "\(grouped(progress.filesUnchanged)) unchanged, \(grouped(problems)) with problems"
+                 + (problems > 0 ? " (photopick ls --errors)" : "") + "\n")
+    output.flush()
+    return ExitStatus.success
+}
+
+extension String {
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+// MARK: Helpers
+
+/// Parses options; on a bad option prints GLib's message as one line and returns nil.
+func parseOrReport(_ parser: OptionParser, _ arguments: [[UInt8]]) throws -> [[UInt8]]? {
+    switch parser.parse(arguments) {
+    case .success(let rest): return rest
+    case .failure(let error):
+        warn("\(error.message) (photopick --help lists the options)")
+        return nil
+    }
+}
+
+func usage(_ message: String) -> Int32 {
+    warn(message)
+    return ExitStatus.usage
+}

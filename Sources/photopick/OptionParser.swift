@@ -1,0 +1,142 @@
+import CGLib
+import Glibc
+
+/// Command-line options through GLib's GOptionContext, so `--help`, `--opt=value`, `--` and error
+/// messages follow GLib conventions. Owns the C storage GOptionContext writes into.
+final class OptionParser {
+    enum Kind {
+        case flag, integer, string, filenames
+    }
+
+    struct Option {
+        let long: String
+        let short: Character?
+        let kind: Kind
+        let description: String
+        let argument: String?
+
+        init(_ long: String, short: Character? = nil, _ kind: Kind, _ description: String, argument: String? = nil) {
+            self.long = long
+            self.short = short
+            self.kind = kind
+            self.description = description
+            self.argument = argument
+        }
+    }
+
+    private let options: [Option]
+    private var storage: [UnsafeMutableRawPointer] = []
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private let context: OpaquePointer
+
+    init(parameters: String, summary: String, options: [Option]) {
+        self.options = options
+        context = g_option_context_new(parameters)
+        g_option_context_set_summary(context, summary)
+        var entries: [GOptionEntry] = []
+        for option in options {
+            let slot: UnsafeMutableRawPointer
+            let argument: GOptionArg
+            switch option.kind {
+            case .flag: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<gboolean>.allocate(capacity: 1)); argument = GOptionArg(0)
+            case .integer: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<gint>.allocate(capacity: 1)); argument = GOptionArg(2)
+            case .string: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>.allocate(capacity: 1)); argument = GOptionArg(1)
+            case .filenames: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?>.allocate(capacity: 1)); argument = GOptionArg(6)
+            }
+            slot.initializeMemory(as: UInt8.self, repeating: 0, count: 8)
+            // An integer left at this value was not given on the command line.
+            if option.kind == .integer { slot.storeBytes(of: gint.min, as: gint.self) }
+            storage.append(slot)
+            entries.append(GOptionEntry(
+                long_name: keep(option.long), short_name: option.short.map { CChar($0.asciiValue!) } ?? 0,
+                flags: 0, arg: argument, arg_data: slot, description: keep(option.description),
+                arg_description: option.argument.map(keep)))
+        }
+        entries.append(GOptionEntry())
+        entries.withUnsafeBufferPointer { g_option_context_add_main_entries(context, $0.baseAddress, nil) }
+    }
+
+    deinit {
+        g_option_context_free(context)
+        for (option, slot) in zip(options, storage) {
+            switch option.kind {
+            case .string: g_free(slot.load(as: UnsafeMutablePointer<gchar>?.self))
+            case .filenames: g_strfreev(slot.load(as: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?.self))
+            default: break
+            }
+            slot.deallocate()
+        }
+        cStrings.forEach { free($0) }
+    }
+
+    private func keep(_ text: String) -> UnsafePointer<CChar> {
+        let copy = strdup(text)!
+        cStrings.append(copy)
+        return UnsafePointer(copy)
+    }
+
+    func setDescription(_ text: String) { g_option_context_set_description(context, text) }
+
+    /// Parses `arguments` (the program name first). Returns the arguments left over, or the
+    /// message GLib gives for a bad option. `--help` prints and exits, as GLib does.
+    func parse(_ arguments: [[UInt8]]) -> Result<[[UInt8]], ParseError> {
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { bytes in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+            copy[bytes.count] = 0
+            return copy
+        }
+        let originals = pointers
+        defer { originals.forEach { $0?.deallocate() } }
+        pointers.append(nil)
+        var count = gint(arguments.count)
+        var error: UnsafeMutablePointer<GError>?
+        let ok = pointers.withUnsafeMutableBufferPointer { buffer -> gboolean in
+            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buffer.baseAddress
+            return g_option_context_parse(context, &count, &argv, &error)
+                .also { if $0 != 0, let argv { for index in 0..<Int(count) { buffer[index] = argv[index] } } }
+        }
+        if ok == 0 {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "invalid arguments"
+            g_clear_error(&error)
+            return .failure(ParseError(message: message))
+        }
+        let rest = (1..<max(1, Int(count))).compactMap { index in
+            pointers[index].map { pointer in Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))) }
+        }
+        return .success(rest)
+    }
+
+    struct ParseError: Error { let message: String }
+
+    private func slot(_ long: String) -> UnsafeMutableRawPointer {
+        storage[options.firstIndex { $0.long == long }!]
+    }
+
+    func flag(_ long: String) -> Bool { slot(long).load(as: gboolean.self) != 0 }
+
+    /// The value, or nil when the option was not given.
+    func integer(_ long: String) -> Int? {
+        let value = slot(long).load(as: gint.self)
+        return value == gint.min ? nil : Int(value)
+    }
+
+    func string(_ long: String) -> String? {
+        slot(long).load(as: UnsafeMutablePointer<gchar>?.self).map { String(cString: $0) }
+    }
+
+    func filenames(_ long: String) -> [[UInt8]] {
+        guard let array = slot(long).load(as: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?.self) else { return [] }
+        var result: [[UInt8]] = []
+        var index = 0
+        while let item = array[index] {
+            result.append(Array(UnsafeRawBufferPointer(start: item, count: strlen(item))))
+            index += 1
+        }
+        return result
+    }
+}
+
+extension gboolean {
+    func also(_ body: (gboolean) -> Void) -> gboolean { body(self); return self }
+}

@@ -1,0 +1,101 @@
+import Glibc
+
+/// Buffered writing of raw bytes to standard output (paths are bytes, not strings).
+struct StandardOutput {
+    private var buffer: [UInt8] = []
+
+    init() { buffer.reserveCapacity(1 << 16) }
+
+    mutating func write(_ bytes: [UInt8]) {
+        buffer += bytes
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func write(_ text: String) { write(Array(text.utf8)) }
+
+    mutating func flush() {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                exit(errno == EPIPE ? 0 : 1)  // a closed pipe (`| head`) is not an error
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// One line on standard error, prefixed with the program name.
+func warn(_ message: String) {
+    let line = "photopick: \(message)\n"
+    _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+}
+
+var standardErrorIsTerminal: Bool { isatty(2) != 0 }
+
+/// A JSON object written field by field, without Foundation.
+struct JSONObject {
+    private var fields: [String] = []
+
+    mutating func add(_ key: String, _ value: String?) { fields.append("\(quote(key)):\(value.map(quote) ?? "null")") }
+    mutating func add(_ key: String, _ value: Int?) { fields.append("\(quote(key)):\(value.map(String.init) ?? "null")") }
+    mutating func add(_ key: String, _ value: Int64?) { fields.append("\(quote(key)):\(value.map(String.init) ?? "null")") }
+    mutating func add(_ key: String, _ value: Bool) { fields.append("\(quote(key)):\(value)") }
+    mutating func add(_ key: String, _ value: Double?) {
+        let text = value.map { $0.isFinite ? String(($0 * 1000).rounded() / 1000) : "null" } ?? "null"
+        fields.append("\(quote(key)):\(text)")
+    }
+    mutating func add(_ key: String, strings: [String]) {
+        fields.append("\(quote(key)):[\(strings.map(quote).joined(separator: ","))]")
+    }
+
+    var text: String { "{" + fields.joined(separator: ",") + "}" }
+}
+
+/// A JSON string literal.
+func quote(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}
+
+/// Thousands separators for counts people read ("60,000").
+func grouped(_ value: Int) -> String {
+    let digits = String(abs(value))
+    var result = ""
+    for (index, character) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+        result.append(character)
+    }
+    return (value < 0 ? "-" : "") + result
+}
+
+/// Standard base64, for paths that are not valid UTF-8 in JSON output.
+func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var output: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+        let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+        let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+        for position in 0..<4 {
+            output.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
+        }
+        index += 3
+    }
+    return String(decoding: output, as: UTF8.self)
+}

@@ -1,0 +1,57 @@
+import Glibc
+import PhotoLibrary
+
+// photopick [COMMAND] [OPTIONS]: the picker window (a later issue) or a script command.
+
+nonisolated(unsafe) let commands: [(name: String, summary: String, run: ([[UInt8]]) throws -> Int32)] = [
+    ("albums", "List albums with their counts", albumsCommand),
+    ("ls", "List the photos and videos of an album, or the files that could not be read", listCommand),
+    ("index", "Index the library now, with progress", indexCommand),
+]
+
+func topLevelHelp() -> Int32 {
+    var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
+    for command in commands { text += "  " + command.name.padding(8) + command.summary + "\n" }
+    text += "\nWithout a command, lists the albums (the picker window comes in a later version).\n"
+    text += "Run “photopick COMMAND --help” for a command's options.\n"
+    var output = StandardOutput()
+    output.write(text)
+    output.flush()
+    return ExitStatus.success
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
+
+func run() -> Int32 {
+    // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
+    setlocale(LC_ALL, "")
+    if String(cString: nl_langinfo(CODESET)) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
+    let arguments = (0..<Int(CommandLine.argc)).map { index in
+        let pointer = CommandLine.unsafeArgv[index]!
+        return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+    }
+    let first = arguments.count > 1 ? String(decoding: arguments[1], as: UTF8.self) : nil
+    if first == "--help" || first == "-h" || first == "help" || first == "-?" { return topLevelHelp() }
+    var name = "albums"
+    var rest = arguments
+    if let first, !first.hasPrefix("-") {
+        guard commands.contains(where: { $0.name == first }) else {
+            return usage("unknown command “\(first)” (photopick --help lists the commands)")
+        }
+        name = first
+        rest = [Array("photopick \(first)".utf8)] + arguments.dropFirst(2)
+    }
+    let command = commands.first { $0.name == name }!
+    do {
+        return try command.run(rest)
+    } catch let error as UsageError {
+        return usage(error.message)
+    } catch {
+        warn("\(error)")
+        return ExitStatus.failure
+    }
+}
+
+exit(run())
