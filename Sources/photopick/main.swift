@@ -27,7 +27,7 @@ extension String {
 func run() -> Int32 {
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")
-    if String(cString: nl_langinfo(CODESET)) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
+    if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
     let arguments = (0..<Int(CommandLine.argc)).map { index in
         let pointer = CommandLine.unsafeArgv[index]!
         return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))

@@ -84,6 +84,19 @@ extension DirectoryListing {
     /// bar before a first scan. Follows the same rules as the scan: no hidden entries, no links.
     static func countFiles(under root: FilePath) -> Int {
         var count = 0
+        walkNames(under: root) { _, type in if type != Int32(DT_DIR) { count += 1 } }
+        return count
+    }
+
+    /// Every folder below `root` (and `root` itself), by the scan's rules.
+    static func folders(under root: FilePath) -> [FilePath] {
+        var result = [root]
+        walkNames(under: root) { path, type in if type == Int32(DT_DIR) { result.append(path) } }
+        return result
+    }
+
+    /// Visits non-hidden regular files and folders below `root` by their `d_type`, without `stat`.
+    private static func walkNames(under root: FilePath, _ visit: (FilePath, Int32) -> Void) {
         var stack = [root]
         while let folder = stack.popLast() {
             let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (folder == root ? 0 : O_NOFOLLOW)
@@ -95,14 +108,18 @@ extension DirectoryListing {
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
                 guard let first = name.first, first != UInt8(ascii: ".") else { continue }
-                switch Int32(entry.pointee.d_type) {
-                case Int32(DT_DIR): stack.append(folder.appending(name))
-                case Int32(DT_REG), Int32(DT_UNKNOWN): count += 1
+                let type = Int32(entry.pointee.d_type)
+                switch type {
+                case Int32(DT_DIR):
+                    let path = folder.appending(name)
+                    stack.append(path)
+                    visit(path, type)
+                case Int32(DT_REG), Int32(DT_UNKNOWN):
+                    visit(folder.appending(name), type)
                 default: break
                 }
             }
             closedir(directory)
         }
-        return count
     }
 }

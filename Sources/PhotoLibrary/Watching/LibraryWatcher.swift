@@ -1,0 +1,204 @@
+import Glibc
+
+/// Watches the library roots with inotify and keeps the index current: changed folders are
+/// rescanned (incrementally) after a short quiet period, and each resulting `LibraryChange` is
+/// handed to `onChange`, from which open albums get exact positions through
+/// `PhotoLibrary.changeDetails(for:after:)`. When the kernel's watch limit is reached, the
+/// folders left unwatched are rescanned periodically instead, and `onNotice` says so.
+///
+/// Runs its own thread; `onChange` and `onNotice` are called there.
+public final class LibraryWatcher: @unchecked Sendable {
+    private let library: PhotoLibrary
+    private let quietPeriod: Double
+    private let pollInterval: Double
+    private let maximumWatches: Int?
+    private let onChange: @Sendable (LibraryChange) -> Void
+    private let onNotice: @Sendable (String) -> Void
+
+    private let lock = Lock()
+    private var descriptor: Int32 = -1
+    private var folders: [Int32: FilePath] = [:]
+    private var watched: Set<FilePath> = []
+    private var unwatched: Set<FilePath> = []
+    private var stopPipe: [Int32] = [-1, -1]
+    private var thread: pthread_t?
+    private var reportedLimit = false
+
+    /// - Parameters:
+    ///   - quietPeriod: how long the folder must be still before it is rescanned (a copy of many
+    ///     files becomes one change).
+    ///   - pollInterval: how often folders that could not be watched are rescanned.
+    ///   - maximumWatches: a lower limit than the kernel's, to exercise the fallback in tests.
+    public init(library: PhotoLibrary, quietPeriod: Double = 0.3, pollInterval: Double = 30, maximumWatches: Int? = nil,
+                onChange: @escaping @Sendable (LibraryChange) -> Void,
+                onNotice: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.library = library
+        self.quietPeriod = quietPeriod
+        self.pollInterval = pollInterval
+        self.maximumWatches = maximumWatches
+        self.onChange = onChange
+        self.onNotice = onNotice
+    }
+
+    deinit { stop() }
+
+    /// Folders that have no inotify watch and are polled instead.
+    public var unwatchedFolders: [FilePath] { lock.withLock { unwatched.sorted() } }
+
+    /// Adds watches for every folder below the roots and starts watching.
+    public func start() throws {
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
+        guard pipe(&stopPipe) == 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
+        for root in library.roots { addWatches(below: root) }
+        let box = Unmanaged.passRetained(self)
+        var handle = pthread_t()
+        let created = pthread_create(&handle, nil, { context in
+            let watcher = Unmanaged<LibraryWatcher>.fromOpaque(context!).takeRetainedValue()
+            watcher.loop()
+            return nil
+        }, box.toOpaque())
+        guard created == 0 else {
+            box.release()
+            throw WatchError(message: "cannot start the watcher thread: \(errorDescription(created))")
+        }
+        thread = handle
+    }
+
+    /// Stops the thread and removes the watches.
+    public func stop() {
+        guard let thread else { return }
+        var byte: UInt8 = 1
+        _ = write(stopPipe[1], &byte, 1)
+        pthread_join(thread, nil)
+        self.thread = nil
+        close(descriptor)
+        close(stopPipe[0])
+        close(stopPipe[1])
+    }
+
+    public struct WatchError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    // MARK: Watches
+
+    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
+                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    private func addWatches(below folder: FilePath) {
+        for path in DirectoryListing.folders(under: folder) { addWatch(path) }
+    }
+
+    private func addWatch(_ path: FilePath) {
+        lock.withLock {
+            guard !watched.contains(path) else { return }
+            if let maximumWatches, watched.count >= maximumWatches {
+                unwatched.insert(path)
+                return
+            }
+            let wd = path.withCString { inotify_add_watch(descriptor, $0, Self.mask) }
+            if wd >= 0 {
+                folders[wd] = path
+                watched.insert(path)
+                unwatched.remove(path)
+            } else if errno == ENOSPC {
+                unwatched.insert(path)
+            }
+        }
+        reportLimitIfNeeded()
+    }
+
+    private func reportLimitIfNeeded() {
+        let count = lock.withLock { unwatched.count }
+        guard count > 0, !reportedLimit else { return }
+        reportedLimit = true
+        let limit = maximumWatches.map(String.init) ?? readSmallFile(FilePath("/proc/sys/fs/inotify/max_user_watches"))
+            .map { String(decoding: $0, as: UTF8.self).trimmingSpaces.replacingNewlines } ?? "?"
+        onNotice("the inotify watch limit (\(limit)) is reached: folders without a watch are rescanned every "
+                 + "\(Int(pollInterval)) s instead (raise fs.inotify.max_user_watches to watch them all)")
+    }
+
+    // MARK: The loop
+
+    private func loop() {
+        var dirty: Set<FilePath> = []
+        var firstEvent: Double?
+        var lastEvent = 0.0
+        var lastPoll = monotonicSeconds()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
+            let now = monotonicSeconds()
+            var timeout = pollInterval - (now - lastPoll)
+            if firstEvent != nil { timeout = min(timeout, quietPeriod - (now - lastEvent)) }
+            _ = poll(&fds, 2, Int32(max(0, timeout * 1000).rounded(.up)))
+            if fds[1].revents != 0 { return }
+            if fds[0].revents != 0 {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    dirty.formUnion(parse(buffer, count: count))
+                    lastEvent = monotonicSeconds()
+                    if firstEvent == nil { firstEvent = lastEvent }
+                }
+            }
+            let current = monotonicSeconds()
+            // Rescan once the folders were quiet for a moment, or after 2 s of constant change.
+            if let first = firstEvent, current - lastEvent >= quietPeriod || current - first >= 2 {
+                deliver(try? library.rescan(folders: Array(dirty)))
+                dirty.removeAll()
+                firstEvent = nil
+            }
+            if current - lastPoll >= pollInterval {
+                lastPoll = current
+                let polled = lock.withLock { Array(unwatched) }
+                if !polled.isEmpty { deliver(try? library.rescan(folders: polled)) }
+            }
+        }
+    }
+
+    private func deliver(_ change: LibraryChange?) {
+        if let change, !change.isEmpty { onChange(change) }
+    }
+
+    /// The folders the events concern. New folders get watches (and whole new trees are
+    /// rescanned through their parent); a queue overflow rescans everything.
+    private func parse(_ buffer: [UInt8], count: Int) -> Set<FilePath> {
+        var result: Set<FilePath> = []
+        var offset = 0
+        let headerSize = MemoryLayout<inotify_event>.size
+        while offset + headerSize <= count {
+            let (wd, mask, length) = buffer.withUnsafeBytes { raw in
+                let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                return (event.wd, event.mask, Int(event.len))
+            }
+            let nameBytes = Array(buffer[(offset + headerSize)..<min(count, offset + headerSize + length)].prefix { $0 != 0 })
+            offset += headerSize + length
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                result.formUnion(library.roots)
+                continue
+            }
+            guard let folder = lock.withLock({ folders[wd] }) else { continue }
+            if mask & UInt32(IN_IGNORED) != 0 {
+                lock.withLock { folders[wd] = nil; watched.remove(folder) }
+                continue
+            }
+            if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                result.insert(folder.parent)
+                continue
+            }
+            guard let first = nameBytes.first, first != UInt8(ascii: ".") else { continue }
+            if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                addWatches(below: folder.appending(nameBytes))
+            }
+            result.insert(folder)
+        }
+        return result
+    }
+}
+
+extension String {
+    var replacingNewlines: String { String(map { $0 == "\n" ? " " : $0 }) }
+}

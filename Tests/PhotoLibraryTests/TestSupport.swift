@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+@testable import PhotoLibrary
+
+/// Paths and helpers shared by the tests.
+enum TestSupport {
+    /// The package's top folder (Tests/PhotoLibraryTests/TestSupport.swift is two levels down).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `../shared/tools/make-library` beside the checkout (PHOTOPICK_MAKE_LIBRARY overrides).
+    static var makeLibrary: String {
+        ProcessInfo.processInfo.environment["PHOTOPICK_MAKE_LIBRARY"]
+            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/make-library").path
+    }
+
+    /// The built `photopick` executable, next to the test bundle.
+    static var photopick: String {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+                          packageRoot.appendingPathComponent(".build/debug")]
+        for directory in candidates {
+            let path = directory.appendingPathComponent("photopick").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/photopick").path
+    }
+
+    static func temporaryDirectory(_ name: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())/\(name)-\(UUID().uuidString.prefix(8))")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs a program from argv (no shell) and returns its exit status, standard output and error.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: TimeInterval = 300) throws -> (status: Int32, output: Data, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "UTC"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read both pipes while the process runs so a full pipe cannot block it.
+        final class Collected: @unchecked Sendable { var output = Data(), error = Data() }
+        let collected = Collected()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { collected.output = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { collected.error = error.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        if group.wait(timeout: .now() + timeout) == .timedOut { process.terminate() }
+        process.waitUntilExit()
+        return (process.terminationStatus, collected.output, String(decoding: collected.error, as: UTF8.self))
+    }
+
+    /// Whether a command is on PATH.
+    static func has(_ command: String) -> Bool {
+        (try? run("/usr/bin/which", [command]).status) == 0
+    }
+}
+
+/// A library written by make-library and its manifest, made once per test process.
+final class GeneratedLibrary: @unchecked Sendable {
+    let root: URL
+    let summary: [String: Any]
+    let files: [[String: Any]]
+
+    static let shared: GeneratedLibrary = {
+        do { return try GeneratedLibrary(count: 1200) } catch { fatalError("make-library failed: \(error)") }
+    }()
+
+    init(count: Int) throws {
+        let directory = TestSupport.temporaryDirectory("library")
+        root = directory.appendingPathComponent("Pictures")
+        let manifest = directory.appendingPathComponent("manifest.json")
+        let result = try TestSupport.run(TestSupport.makeLibrary, ["--out", root.path, "-n", String(count), "--seed", "7",
+                                                                   "--manifest", manifest.path, "--force"])
+        guard result.status == 0 else {
+            throw NSError(domain: "make-library", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.error])
+        }
+        // Python writes undecodable name bytes as lone surrogate escapes, which Foundation rejects;
+        // those entries carry "path_b64" with the exact bytes, so the text form can be replaced.
+        var text = try String(contentsOf: manifest, encoding: .utf8)
+        let loneSurrogate = try NSRegularExpression(pattern: #"(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"#)
+        text = loneSurrogate.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: #"\\ufffd"#)
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        summary = json["summary"] as! [String: Any]
+        files = json["files"] as! [[String: Any]]
+    }
+
+    var rootPath: FilePath { FilePath(root.path) }
+
+    /// The absolute path of a manifest entry, as bytes (some names are not UTF-8).
+    func path(of file: [String: Any]) -> FilePath {
+        if let encoded = file["path_b64"] as? String, let data = Data(base64Encoded: encoded) {
+            return rootPath.appending(Array(data))
+        }
+        return rootPath.appending(file["path"] as! String)
+    }
+
+    func paths(where predicate: ([String: Any]) -> Bool) -> Set<FilePath> {
+        Set(files.filter(predicate).map(path(of:)))
+    }
+
+    var corruptPaths: Set<FilePath> { paths { $0["kind"] as? String == "corrupt" } }
+
+    static let okKinds: Set<String> = ["photo", "selfie", "panorama", "burst", "live_photo", "live_video", "screenshot",
+                                       "animated", "static_anim_format", "video", "noexif", "wallpaper", "weird_name",
+                                       "no_date", "bad_date", "future_date", "old_mtime", "dup_bytes", "ext_mismatch",
+                                       "big", "tiny", "cmyk", "gray", "progressive", "rgba_png", "tiff",
+                                       // Running as root, chmod 000 does not stop reads (the manifest's "root" rule).
+                                       "unreadable", "in_unreadable_dir"]
+}
+
+extension PhotoLibrary {
+    /// The paths of an album's assets, in order.
+    func paths(in album: Album) throws -> [FilePath] {
+        let result = try fetchAssets(in: album)
+        return try assets(ids: result.allIDs).map(\.path)
+    }
+}
