@@ -1,0 +1,152 @@
+import CSQLite
+import Foundation
+import XCTest
+@testable import PhotoLibrary
+
+/// A damaged or newer index, an unwritable or full data folder, a killed scan: none loses the
+/// user's files or stops the picker; each is explained once.
+final class RobustnessTests: XCTestCase {
+    private var generated: GeneratedLibrary { .shared }
+
+    private func databasePath(_ name: String) -> String {
+        TestSupport.temporaryDirectory(name).appendingPathComponent("index.sqlite").path
+    }
+
+    private func recentsCount(_ library: PhotoLibrary) throws -> Int {
+        try library.fetchAssets(in: .smart(.recents)).count
+    }
+
+    func testADamagedIndexIsKeptAsideAndRebuilt() throws {
+        let location = IndexLocation(databasePath: databasePath("corrupt"))
+        var file: String
+        do {
+            let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+            try library.scan()
+            file = library.location.databasePath!
+        }
+        // Overwrite the header and the first pages with garbage.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
+        handle.write(Data(repeating: 0x5A, count: 8192))
+        try handle.close()
+        unlink(file + "-wal"); unlink(file + "-shm")
+
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        XCTAssertTrue(library.notices.contains { $0.message.contains("damaged") }, "\(library.notices)")
+        let folder = (file as NSString).deletingLastPathComponent
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".corrupt-") }
+        XCTAssertFalse(kept.isEmpty, "the damaged file is kept for inspection")
+        try library.scan()
+        XCTAssertGreaterThan(try recentsCount(library), 1000)
+    }
+
+    func testAnIndexFromANewerVersionIsKeptAsideAndRebuilt() throws {
+        let location = IndexLocation(databasePath: databasePath("newer"))
+        var file: String
+        do {
+            let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+            file = library.location.databasePath!
+        }
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(file, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "PRAGMA user_version = 99", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        XCTAssertTrue(library.notices.contains { $0.message.contains("newer Photopick (schema 99)") }, "\(library.notices)")
+        try library.scan()
+        XCTAssertGreaterThan(try recentsCount(library), 1000)
+    }
+
+    func testAnUnwritableDataFolderFallsBackToAMemoryIndex() throws {
+        // A regular file where the data folder should be: mkdir fails even for root.
+        let blocker = TestSupport.temporaryDirectory("blocked").appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let library = try PhotoLibrary(roots: [generated.rootPath],
+                                       location: IndexLocation(databasePath: blocker.appendingPathComponent("photopick/index.sqlite").path))
+        XCTAssertTrue(library.notices.contains { $0.message.contains("in memory only") }, "\(library.notices)")
+        try library.scan()
+        XCTAssertGreaterThan(try recentsCount(library), 1000)
+        XCTAssertEqual(try library.albums().first?.count, try recentsCount(library))
+    }
+
+    func testTheIndexNeverWritesIntoALibraryRoot() throws {
+        func listing() throws -> [String: Date] {
+            var result: [String: Date] = [:]
+            let enumerator = FileManager.default.enumerator(at: generated.root, includingPropertiesForKeys: [.contentModificationDateKey])!
+            for case let url as URL in enumerator {
+                result[url.path] = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+            }
+            return result
+        }
+        let before = try listing()
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: IndexLocation(databasePath: databasePath("readonly")))
+        try library.scan()
+        XCTAssertEqual(try listing(), before)
+    }
+
+    func testAFullDiskStopsTheScanWithAClearMessageAndTheNextScanFinishes() throws {
+        guard geteuid() == 0 else { throw XCTSkip("mounting a small tmpfs needs root") }
+        let mountPoint = TestSupport.temporaryDirectory("full")
+        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=160k", "tmpfs", mountPoint.path]).status == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here")
+        }
+        defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
+        let result = try TestSupport.run(TestSupport.photopick, ["index", "--library", generated.root.path],
+                                         environment: ["XDG_DATA_HOME": mountPoint.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.error.contains("full"), result.error)
+        XCTAssertFalse(result.error.contains("Fatal"), result.error)
+        // With room again, the next scan finishes the job from a consistent index.
+        XCTAssertEqual(try TestSupport.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]).status, 0)
+        let resumed = try TestSupport.run(TestSupport.photopick, ["index", "--library", generated.root.path],
+                                          environment: ["XDG_DATA_HOME": mountPoint.path])
+        XCTAssertEqual(resumed.status, 0, resumed.error)
+        let listed = try TestSupport.run(TestSupport.photopick, ["albums", "--cached", "--json", "--library", generated.root.path],
+                                         environment: ["XDG_DATA_HOME": mountPoint.path])
+        XCTAssertEqual(listed.status, 0, listed.error)
+        let albums = try JSONSerialization.jsonObject(with: listed.output) as! [[String: Any]]
+        let reference = try PhotoLibrary(roots: [generated.rootPath], location: IndexLocation(databasePath: databasePath("reference")))
+        try reference.scan()
+        XCTAssertEqual(albums.first?["count"] as? Int, try recentsCount(reference))
+    }
+
+    func testAScanKilledMidwayIsFinishedByTheNextOne() throws {
+        let big = try GeneratedLibrary(count: 4000)
+        let data = TestSupport.temporaryDirectory("killed")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+        process.arguments = ["index", "--library", big.root.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it as soon as a first batch is committed (read with a plain read-only connection).
+        let roots = [FilePath(big.root.path)]
+        let location = IndexLocation(databasePath: data.appendingPathComponent("photopick/index.sqlite").path)
+        let file = data.appendingPathComponent("photopick/index-\(PhotoLibrary.key(for: roots)).sqlite").path
+        var committed: Int64 = 0
+        let deadline = Date().addingTimeInterval(30)
+        while committed == 0 && process.isRunning && Date() < deadline {
+            if let reader = try? SQLiteConnection(path: file, readOnly: true) {
+                committed = (try? reader.integer("SELECT count(*) FROM assets")) ?? 0
+            }
+            if committed == 0 { usleep(1000) }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal, "the scan finished before it could be killed")
+
+        let resumed = try PhotoLibrary(roots: roots, location: location)
+        XCTAssertTrue(resumed.notices.isEmpty, "\(resumed.notices)")
+        var progress = ScanProgress()
+        try resumed.scan(progress: { progress = $0 })
+        XCTAssertGreaterThan(progress.filesUnchanged, 0, "work committed before the kill is not redone")
+
+        let fresh = try PhotoLibrary(roots: roots, location: IndexLocation(databasePath: databasePath("fresh")))
+        try fresh.scan()
+        for (left, right) in zip(try resumed.albums(), try fresh.albums()) {
+            XCTAssertEqual(left.name, right.name)
+            XCTAssertEqual(left.count, right.count, left.name)
+        }
+        XCTAssertEqual(try resumed.paths(in: .smart(.recents)), try fresh.paths(in: .smart(.recents)))
+    }
+}
