@@ -128,12 +128,17 @@ public final class PhotoLibrary: @unchecked Sendable {
         .sorted { $0.name.localizedStandardLess($1.name) }
     }
 
-    /// Finds an album by the name `albums()` shows (smart album names first, then folders).
+    /// Finds an album by the name `albums()` shows: smart album names first, then folders. A
+    /// trailing "/" ("Videos/") or the id `albums --json` prints ("folder:12") means a folder.
     public func album(named name: String) throws -> Album? {
-        if let smart = SmartAlbum(name: name) { return .smart(smart) }
+        if name.hasPrefix("folder:"), let id = Int64(name.dropFirst(7)) {
+            return try withReader { try folderAlbums($0) }.first { $0.album == .folder(id: id) }?.album
+        }
+        let wantsFolder = name.hasSuffix("/")
+        if !wantsFolder, let smart = SmartAlbum(name: name) { return .smart(smart) }
         let folders = try withReader { try folderAlbums($0) }
-        if let match = folders.first(where: { $0.name == name }) { return match.album }
-        let trimmed = name.hasSuffix("/") ? String(name.dropLast()) : name
+        let trimmed = wantsFolder ? String(name.dropLast()) : name
+        if let match = folders.first(where: { $0.name == trimmed }) { return match.album }
         return folders.first { $0.name.lowercased() == trimmed.lowercased() }?.album
     }
 
