@@ -11,10 +11,10 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// Things the user should know about how the index was opened (recovered, memory-only).
     public private(set) var notices: [IndexNotice] = []
 
-    private let writeLock = Lock()
+    private let writeLock: Lock
     private let writer: SQLiteConnection
     private let indexer: Indexer
-    private let readLock = Lock()
+    private let readLock: Lock
     private let reader: SQLiteConnection
     private let poolLock = Lock()
     private var idleConnections: [SQLiteConnection] = []
@@ -30,10 +30,13 @@ public final class PhotoLibrary: @unchecked Sendable {
             resolved = IndexLocation(databasePath: String(path.dropLast(7)) + "-" + PhotoLibrary.key(for: self.roots) + ".sqlite")
         }
         writer = try IndexDatabase.open(resolved, notices: &notices)
-        let memoryOnly = notices.contains { $0.message.hasSuffix("in memory only") } || resolved.databasePath == nil
+        let memoryOnly = notices.contains { $0.kind == .memoryOnly } || resolved.databasePath == nil
         self.location = memoryOnly ? .inMemory : resolved
-        // A memory-only index has one connection; readers share it under the lock.
+        // A memory-only index has one connection: reads and scans then share one (recursive) lock,
+        // so a read waits for a scan to finish instead of racing it on the same connection.
         reader = memoryOnly ? writer : try IndexDatabase.openAdditional(resolved.databasePath!)
+        writeLock = Lock(recursive: true)
+        readLock = memoryOnly ? writeLock : Lock()
         indexer = Indexer(database: writer)
         self.notices = notices
     }

@@ -174,18 +174,21 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if json { output.write("[") }
     var position = 0
     // Rows are read a page at a time: one query per page, not one per asset.
+    var written = 0
     while position < count {
         let page = fetchResult.ids(in: position..<min(count, position + 256))
+        if page.isEmpty { break }
+        position += page.count
+        // Assets deleted since the album was opened are left out.
         for asset in try library.assets(ids: page) {
             if json {
-                output.write((position > 0 ? ",\n " : "") + describe(asset, library: library))
+                output.write((written > 0 ? ",\n " : "") + describe(asset, library: library))
             } else {
                 output.write(asset.path.bytes)
                 output.write(terminator)
             }
-            position += 1
+            written += 1
         }
-        if page.isEmpty { break }
     }
     if json { output.write("]\n") }
     output.flush()

@@ -35,13 +35,14 @@ final class OptionParser {
         g_option_context_set_summary(context, summary)
         var entries: [GOptionEntry] = []
         for option in options {
-            let slot: UnsafeMutableRawPointer
+            // Every slot is 8 bytes and 8-aligned: room for a gboolean, a gint or a pointer.
+            let slot = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
             let argument: GOptionArg
             switch option.kind {
-            case .flag: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<gboolean>.allocate(capacity: 1)); argument = GOptionArg(0)
-            case .integer: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<gint>.allocate(capacity: 1)); argument = GOptionArg(2)
-            case .string: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>.allocate(capacity: 1)); argument = GOptionArg(1)
-            case .filenames: slot = UnsafeMutableRawPointer(UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?>.allocate(capacity: 1)); argument = GOptionArg(6)
+            case .flag: argument = GOptionArg(0)
+            case .integer: argument = GOptionArg(2)
+            case .string: argument = GOptionArg(1)
+            case .filenames: argument = GOptionArg(6)
             }
             slot.initializeMemory(as: UInt8.self, repeating: 0, count: 8)
             // An integer left at this value was not given on the command line.

@@ -89,9 +89,12 @@ final class AlbumMembershipTests: XCTestCase {
         XCTAssertEqual(bursts.burstGroups, (generated.summary["albums"] as! [String: Any])["burst_groups"] as? Int)
     }
 
-    func testAlbumListCountsMatchTheAlbums() throws {
+    func testAlbumListCountsMatchTheAlbumsRows() throws {
+        // The counts are kept by triggers; the rows are what a query returns.
         for summary in try Self.library.albums() {
-            XCTAssertEqual(summary.count, try Self.library.fetchAssets(in: summary.album).count, summary.name)
+            let result = try Self.library.fetchAssets(in: summary.album)
+            XCTAssertEqual(summary.count, result.allIDs.count, summary.name)
+            XCTAssertEqual(result.count, result.allIDs.count, summary.name)
         }
     }
 

@@ -49,10 +49,39 @@ public struct FetchResultChangeDetails: Sendable {
     /// `change` keep their relative order (their sort keys did not change), so only touched ids are
     /// looked at; a changed id that moved is reported as removed and inserted.
     init(before: FetchResult, after: FetchResult, change: LibraryChange) {
+        let oldIDs = before.allIDs, newIDs = after.allIDs
+        var positions = Self.positions(oldIDs, newIDs, touched: change.touched, updated: change.updated)
+        if !Self.rebuilds(oldIDs, newIDs, positions) {
+            // The database moved on past `change` (a later batch committed first): compare every id.
+            positions = Self.positions(oldIDs, newIDs, touched: Set(oldIDs).union(newIDs), updated: change.updated)
+        }
         self.before = before
         self.after = after
-        let touched = change.touched
-        let oldIDs = before.allIDs, newIDs = after.allIDs
+        (removedIndexes, insertedIndexes, changedIndexes) = positions
+    }
+
+    /// Whether removing `removed` from the old ids and `inserted` from the new ones leaves the
+    /// same sequence: the check that the positions rebuild the new list exactly.
+    private static func rebuilds(_ oldIDs: [Int64], _ newIDs: [Int64], _ positions: ([Int], [Int], [Int])) -> Bool {
+        let (removed, inserted, _) = positions
+        guard oldIDs.count - removed.count == newIDs.count - inserted.count else { return false }
+        var removedSet = Set(removed), insertedSet = Set(inserted)
+        var left = oldIDs.indices.makeIterator(), right = newIDs.indices.makeIterator()
+        while true {
+            var a = left.next()
+            while let index = a, removedSet.remove(index) != nil { a = left.next() }
+            var b = right.next()
+            while let index = b, insertedSet.remove(index) != nil { b = right.next() }
+            switch (a, b) {
+            case (nil, nil): return true
+            case let (a?, b?): if oldIDs[a] != newIDs[b] { return false }
+            default: return false
+            }
+        }
+    }
+
+    private static func positions(_ oldIDs: [Int64], _ newIDs: [Int64], touched: Set<Int64>,
+                                  updated: Set<Int64>) -> ([Int], [Int], [Int]) {
         var oldPositions: [Int64: Int] = [:], newPositions: [Int64: Int] = [:]
         for (position, id) in oldIDs.enumerated() where touched.contains(id) { oldPositions[id] = position }
         for (position, id) in newIDs.enumerated() where touched.contains(id) { newPositions[id] = position }
@@ -76,9 +105,9 @@ public struct FetchResultChangeDetails: Sendable {
             inserted.formUnion(moved)
             staying.subtract(moved)
         }
-        removedIndexes = removed.compactMap { oldPositions[$0] }.sorted()
-        insertedIndexes = inserted.compactMap { newPositions[$0] }.sorted()
-        changedIndexes = staying.filter { change.updated.contains($0) }.compactMap { newPositions[$0] }.sorted()
+        return (removed.compactMap { oldPositions[$0] }.sorted(),
+                inserted.compactMap { newPositions[$0] }.sorted(),
+                staying.filter { updated.contains($0) }.compactMap { newPositions[$0] }.sorted())
     }
 
     private static func count(below value: Int, in sorted: [Int]) -> Int {

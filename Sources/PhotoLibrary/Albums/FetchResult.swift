@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The ordered asset ids of one album, as PHFetchResult is: opening it runs one query, reads the
 /// count and the first page of ids, and nothing else. Further ids are read from the same query
 /// (one SQLite read transaction, so the snapshot stays consistent with the count) as positions are
@@ -14,7 +16,7 @@ public final class FetchResult: @unchecked Sendable {
     /// A query in progress, holding its read transaction open until every id is read.
     final class Cursor {
         let connection: SQLiteConnection
-        let statement: SQLiteStatement
+        private(set) var statement: SQLiteStatement?
         let release: (SQLiteConnection) -> Void
 
         init(connection: SQLiteConnection, statement: SQLiteStatement, release: @escaping (SQLiteConnection) -> Void) {
@@ -23,8 +25,11 @@ public final class FetchResult: @unchecked Sendable {
             self.release = release
         }
 
+        /// Ends the read transaction and hands the connection back, with no statement of ours
+        /// left on it (another thread may take it at once).
         func close() {
-            statement.reset()
+            guard statement != nil else { return }
+            statement = nil
             try? connection.execute("COMMIT")
             release(connection)
         }
@@ -75,16 +80,23 @@ public final class FetchResult: @unchecked Sendable {
         allIDs.firstIndex(of: id)
     }
 
+    /// Reads the remaining ids on a background thread, so that the read transaction a partly read
+    /// album holds (which keeps SQLite from recycling its write-ahead log) ends soon. The window
+    /// calls this once the first screen is shown.
+    public func loadRemainingInBackground() {
+        DispatchQueue.global(qos: .utility).async { [self] in _ = allIDs }
+    }
+
     /// How many ids are in memory (for tests and benchmarks: laziness is observable).
     public var loadedCount: Int { lock.withLock { ids.count } }
 
     private func loadLocked(through index: Int) {
-        guard index >= ids.count, let cursor else { return }
+        guard index >= ids.count, let cursor, let statement = cursor.statement else { return }
         // Read in chunks ahead of the request, so scrolling does not step the query one id at a time.
         let target = min(count, max(index + 1, ids.count * 2, ids.count + 1024))
         do {
-            while ids.count < target, try cursor.statement.step() {
-                ids.append(cursor.statement.int64(0))
+            while ids.count < target, try statement.step() {
+                ids.append(statement.int64(0))
             }
         } catch {
             finishCursor()

@@ -19,6 +19,14 @@ public struct IndexLocation: Sendable {
 
 /// Something the user should know about how the index was opened.
 public struct IndexNotice: Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// A damaged index, or one from a newer version, was kept aside and rebuilt.
+        case rebuilt
+        /// The index could not be written where it belongs and lives in memory for this run.
+        case memoryOnly
+    }
+
+    public let kind: Kind
     public let message: String
     public var description: String { message }
 }
@@ -31,7 +39,7 @@ enum IndexDatabase {
         guard let path = location.databasePath else { return try openFresh(":memory:") }
         let directory = FilePath(path).parent
         if let problem = makeDirectories(directory) {
-            notices.append(IndexNotice(message: "cannot create \(directory): \(problem); the index is kept in memory only"))
+            notices.append(IndexNotice(kind: .memoryOnly, message: "cannot create \(directory): \(problem); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
         do {
@@ -40,20 +48,20 @@ enum IndexDatabase {
             let version = try connection.integer("PRAGMA user_version") ?? 0
             if version > Schema.currentVersion {
                 let aside = try moveAside(path, reason: "newer-schema-v\(version)")
-                notices.append(IndexNotice(message: "the index at \(path) was written by a newer Photopick (schema \(version)); kept it as \(aside) and rebuilt it"))
+                notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was written by a newer Photopick (schema \(version)); kept it as \(aside) and rebuilt it"))
                 return try open(location, notices: &notices)
             }
             try migrate(connection, from: version)
             return connection
         } catch let error as DatabaseError where error.isCorruption {
             let aside = try moveAside(path, reason: "corrupt")
-            notices.append(IndexNotice(message: "the index at \(path) was damaged (\(error.message)); kept it as \(aside) and rebuilt it"))
+            notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was damaged (\(error.message)); kept it as \(aside) and rebuilt it"))
             let connection = try SQLiteConnection(path: path)
             try prepare(connection)
             try migrate(connection, from: 0)
             return connection
         } catch let error as DatabaseError where error.isReadOnly || error.isDiskFull {
-            notices.append(IndexNotice(message: "cannot write the index at \(path) (\(error.message)); the index is kept in memory only"))
+            notices.append(IndexNotice(kind: .memoryOnly, message: "cannot write the index at \(path) (\(error.message)); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
     }

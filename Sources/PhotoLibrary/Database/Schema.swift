@@ -22,7 +22,9 @@ enum Schema {
     );
     CREATE INDEX folders_root ON folders(root_id);
     CREATE TABLE assets(
-        id INTEGER PRIMARY KEY,
+        -- AUTOINCREMENT: an id is never given to another file, so ids held by the window or a
+        -- script never silently point at something else, and change records stay unambiguous.
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         folder_id INTEGER NOT NULL REFERENCES folders(id),
         name BLOB NOT NULL,
         path BLOB NOT NULL UNIQUE,

@@ -16,6 +16,12 @@ struct EmbeddedMetadata {
     var rating: Int?
 
     /// Reads the file's metadata; throws exiv2's message when it cannot parse the file at all.
+    /// exiv2 opens the file through /proc/self/fd: the very file `OpenFile` checked (a regular
+    /// file, not a link or a FIFO swapped in since), without reading it whole into memory.
+    static func read(_ file: OpenFile) throws(MetadataReadError) -> EmbeddedMetadata {
+        try read(path: FilePath("/proc/self/fd/\(file.descriptor)"))
+    }
+
     static func read(path: FilePath) throws(MetadataReadError) -> EmbeddedMetadata {
         ExifLibrary.initializeOnce()
         guard let metadata = gexiv2_metadata_new() else { throw MetadataReadError(message: "out of memory") }

@@ -171,6 +171,7 @@ enum ImageHeaders {
         var offset: Int64 = 2
         var segments = 0
         while offset + 4 <= file.size, segments < 10_000 {
+            segments += 1
             let marker = file.read(at: offset, count: 9)
             guard marker.count >= 4, marker[0] == 0xFF else { return nil }
             let code = marker[1]
@@ -184,7 +185,6 @@ enum ImageHeaders {
             }
             if code == 0xDA || code == 0xD9 { return nil }  // scan data before any frame header
             offset += 2 + Int64(length)
-            segments += 1
         }
         return nil
     }

@@ -47,7 +47,7 @@ enum MetadataReader {
         case .success(let header):
             var date = modificationDate
             // Cameras without a clock write 0 (1904 or 1970): only trust plausible times.
-            if let created = header.createdAt, created > 315_532_800 {
+            if let created = header.createdAt, created > 315_532_800, created < 253_402_300_800 {
                 date = CaptureDate(millisecondsSinceEpoch: created * 1000, utcOffsetMinutes: 0, source: .embedded)
             }
             return .media(MediaFile(kind: .video, mimeType: mimeType, width: header.width, height: header.height,
@@ -59,7 +59,7 @@ enum MetadataReader {
         var media = MediaFile(kind: .photo, mimeType: mimeType, captureDate: modificationDate)
         var storedSize: (width: Int, height: Int)?
         do {
-            let embedded = try EmbeddedMetadata.read(path: path)
+            let embedded = try EmbeddedMetadata.read(file)
             if let width = embedded.pixelWidth, let height = embedded.pixelHeight { storedSize = (width, height) }
             if let orientation = embedded.orientation, (1...8).contains(orientation) { media.orientation = orientation }
             if let date = embedded.captureDate { media.captureDate = date }

@@ -44,9 +44,9 @@ enum VideoHeaders {
             } else if size == 0 {
                 size = file.size - offset
             }
-            guard size >= headerLength else { break }
+            guard size >= headerLength, size <= file.size - offset else { break }
             if header.matches("moov", at: 4) {
-                guard offset + size <= file.size, size <= 64 << 20 else { return .failure(.noMovieHeader) }
+                guard size <= 64 << 20 else { return .failure(.noMovieHeader) }
                 let moov = file.read(at: offset + headerLength, count: Int(size - headerLength))
                 return parseMovie(moov).map { .success($0) } ?? .failure(.noMovieHeader)
             }
@@ -70,7 +70,7 @@ enum VideoHeaders {
             } else if size == 0 {
                 size = range.upperBound - offset
             }
-            guard size >= headerLength, offset + size <= range.upperBound else { break }
+            guard size >= headerLength, size <= range.upperBound - offset else { break }
             let type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
             result.append((type, (offset + headerLength)..<(offset + size)))
             offset += size
@@ -82,7 +82,7 @@ enum VideoHeaders {
         var header = VideoHeader()
         var sawMovieHeader = false
         for (type, range) in children(moov, in: 0..<moov.count) {
-            if type == "mvhd" {
+            if type == "mvhd", !range.isEmpty {
                 let version = moov[range.lowerBound]
                 let fieldWidth = version == 1 ? 8 : 4
                 let base = range.lowerBound + 4
@@ -93,7 +93,8 @@ enum VideoHeaders {
                 if timescale > 0, duration != UInt64.max, duration != UInt64(UInt32.max) || version == 1 {
                     header.duration = Double(duration) / Double(timescale)
                 }
-                if created > UInt64(isoEpochOffset), created < UInt64(Int64.max) {
+                // Beyond year 9999 is a broken clock, not a date (and would overflow later arithmetic).
+                if created > UInt64(isoEpochOffset), created < UInt64(isoEpochOffset) + 253_402_300_800 {
                     header.createdAt = Int64(created) - isoEpochOffset
                 }
             } else if type == "trak", header.width == nil, let size = videoTrackSize(moov, range) {
@@ -112,7 +113,7 @@ enum VideoHeaders {
                 childType == "hdlr" && data.matches("vide", at: childRange.lowerBound + 8)
             }
         }
-        guard isVideo, let tkhd = boxes.first(where: { $0.0 == "tkhd" })?.1 else { return nil }
+        guard isVideo, let tkhd = boxes.first(where: { $0.0 == "tkhd" })?.1, !tkhd.isEmpty else { return nil }
         let version = data[tkhd.lowerBound]
         let matrixOffset = tkhd.lowerBound + (version == 1 ? 52 : 40)
         guard let a = data.bigEndian(at: matrixOffset, width: 4), let d = data.bigEndian(at: matrixOffset + 16, width: 4),
@@ -155,10 +156,11 @@ enum VideoHeaders {
                 case 0x4489:
                     if bytes.count == 4 { rawDuration = Double(Float(bitPattern: UInt32(value))) }
                     if bytes.count == 8 { rawDuration = Double(bitPattern: value) }
-                case 0x4461: header.createdAt = Int64(bitPattern: value) / 1_000_000_000 + matroskaEpochOffset
+                case 0x4461:
+                    if bytes.count == 8 { header.createdAt = Int64(bitPattern: value) / 1_000_000_000 + matroskaEpochOffset }
                 case 0x83: currentTrackIsVideo = value == 1
-                case 0xB0: if currentTrackIsVideo || header.width == nil { header.width = Int(value) }
-                case 0xBA: if currentTrackIsVideo || header.height == nil { header.height = Int(value) }
+                case 0xB0: if currentTrackIsVideo || header.width == nil { header.width = Int(exactly: value) }
+                case 0xBA: if currentTrackIsVideo || header.height == nil { header.height = Int(exactly: value) }
                 default: break
                 }
             default:

@@ -70,7 +70,9 @@ struct DirectoryListing {
         guard result == 0 else { return .other }  // vanished since readdir
         switch info.st_mode & S_IFMT {
         case S_IFREG:
-            let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            // Clamped: a file dated beyond 2262 or before 1677 must not trap the scan.
+            let seconds = min(max(Int64(info.st_mtim.tv_sec), -9_000_000_000), 9_000_000_000)
+            let nanoseconds = seconds * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             return .file(FileVersion(size: Int64(info.st_size), modificationTimeNanoseconds: nanoseconds,
                                      inode: UInt64(info.st_ino)))
         case S_IFDIR: return .directory

@@ -103,6 +103,7 @@ final class Indexer {
                 // Its files cannot be read any more: drop them, and say why in the error list.
                 let folderID = try upsertFolder(folder, relative: relative, root: root, error: reason)
                 try removeAssets(whereFolder: folderID)
+                for child in try knownChildFolders(of: folder) { try removeFolderTree(child) }
                 progress.foldersSeen += 1
             case .success(let listing):
                 let folderID = try upsertFolder(folder, relative: relative, root: root, error: nil)
@@ -150,7 +151,8 @@ final class Indexer {
                 try write(outcome, name: entry.name, path: path, folderID: folderID, version: version, replacing: existing?.id)
             }
             reportProgressIfDue()
-            if pendingWrites >= batchFiles {
+            if isBatchDue {
+                // Pairs are relinked before every commit, so a killed scan leaves them right.
                 try relinkPairs(in: folderID)
                 try commit()
             }
@@ -355,10 +357,12 @@ final class Indexer {
         batchStarted = monotonicSeconds()
     }
 
+    private var isBatchDue: Bool {
+        inTransaction && (pendingWrites >= batchFiles || monotonicSeconds() - batchStarted >= batchSeconds)
+    }
+
     private func commitIfDue() throws {
-        if inTransaction, pendingWrites >= batchFiles || monotonicSeconds() - batchStarted >= batchSeconds {
-            try commit()
-        }
+        if isBatchDue { try commit() }
     }
 
     private func commit() throws {

@@ -5,7 +5,14 @@ import Glibc
 final class Lock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
 
-    init() { pthread_mutex_init(&mutex, nil) }
+    /// A recursive lock may be taken again by the thread that holds it.
+    init(recursive: Bool = false) {
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
+        pthread_mutex_init(&mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
     deinit { pthread_mutex_destroy(&mutex) }
 
     func withLock<R>(_ body: () throws -> R) rethrows -> R {

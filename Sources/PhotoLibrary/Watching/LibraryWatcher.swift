@@ -23,6 +23,8 @@ public final class LibraryWatcher: @unchecked Sendable {
     private var stopPipe: [Int32] = [-1, -1]
     private var thread: pthread_t?
     private var reportedLimit = false
+    /// The kernel dropped events: the next rescan covers everything.
+    private var overflowed = false
 
     /// - Parameters:
     ///   - quietPeriod: how long the folder must be still before it is rescanned (a copy of many
@@ -110,6 +112,18 @@ public final class LibraryWatcher: @unchecked Sendable {
         reportLimitIfNeeded()
     }
 
+    /// Forgets the watches of `folder` and every folder below it (it was moved away or deleted).
+    private func removeWatches(below folder: FilePath) {
+        lock.withLock {
+            for (wd, path) in folders where path == folder || path.relative(to: folder) != nil {
+                inotify_rm_watch(descriptor, wd)
+                folders[wd] = nil
+                watched.remove(path)
+            }
+            unwatched = unwatched.filter { $0 != folder && $0.relative(to: folder) == nil }
+        }
+    }
+
     private func reportLimitIfNeeded() {
         let count = lock.withLock { unwatched.count }
         guard count > 0, !reportedLimit else { return }
@@ -134,7 +148,7 @@ public final class LibraryWatcher: @unchecked Sendable {
             let now = monotonicSeconds()
             var timeout = pollInterval - (now - lastPoll)
             if firstEvent != nil { timeout = min(timeout, quietPeriod - (now - lastEvent)) }
-            _ = poll(&fds, 2, Int32(max(0, timeout * 1000).rounded(.up)))
+            _ = poll(&fds, 2, Int32(min(max(0, timeout * 1000), 3_600_000).rounded(.up)))
             if fds[1].revents != 0 { return }
             if fds[0].revents != 0 {
                 let count = read(descriptor, &buffer, buffer.count)
@@ -147,9 +161,16 @@ public final class LibraryWatcher: @unchecked Sendable {
             let current = monotonicSeconds()
             // Rescan once the folders were quiet for a moment, or after 2 s of constant change.
             if let first = firstEvent, current - lastEvent >= quietPeriod || current - first >= 2 {
-                deliver(try? library.rescan(folders: Array(dirty)))
-                dirty.removeAll()
-                firstEvent = nil
+                if let change = try? (overflowed ? library.scan() : library.rescan(folders: Array(dirty))) {
+                    deliver(change)
+                    dirty.removeAll()
+                    overflowed = false
+                    firstEvent = nil
+                } else {
+                    // Keep the folders and try again after another quiet period (a full disk, a busy index).
+                    firstEvent = current
+                    lastEvent = current
+                }
             }
             if current - lastPoll >= pollInterval {
                 lastPoll = current
@@ -177,6 +198,7 @@ public final class LibraryWatcher: @unchecked Sendable {
             let nameBytes = Array(buffer[(offset + headerSize)..<min(count, offset + headerSize + length)].prefix { $0 != 0 })
             offset += headerSize + length
             if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                overflowed = true
                 result.formUnion(library.roots)
                 continue
             }
@@ -186,12 +208,17 @@ public final class LibraryWatcher: @unchecked Sendable {
                 continue
             }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                // A watch follows a moved folder: drop it, the parent's rescan sees where it went.
+                removeWatches(below: folder)
                 result.insert(folder.parent)
                 continue
             }
             guard let first = nameBytes.first, first != UInt8(ascii: ".") else { continue }
             if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 addWatches(below: folder.appending(nameBytes))
+            }
+            if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_MOVED_FROM) != 0 {
+                removeWatches(below: folder.appending(nameBytes))
             }
             result.insert(folder)
         }
