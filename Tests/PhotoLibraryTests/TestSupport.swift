@@ -24,8 +24,21 @@ enum TestSupport {
         return packageRoot.appendingPathComponent(".build/debug/photopick").path
     }
 
+    /// The folder that holds every temporary folder of this test run.
+    static let temporaryBase = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())")
+
+    /// Removes the run's temporary folders when the test process ends (make-library leaves
+    /// mode-000 files in them, so permissions are restored first).
+    private static let cleanup: Void = {
+        atexit {
+            let base = TestSupport.temporaryBase.path
+            _ = system("chmod -R u+rwx '\(base)' 2>/dev/null; rm -rf '\(base)'")
+        }
+    }()
+
     static func temporaryDirectory(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())/\(name)-\(UUID().uuidString.prefix(8))")
+        _ = cleanup
+        let url = temporaryBase.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
