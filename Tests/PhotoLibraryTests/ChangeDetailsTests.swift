@@ -61,8 +61,8 @@ final class ChangeDetailsTests: XCTestCase {
     func testTwoUpdatedNeighboursSwapping() {
         let change = details([1, 2, 3, 4], [2, 1, 3, 4], updated: [1, 2])
         XCTAssertEqual(apply(change), [2, 1, 3, 4])
-        XCTAssertEqual(change.removedIndexes.count, change.insertedIndexes.count)
-        XCTAssertEqual(change.changedIndexes, [], "a swapped item is a move, never a change in place")
+        XCTAssertEqual(change.removedIndexes.count, 1, "one move is enough")
+        XCTAssertEqual(change.changedIndexes.count, 1, "the one that kept its place was updated: changed in place")
     }
 
     func testAnUpdateThatKeepsItsIndexOnlyByCoincidenceStillMoves() {
@@ -78,6 +78,21 @@ final class ChangeDetailsTests: XCTestCase {
         XCTAssertEqual(change.insertedIndexes, [0])
         XCTAssertEqual(change.removedIndexes, [1])
         XCTAssertEqual(apply(change), [8, 7, 3])
+    }
+
+    func testOneItemMovingAcrossAManyItemsIsOneMoveEvenWhenEveryIdIsCompared() {
+        // The fallback compares every id: still only the one that moved is reported.
+        let before = Array(Int64(1)...Int64(1000)), after = Array(Int64(2)...Int64(1000)) + [1]
+        let change = details(before, after, updated: Set(before))
+        XCTAssertEqual(change.removedIndexes, [0])
+        XCTAssertEqual(change.insertedIndexes, [999])
+        XCTAssertEqual(apply(change), after)
+    }
+
+    func testLongestIncreasingRun() {
+        XCTAssertEqual(FetchResultChangeDetails.longestIncreasingRun([3, 1, 2, 5, 4, 6]).count, 4)
+        XCTAssertEqual(FetchResultChangeDetails.longestIncreasingRun([]), [])
+        XCTAssertEqual(FetchResultChangeDetails.longestIncreasingRun([5, 4, 3]).count, 1)
     }
 
     func testMergingChanges() {

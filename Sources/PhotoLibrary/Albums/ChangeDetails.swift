@@ -88,34 +88,40 @@ public struct FetchResultChangeDetails: Sendable {
 
         var removed = Set(oldPositions.keys.filter { newPositions[$0] == nil })
         var inserted = Set(newPositions.keys.filter { oldPositions[$0] == nil })
-        var staying = Set(oldPositions.keys.filter { newPositions[$0] != nil })
-
-        // A staying id is in place when its position among the survivors is the same before and
-        // after. Take the ones that are not out as moves and look again, until all agree.
-        while true {
-            let removedPositions = removed.compactMap { oldPositions[$0] }.sorted()
-            let insertedPositions = inserted.compactMap { newPositions[$0] }.sorted()
-            let moved = staying.filter { id in
-                let oldIndex = oldPositions[id]!, newIndex = newPositions[id]!
-                return oldIndex - Self.count(below: oldIndex, in: removedPositions)
-                    != newIndex - Self.count(below: newIndex, in: insertedPositions)
-            }
-            if moved.isEmpty { break }
-            removed.formUnion(moved)
-            inserted.formUnion(moved)
-            staying.subtract(moved)
+        // Ids in both lists keep their place when they keep their order relative to each other:
+        // the longest run that does (a longest increasing subsequence of old positions, taken in
+        // new order) stays; every other one moved, and is reported as removed and inserted.
+        let common = oldPositions.keys.filter { newPositions[$0] != nil }.sorted { newPositions[$0]! < newPositions[$1]! }
+        let staying = Set(longestIncreasingRun(common.map { oldPositions[$0]! }).map { common[$0] })
+        for id in common where !staying.contains(id) {
+            removed.insert(id)
+            inserted.insert(id)
         }
         return (removed.compactMap { oldPositions[$0] }.sorted(),
                 inserted.compactMap { newPositions[$0] }.sorted(),
                 staying.filter { updated.contains($0) }.compactMap { newPositions[$0] }.sorted())
     }
 
-    private static func count(below value: Int, in sorted: [Int]) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+    /// Indexes into `values` of a longest strictly increasing subsequence (patience sorting,
+    /// O(n log n)).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []              // index into values of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
         }
-        return low
+        var result: [Int] = []
+        var cursor = tails.last ?? -1
+        while cursor >= 0 {
+            result.append(cursor)
+            cursor = previous[cursor]
+        }
+        return result.reversed()
     }
 }
