@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "photopick", targets: ["photopick"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
+        .library(name: "Thumbnails", targets: ["Thumbnails"]),
     ],
     targets: [
         // C modules.
@@ -18,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CGExiv2", path: "Sources/CGExiv2", pkgConfig: "gexiv2",
                        providers: [.apt(["libgexiv2-dev"])]),
+        .systemLibrary(name: "CGdkPixbuf", path: "Sources/CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
+                       providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // GTK4 (with GDK and GdkPixbuf) for the picker window; no library target may depend on it.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "gtk4",
                        providers: [.apt(["libgtk-4-dev"])]),
@@ -25,9 +28,16 @@ let package = Package(
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
         .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2"]),
 
-        // The command-line program.
-        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "CGLib"]),
+        // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
+        // prefetch. GdkPixbuf, no GTK widgets.
+        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "CGdkPixbuf", "CGLib"]),
 
-        .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib"]),
+        // The command-line program.
+        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "CGLib"]),
+
+        // Helpers the test targets share: temporary folders, running programs, make-library.
+        .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
+        .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
+        .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import TestSupport
 import XCTest
 @testable import PhotoLibrary
 

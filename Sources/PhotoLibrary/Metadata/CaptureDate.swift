@@ -126,7 +126,7 @@ func pad(_ value: Int, _ width: Int = 2) -> String {
 }
 
 extension Int64 {
-    func floorDivided(by divisor: Int64) -> Int64 {
+    public func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

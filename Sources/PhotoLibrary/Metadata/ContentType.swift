@@ -2,17 +2,17 @@ import CGLib
 
 /// MIME types from GIO's content-type guessing, which reads the shared-mime-info database: file
 /// name globs and magic bytes. No extension table of our own.
-enum ContentType {
-    struct Guess {
-        var mimeType: String
-        var isUncertain: Bool
+public enum ContentType {
+    public struct Guess: Sendable {
+        public var mimeType: String
+        public var isUncertain: Bool
 
-        var isMedia: Bool { mimeType.hasPrefix("image/") || mimeType.hasPrefix("video/") }
-        var isVideo: Bool { mimeType.hasPrefix("video/") }
+        public var isMedia: Bool { mimeType.hasPrefix("image/") || mimeType.hasPrefix("video/") }
+        public var isVideo: Bool { mimeType.hasPrefix("video/") }
     }
 
     /// The type a file name suggests, without reading the file.
-    static func guess(fileName: [UInt8]) -> Guess {
+    public static func guess(fileName: [UInt8]) -> Guess {
         var terminated = fileName
         terminated.append(0)
         return terminated.withUnsafeBufferPointer { buffer in
@@ -24,7 +24,7 @@ enum ContentType {
 
     /// The type the first bytes of a file show (magic numbers only; the name is not consulted, so a
     /// PNG named .jpg is a PNG).
-    static func guess(content: [UInt8]) -> Guess {
+    public static func guess(content: [UInt8]) -> Guess {
         content.withUnsafeBufferPointer { buffer in
             guess(name: nil, data: buffer.baseAddress, count: buffer.count)
         }
@@ -45,7 +45,7 @@ enum ContentType {
     }
 
     /// A readable name for a type, such as "plain text document", for error messages.
-    static func description(of mimeType: String) -> String {
+    public static func description(of mimeType: String) -> String {
         guard let type = g_content_type_from_mime_type(mimeType) else { return mimeType }
         defer { g_free(type) }
         guard let text = g_content_type_get_description(type) else { return mimeType }

@@ -19,7 +19,7 @@ struct EmbeddedMetadata {
     /// exiv2 opens the file through /proc/self/fd: the very file `OpenFile` checked (a regular
     /// file, not a link or a FIFO swapped in since), without reading it whole into memory.
     static func read(_ file: OpenFile) throws(MetadataReadError) -> EmbeddedMetadata {
-        try read(path: FilePath("/proc/self/fd/\(file.descriptor)"))
+        try read(path: file.reopenablePath)
     }
 
     static func read(path: FilePath) throws(MetadataReadError) -> EmbeddedMetadata {

@@ -2,18 +2,18 @@ import Glibc
 
 /// A file opened read-only for header reading. Reads go through `pread`, so readers can jump
 /// between boxes and chunks without decoding anything; every read is bounded by the file's size.
-final class OpenFile {
-    let descriptor: Int32
-    let size: Int64
+public final class OpenFile {
+    public let descriptor: Int32
+    public let size: Int64
 
-    enum OpenError: Error {
+    public enum OpenError: Error {
         case vanished
         case failed(String)
     }
 
     /// Opens a regular file without following a symbolic link and without blocking on a FIFO
     /// that replaced the file since it was listed.
-    init(path: FilePath) throws(OpenError) {
+    public init(path: FilePath) throws(OpenError) {
         let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) }
         guard fd >= 0 else {
             let code = errno
@@ -32,8 +32,20 @@ final class OpenFile {
 
     deinit { close(descriptor) }
 
+    /// A path that opens this very file again (for libraries that take a path, not a descriptor),
+    /// immune to the file being replaced or turned into a link since it was opened.
+    public var reopenablePath: FilePath { FilePath("/proc/self/fd/\(descriptor)") }
+
+    /// Modification time in nanoseconds, from the open descriptor.
+    public var modificationTimeNanoseconds: Int64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return 0 }
+        let seconds = min(max(Int64(info.st_mtim.tv_sec), -9_000_000_000), 9_000_000_000)
+        return seconds * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
     /// Up to `count` bytes at `offset` (fewer at the end of the file; empty on error).
-    func read(at offset: Int64, count: Int) -> [UInt8] {
+    public func read(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, offset < size, count > 0 else { return [] }
         let wanted = Int(min(Int64(count), size - offset))
         var buffer = [UInt8](repeating: 0, count: wanted)

@@ -2,11 +2,11 @@ import Glibc
 
 /// A plain mutex for state shared between the GTK thread and workers (SQLite connections are not
 /// Sendable values, so `Synchronization.Mutex`'s sending rules do not fit them).
-final class Lock: @unchecked Sendable {
+public final class Lock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
 
     /// A recursive lock may be taken again by the thread that holds it.
-    init(recursive: Bool = false) {
+    public init(recursive: Bool = false) {
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
@@ -15,7 +15,7 @@ final class Lock: @unchecked Sendable {
     }
     deinit { pthread_mutex_destroy(&mutex) }
 
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         return try body()

@@ -1,20 +1,19 @@
 import Foundation
-import XCTest
-@testable import PhotoLibrary
+import PhotoLibrary
 
 /// Paths and helpers shared by the tests.
-enum TestSupport {
+public enum TestSupport {
     /// The package's top folder (Tests/PhotoLibraryTests/TestSupport.swift is two levels down).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `../shared/tools/make-library` beside the checkout (PHOTOPICK_MAKE_LIBRARY overrides).
-    static var makeLibrary: String {
+    public static var makeLibrary: String {
         ProcessInfo.processInfo.environment["PHOTOPICK_MAKE_LIBRARY"]
             ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/make-library").path
     }
 
     /// The built `photopick` executable, next to the test bundle.
-    static var photopick: String {
+    public static var photopick: String {
         let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
                           packageRoot.appendingPathComponent(".build/debug")]
         for directory in candidates {
@@ -25,7 +24,7 @@ enum TestSupport {
     }
 
     /// The folder that holds every temporary folder of this test run.
-    static let temporaryBase = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())")
+    public static let temporaryBase = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())")
 
     /// Removes the run's temporary folders when the test process ends (make-library leaves
     /// mode-000 files in them, so permissions are restored first).
@@ -36,7 +35,7 @@ enum TestSupport {
         }
     }()
 
-    static func temporaryDirectory(_ name: String) -> URL {
+    public static func temporaryDirectory(_ name: String) -> URL {
         _ = cleanup
         let url = temporaryBase.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -45,7 +44,7 @@ enum TestSupport {
 
     /// Runs a program from argv (no shell) and returns its exit status, standard output and error.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     timeout: TimeInterval = 300) throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -72,22 +71,22 @@ enum TestSupport {
     }
 
     /// Whether a command is on PATH.
-    static func has(_ command: String) -> Bool {
+    public static func has(_ command: String) -> Bool {
         (try? run("/usr/bin/which", [command]).status) == 0
     }
 }
 
 /// A library written by make-library and its manifest, made once per test process.
-final class GeneratedLibrary: @unchecked Sendable {
-    let root: URL
-    let summary: [String: Any]
-    let files: [[String: Any]]
+public final class GeneratedLibrary: @unchecked Sendable {
+    public let root: URL
+    public let summary: [String: Any]
+    public let files: [[String: Any]]
 
-    static let shared: GeneratedLibrary = {
+    public static let shared: GeneratedLibrary = {
         do { return try GeneratedLibrary(count: 1200) } catch { fatalError("make-library failed: \(error)") }
     }()
 
-    init(count: Int) throws {
+    public init(count: Int) throws {
         let directory = TestSupport.temporaryDirectory("library")
         root = directory.appendingPathComponent("Pictures")
         let manifest = directory.appendingPathComponent("manifest.json")
@@ -106,23 +105,23 @@ final class GeneratedLibrary: @unchecked Sendable {
         files = json["files"] as! [[String: Any]]
     }
 
-    var rootPath: FilePath { FilePath(root.path) }
+    public var rootPath: FilePath { FilePath(root.path) }
 
     /// The absolute path of a manifest entry, as bytes (some names are not UTF-8).
-    func path(of file: [String: Any]) -> FilePath {
+    public func path(of file: [String: Any]) -> FilePath {
         if let encoded = file["path_b64"] as? String, let data = Data(base64Encoded: encoded) {
             return rootPath.appending(Array(data))
         }
         return rootPath.appending(file["path"] as! String)
     }
 
-    func paths(where predicate: ([String: Any]) -> Bool) -> Set<FilePath> {
+    public func paths(where predicate: ([String: Any]) -> Bool) -> Set<FilePath> {
         Set(files.filter(predicate).map(path(of:)))
     }
 
-    var corruptPaths: Set<FilePath> { paths { $0["kind"] as? String == "corrupt" } }
+    public var corruptPaths: Set<FilePath> { paths { $0["kind"] as? String == "corrupt" } }
 
-    static let okKinds: Set<String> = ["photo", "selfie", "panorama", "burst", "live_photo", "live_video", "screenshot",
+    public static let okKinds: Set<String> = ["photo", "selfie", "panorama", "burst", "live_photo", "live_video", "screenshot",
                                        "animated", "static_anim_format", "video", "noexif", "wallpaper", "weird_name",
                                        "no_date", "bad_date", "future_date", "old_mtime", "dup_bytes", "ext_mismatch",
                                        "big", "tiny", "cmyk", "gray", "progressive", "rgba_png", "tiff",
@@ -132,7 +131,7 @@ final class GeneratedLibrary: @unchecked Sendable {
 
 extension PhotoLibrary {
     /// The paths of an album's assets, in order.
-    func paths(in album: Album) throws -> [FilePath] {
+    public func paths(in album: Album) throws -> [FilePath] {
         let result = try fetchAssets(in: album)
         return try assets(ids: result.allIDs).map(\.path)
     }

@@ -1,0 +1,184 @@
+import CGdkPixbuf
+import CGLib
+import Glibc
+import PhotoLibrary
+
+/// The freedesktop thumbnail cache on disk ($XDG_CACHE_HOME/thumbnails), shared with GNOME Files,
+/// gThumb and every other program that follows the Thumbnail Managing Standard: files named by
+/// the MD5 of the original's URI, PNG tEXt keys that say which file version they show, 0600 files
+/// in 0700 folders, written under a temporary name and renamed, and failure records so a broken
+/// file is not decoded again until it changes.
+public final class ThumbnailCache: Sendable {
+    public let root: FilePath
+    /// `fail/<app>-<version>/`.
+    public let failureFolderName: String
+
+    public init(root: FilePath = XDGDirectories.cacheHome.appending("thumbnails"),
+                application: String = "photopick", version: String = PhotopickVersion.current) {
+        self.root = root
+        self.failureFolderName = "\(application)-\(version)"
+    }
+
+    /// What a thumbnail records about the file it shows.
+    public struct Original: Sendable {
+        public let path: FilePath
+        public let uri: String
+        /// Seconds, as Thumb::MTime has it.
+        public let modificationTime: Int64
+        public let size: Int64
+        public let mimeType: String?
+
+        public init(path: FilePath, modificationTime: Int64, size: Int64, mimeType: String?) throws(ThumbnailCacheError) {
+            self.path = path
+            self.uri = try ThumbnailCache.uri(for: path)
+            self.modificationTime = modificationTime
+            self.size = size
+            self.mimeType = mimeType
+        }
+    }
+
+    // MARK: Names
+
+    /// The file:// URI of an absolute path, percent-encoded as GLib does.
+    public static func uri(for path: FilePath) throws(ThumbnailCacheError) -> String {
+        var error: UnsafeMutablePointer<GError>?
+        guard let uri = path.withCString({ g_filename_to_uri($0, nil, &error) }) else {
+            throw ThumbnailCacheError(PixbufError(taking: error).message)
+        }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+
+    /// Lower-case hex MD5 of the URI, plus ".png".
+    public static func fileName(forURI uri: String) -> String {
+        let digest = g_compute_checksum_for_string(G_CHECKSUM_MD5, uri, -1)!
+        defer { g_free(digest) }
+        return String(cString: digest) + ".png"
+    }
+
+    public func path(for original: Original, flavor: ThumbnailFlavor) -> FilePath {
+        root.appending(flavor.directoryName).appending(Self.fileName(forURI: original.uri))
+    }
+
+    public func failurePath(for original: Original) -> FilePath {
+        root.appending("fail").appending(failureFolderName).appending(Self.fileName(forURI: original.uri))
+    }
+
+    /// Whether a file is inside the cache itself (never thumbnailed, as the spec says).
+    public func contains(_ path: FilePath) -> Bool { path.relative(to: root) != nil }
+
+    // MARK: Reading
+
+    /// A valid thumbnail of at least `flavor`'s size: ours or another program's, in the personal
+    /// cache or in a shared repository beside the original. Larger flavours are scaled down.
+    public func lookup(_ original: Original, flavor: ThumbnailFlavor) -> Pixbuf? {
+        for candidate in ThumbnailFlavor.allCases where candidate >= flavor {
+            if let pixbuf = validThumbnail(at: path(for: original, flavor: candidate), uri: original.uri, original: original) {
+                return pixbuf.fitting(in: flavor.pixels)
+            }
+        }
+        for candidate in ThumbnailFlavor.allCases where candidate >= flavor {
+            if let pixbuf = sharedThumbnail(original, flavor: candidate) { return pixbuf.fitting(in: flavor.pixels) }
+        }
+        return nil
+    }
+
+    /// Whether a failure was recorded for this version of the file.
+    public func hasFailure(for original: Original) -> Bool {
+        validThumbnail(at: failurePath(for: original), uri: original.uri, original: original) != nil
+    }
+
+    /// A shared repository (`.sh_thumbnails/FLAVOUR/` beside the original) names thumbnails by
+    /// the MD5 of the file's name as a relative URI, and records that name in Thumb::URI.
+    private func sharedThumbnail(_ original: Original, flavor: ThumbnailFlavor) -> Pixbuf? {
+        let name = original.path.lastComponent
+        guard let escaped = g_uri_escape_bytes(name, gsize(name.count), "!$&'()*+,;=:@/") else { return nil }
+        defer { g_free(escaped) }
+        let relative = String(cString: escaped)
+        let path = original.path.parent.appending(".sh_thumbnails").appending(flavor.directoryName)
+            .appending(Self.fileName(forURI: relative))
+        return validThumbnail(at: path, uri: relative, original: original)
+    }
+
+    private func validThumbnail(at path: FilePath, uri: String, original: Original) -> Pixbuf? {
+        var info = stat()
+        guard path.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard case .success(let pixbuf) = Pixbuf.load(path) else { return nil }
+        // Valid only for exactly this file version: `!=` means stale, not just `>`.
+        guard pixbuf.option("tEXt::Thumb::URI") == uri,
+              pixbuf.option("tEXt::Thumb::MTime").flatMap({ Int64($0) }) == original.modificationTime else { return nil }
+        if let size = pixbuf.option("tEXt::Thumb::Size"), Int64(size) != original.size { return nil }
+        return pixbuf
+    }
+
+    // MARK: Writing
+
+    /// Stores a thumbnail for `original` (a temporary file renamed into place, mode 0600).
+    /// `imageSize` is the original's pixel size, when known.
+    public func store(_ pixbuf: Pixbuf, for original: Original, flavor: ThumbnailFlavor,
+                      imageSize: (width: Int, height: Int)? = nil, movieLength: Double? = nil) throws(ThumbnailCacheError) {
+        var text = keys(for: original)
+        if let imageSize {
+            text.append(("Thumb::Image::Width", String(imageSize.width)))
+            text.append(("Thumb::Image::Height", String(imageSize.height)))
+        }
+        if let movieLength { text.append(("Thumb::Movie::Length", String(Int(movieLength.rounded())))) }
+        try write(pixbuf.withAlpha(), to: path(for: original, flavor: flavor), text: text)
+    }
+
+    /// Records that this version of the file cannot be thumbnailed.
+    public func storeFailure(for original: Original, reason: String) throws(ThumbnailCacheError) {
+        guard let empty = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 1, 8, 1, 1) else { throw ThumbnailCacheError("out of memory") }
+        gdk_pixbuf_fill(empty, 0)
+        try write(Pixbuf(owning: empty), to: failurePath(for: original), text: keys(for: original) + [("X-Photopick::Reason", String(reason.prefix(200)))])
+    }
+
+    private func keys(for original: Original) -> [(String, String)] {
+        var text = [("Thumb::URI", original.uri), ("Thumb::MTime", String(original.modificationTime)),
+                    ("Thumb::Size", String(original.size)), ("Software", "Photopick \(PhotopickVersion.current)")]
+        if let mime = original.mimeType { text.append(("Thumb::Mimetype", mime)) }
+        return text
+    }
+
+    private func write(_ pixbuf: Pixbuf, to path: FilePath, text: [(String, String)]) throws(ThumbnailCacheError) {
+        try makeDirectories(path.parent)
+        // mkstemp makes the temporary file 0600 before any pixel is written.
+        var template = Array((path.displayString + ".photopick-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw ThumbnailCacheError("cannot write in \(path.parent): \(String(cString: strerror(errno)))") }
+        close(fd)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let error = pixbuf.savePNG(to: temporary, text: text) {
+            unlink(temporary)  // a full disk leaves no partial file behind
+            throw ThumbnailCacheError("cannot write \(path): \(error.message)")
+        }
+        if path.withCString({ rename(temporary, $0) }) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ThumbnailCacheError("cannot write \(path): \(reason)")
+        }
+    }
+
+    private func makeDirectories(_ folder: FilePath) throws(ThumbnailCacheError) {
+        var current: [UInt8] = []
+        for component in folder.bytes.split(separator: UInt8(ascii: "/")) {
+            current += [UInt8(ascii: "/")] + component
+            let path = FilePath(bytes: current)
+            // Folders of the cache itself are 0700; those above it are left as they are.
+            let mode: mode_t = path.relative(to: root) != nil || path == root ? 0o700 : 0o755
+            if path.withCString({ mkdir($0, mode) }) != 0 && errno != EEXIST {
+                throw ThumbnailCacheError("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
+
+public struct ThumbnailCacheError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+public enum PhotopickVersion {
+    public static let current = "0.1"
+}

@@ -1,0 +1,81 @@
+import CGdkPixbuf
+import CGLib
+import Glibc
+import PhotoLibrary
+
+/// Decodes a still image at thumbnail size through GdkPixbuf's loaders (JPEG, PNG, GIF, WebP,
+/// TIFF, HEIF, AVIF … whatever is installed). The size is set before decoding, so the JPEG loader
+/// uses libjpeg's DCT scaling instead of decoding every pixel and shrinking afterwards. The header
+/// is read first, and anything above the pixel limit is refused before a pixel is decoded.
+public struct ImageDecoder: Sendable {
+    /// Images larger than this are not decoded for thumbnails (decompression bombs).
+    public var maximumPixels: Int
+
+    public init(maximumPixels: Int = 100_000_000) {
+        self.maximumPixels = maximumPixels
+    }
+
+    public struct Decoded {
+        public let pixbuf: Pixbuf
+        /// The image's own size, after orientation.
+        public let imageWidth: Int
+        public let imageHeight: Int
+    }
+
+    /// Decodes `file` to fit in `box` × `box` pixels, upright (EXIF orientation applied), and for
+    /// animations the first frame.
+    public func decode(_ file: OpenFile, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
+        let path = file.reopenablePath
+        var width: Int32 = 0, height: Int32 = 0
+        guard path.withCString({ gdk_pixbuf_get_file_info($0, &width, &height) }) != nil, width > 0, height > 0 else {
+            return .failure(.undecodable("not an image format this system can read"))
+        }
+        guard Int(width) * Int(height) <= maximumPixels else {
+            return .failure(.tooLarge(width: Int(width), height: Int(height), limit: maximumPixels))
+        }
+        let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: box)
+        var error: UnsafeMutablePointer<GError>?
+        guard let scaled = path.withCString({ gdk_pixbuf_new_from_file_at_scale($0, Int32(targetWidth), Int32(targetHeight), 1, &error) }) else {
+            return .failure(.undecodable(PixbufError(taking: error).message))
+        }
+        var pixbuf = Pixbuf(owning: scaled)
+        // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option.
+        if let orientation = pixbuf.option("orientation"), orientation != "1",
+           let upright = gdk_pixbuf_apply_embedded_orientation(pixbuf.pointer) {
+            pixbuf = Pixbuf(owning: upright)
+        }
+        let turned = ["5", "6", "7", "8"].contains(pixbuf.option("orientation") ?? "1")
+        return .success(Decoded(pixbuf: pixbuf, imageWidth: Int(turned ? height : width), imageHeight: Int(turned ? width : height)))
+    }
+}
+
+/// Why a file has no thumbnail.
+public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    case unreadable(String)
+    case undecodable(String)
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// A failure recorded earlier for this version of the file.
+    case knownFailure
+    case vanished
+    case thumbnailerFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let reason): reason
+        case .undecodable(let reason): "cannot decode: \(reason)"
+        case .tooLarge(let width, let height, let limit):
+            "image too large for a thumbnail (\(width)×\(height), more than \(limit / 1_000_000) megapixels)"
+        case .knownFailure: "could not be thumbnailed before (file unchanged since)"
+        case .vanished: "the file is gone"
+        case .thumbnailerFailed(let reason): reason
+        }
+    }
+
+    /// Whether this version of the file will fail again: worth a failure record.
+    var isPermanent: Bool {
+        switch self {
+        case .undecodable, .tooLarge, .thumbnailerFailed: true
+        case .unreadable, .knownFailure, .vanished: false
+        }
+    }
+}

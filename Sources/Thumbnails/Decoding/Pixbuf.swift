@@ -1,0 +1,101 @@
+import CGdkPixbuf
+import CGLib
+
+/// A GdkPixbuf this Swift object owns one reference to. Pixbufs are immutable once made here, so
+/// they may cross threads; the window turns them into textures on the GTK thread.
+public final class Pixbuf: @unchecked Sendable {
+    public let pointer: OpaquePointer
+
+    /// Takes ownership of a reference the caller holds (a `…_new…` result).
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+    public var width: Int { Int(gdk_pixbuf_get_width(pointer)) }
+    public var height: Int { Int(gdk_pixbuf_get_height(pointer)) }
+    public var hasAlpha: Bool { gdk_pixbuf_get_has_alpha(pointer) != 0 }
+    /// Bytes of pixel data: what the memory cache counts.
+    public var byteCount: Int { Int(gdk_pixbuf_get_byte_length(pointer)) }
+
+    /// A loader option such as "tEXt::Thumb::URI" or "orientation".
+    public func option(_ key: String) -> String? {
+        gdk_pixbuf_get_option(pointer, key).map { String(cString: $0) }
+    }
+
+    /// The colour of one pixel as (red, green, blue): for tests that check orientation.
+    public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
+        let channels = Int(gdk_pixbuf_get_n_channels(pointer)), stride = Int(gdk_pixbuf_get_rowstride(pointer))
+        let pixels = gdk_pixbuf_read_pixels(pointer)!
+        let offset = y * stride + x * channels
+        return (pixels[offset], pixels[offset + 1], pixels[offset + 2])
+    }
+
+    /// Loads an image file whole (thumbnail PNGs, a thumbnailer's output).
+    static func load(_ path: FilePathLike) -> Result<Pixbuf, PixbufError> {
+        var error: UnsafeMutablePointer<GError>?
+        guard let pixbuf = path.withCString({ gdk_pixbuf_new_from_file($0, &error) }) else {
+            return .failure(PixbufError(taking: error))
+        }
+        return .success(Pixbuf(owning: pixbuf))
+    }
+
+    /// The pixbuf scaled to fit in `size` × `size`, or itself when it already fits.
+    func fitting(in size: Int) -> Pixbuf {
+        guard width > size || height > size else { return self }
+        let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: width, height: height, in: size)
+        guard let scaled = gdk_pixbuf_scale_simple(pointer, Int32(targetWidth), Int32(targetHeight), GDK_INTERP_BILINEAR) else {
+            return self
+        }
+        return Pixbuf(owning: scaled)
+    }
+
+    /// With an alpha channel: the thumbnail spec asks for RGBA PNGs.
+    func withAlpha() -> Pixbuf {
+        guard !hasAlpha, let converted = gdk_pixbuf_add_alpha(pointer, 0, 0, 0, 0) else { return self }
+        return Pixbuf(owning: converted)
+    }
+
+    /// Writes a PNG with tEXt chunks (`tEXt::KEY` options).
+    func savePNG(to path: FilePathLike, text: [(String, String)]) -> PixbufError? {
+        let keys = text.map { strdup("tEXt::" + $0.0) } + [nil]
+        let values = text.map { strdup($0.1) } + [nil]
+        defer { (keys + values).forEach { free($0) } }
+        var error: UnsafeMutablePointer<GError>?
+        let saved = keys.withUnsafeBufferPointer { keyBuffer in
+            values.withUnsafeBufferPointer { valueBuffer in
+                path.withCString { file in
+                    gdk_pixbuf_savev(pointer, file, "png",
+                                     UnsafeMutablePointer(mutating: keyBuffer.baseAddress),
+                                     UnsafeMutablePointer(mutating: valueBuffer.baseAddress), &error)
+                }
+            }
+        }
+        return saved != 0 ? nil : PixbufError(taking: error)
+    }
+}
+
+/// A message from GdkPixbuf or GLib.
+public struct PixbufError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    init(message: String) { self.message = message }
+
+    init(taking error: UnsafeMutablePointer<GError>?) {
+        message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        var error = error
+        g_clear_error(&error)
+    }
+
+    public var description: String { message }
+}
+
+/// Anything that can hand out a NUL-terminated path.
+protocol FilePathLike {
+    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R
+}
+
+import PhotoLibrary
+extension FilePath: FilePathLike {}
+extension String: FilePathLike {}

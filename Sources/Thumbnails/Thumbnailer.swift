@@ -1,0 +1,118 @@
+import CGLib
+import Glibc
+import PhotoLibrary
+import Synchronization
+
+/// A thumbnail ready to paint.
+public struct Thumbnail: Sendable {
+    public enum Source: Sendable {
+        case memory, disk, decoded
+    }
+
+    /// Nil for a placeholder (a video when no thumbnailer is installed: the cell shows a film icon).
+    public let pixbuf: Pixbuf?
+    public let source: Source
+    public var isPlaceholder: Bool { pixbuf == nil }
+}
+
+/// Makes one thumbnail: memory cache, then the disk cache (ours or another program's), then a
+/// decode (or a thumbnailer for videos) whose result is stored in both. Thread-safe; the
+/// scheduler runs it on worker threads, `photopick thumbnail` and the grid alike.
+public final class Thumbnailer: Sendable {
+    public let cache: ThumbnailCache
+    public let memory: MemoryCache
+    public let decoder: ImageDecoder
+    /// Seconds a thumbnailer may run before it is killed.
+    public let thumbnailerTimeout: Double
+    private let thumbnailers: [ExternalThumbnailer]
+
+    private let decodeCount = Atomic<Int>(0)
+    private let mainThreadDecodeCount = Atomic<Int>(0)
+    private let storeFailureCount = Atomic<Int>(0)
+
+    public init(cache: ThumbnailCache = ThumbnailCache(), memory: MemoryCache = MemoryCache(),
+                decoder: ImageDecoder = ImageDecoder(), thumbnailers: [ExternalThumbnailer]? = nil,
+                thumbnailerTimeout: Double = 20) {
+        self.cache = cache
+        self.memory = memory
+        self.decoder = decoder
+        self.thumbnailers = thumbnailers ?? ExternalThumbnailer.installed()
+        self.thumbnailerTimeout = thumbnailerTimeout
+    }
+
+    /// Images decoded (and thumbnailers run) so far.
+    public var decodes: Int { decodeCount.load(ordering: .relaxed) }
+    /// Decodes that ran on the process's main thread: the grid's target is zero.
+    public var mainThreadDecodes: Int { mainThreadDecodeCount.load(ordering: .relaxed) }
+    /// Thumbnails that could not be written to the disk cache (full or read-only): served from memory.
+    public var failedStores: Int { storeFailureCount.load(ordering: .relaxed) }
+
+    /// The thumbnail of `path` fitting in `flavor`'s box. `isCancelled` is checked before the
+    /// expensive steps, so a cancelled request stops early.
+    public func thumbnail(for path: FilePath, flavor: ThumbnailFlavor,
+                          isCancelled: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailFailure> {
+        let path = path.absolute()
+        if cache.contains(path) { return .failure(.undecodable("inside the thumbnail cache")) }
+        let file: OpenFile
+        do {
+            file = try OpenFile(path: path)
+        } catch {
+            // An unreadable original: the spec says to read and write nothing in the cache.
+            switch error {
+            case .vanished: return .failure(.vanished)
+            case .failed(let reason): return .failure(.unreadable(reason))
+            }
+        }
+        let modified = file.modificationTimeNanoseconds
+        let key = MemoryCache.Key(path: path, flavor: flavor, modificationTimeNanoseconds: modified, size: file.size)
+        if let hit = memory.thumbnail(for: key) { return .success(Thumbnail(pixbuf: hit.pixbuf, source: .memory)) }
+
+        let head = file.read(at: 0, count: 4096)
+        let mimeType = ContentType.guess(content: head).mimeType
+        let original: ThumbnailCache.Original
+        do {
+            original = try ThumbnailCache.Original(path: path, modificationTime: modified.floorDivided(by: 1_000_000_000),
+                                                   size: file.size, mimeType: mimeType)
+        } catch {
+            return .failure(.unreadable(error.message))
+        }
+        if let pixbuf = cache.lookup(original, flavor: flavor) {
+            let thumbnail = Thumbnail(pixbuf: pixbuf, source: .disk)
+            memory.insert(thumbnail, for: key)
+            return .success(thumbnail)
+        }
+        if cache.hasFailure(for: original) { return .failure(.knownFailure) }
+        if isCancelled() { return .failure(.vanished) }
+
+        let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) } : nil
+        if mimeType.hasPrefix("video/") && thumbnailer == nil {
+            // No thumbnailer installed: the cell shows a film icon; nothing is recorded.
+            return .success(Thumbnail(pixbuf: nil, source: .decoded))
+        }
+        decodeCount.add(1, ordering: .relaxed)
+        if photopick_is_main_thread() != 0 { mainThreadDecodeCount.add(1, ordering: .relaxed) }
+        let made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>
+        if let thumbnailer {
+            made = thumbnailer.run(on: original, size: flavor.pixels, timeout: thumbnailerTimeout).map { ($0, nil) }
+        } else if head.isEmpty {
+            made = .failure(.undecodable("empty file"))
+        } else {
+            made = decoder.decode(file, fittingIn: flavor.pixels).map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
+        }
+        switch made {
+        case .success(let (pixbuf, imageSize)):
+            do {
+                try cache.store(pixbuf, for: original, flavor: flavor, imageSize: imageSize)
+            } catch {
+                storeFailureCount.add(1, ordering: .relaxed)
+            }
+            let thumbnail = Thumbnail(pixbuf: pixbuf, source: .decoded)
+            memory.insert(thumbnail, for: key)
+            return .success(thumbnail)
+        case .failure(let failure):
+            // One failure record per file version: no retry storm.
+            if failure.isPermanent { try? cache.storeFailure(for: original, reason: failure.description) }
+            return .failure(failure)
+        }
+    }
+}
