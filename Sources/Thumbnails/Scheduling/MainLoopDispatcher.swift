@@ -1,0 +1,55 @@
+import CGLib
+import PhotoLibrary
+
+/// Runs closures on the thread that runs the GLib main loop (the GTK thread). Workers post
+/// results here; one idle source delivers them in slices of a few milliseconds, below GTK's
+/// redraw priority, so a burst of finished thumbnails never delays a frame.
+public final class MainLoopDispatcher: @unchecked Sendable {
+    public static let shared = MainLoopDispatcher()
+
+    private let lock = Lock()
+    private var pending: [() -> Void] = []
+    private var scheduled = false
+    /// Milliseconds of work per main loop iteration.
+    private let sliceSeconds = 0.004
+
+    public init() {}
+
+    public func post(_ work: @escaping () -> Void) {
+        let schedule = lock.withLock { () -> Bool in
+            pending.append(work)
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard schedule else { return }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, { data in
+            let dispatcher = Unmanaged<MainLoopDispatcher>.fromOpaque(data!).takeUnretainedValue()
+            return dispatcher.runSlice() ? 1 : 0
+        }, context, { data in
+            Unmanaged<MainLoopDispatcher>.fromOpaque(data!).release()
+        })
+    }
+
+    /// Runs posted work for one slice; true when more is waiting (keep the source).
+    private func runSlice() -> Bool {
+        let deadline = monotonicNow() + sliceSeconds
+        while true {
+            let next = lock.withLock { () -> (() -> Void)? in
+                if pending.isEmpty {
+                    scheduled = false
+                    return nil
+                }
+                return pending.removeFirst()
+            }
+            guard let next else { return false }
+            next()
+            if monotonicNow() >= deadline {
+                return lock.withLock {
+                    if pending.isEmpty { scheduled = false }
+                    return !pending.isEmpty
+                }
+            }
+        }
+    }
+}

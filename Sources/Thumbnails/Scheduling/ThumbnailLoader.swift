@@ -1,0 +1,210 @@
+import Glibc
+import PhotoLibrary
+
+/// A bounded pool of worker threads making thumbnails for the grid, as PHCachingImageManager does
+/// for iOS pickers. Requests for visible cells come first, the newest first among them; prefetch
+/// work runs only when no visible request waits. A request returns a handle: cancelling it (the
+/// cell was unbound, the album switched) drops it from the queue, and a result that arrives late
+/// is discarded instead of painted into a recycled cell. Results are delivered on the GLib main
+/// loop; nothing is decoded, read or encoded on it.
+public final class ThumbnailLoader: @unchecked Sendable {
+    public enum Priority: Sendable {
+        case visible
+        case prefetch
+    }
+
+    public typealias Completion = (Result<Thumbnail, ThumbnailFailure>) -> Void
+
+    public let thumbnailer: Thumbnailer
+    private let dispatcher: MainLoopDispatcher
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    /// Visible jobs, newest last (taken from the end).
+    private var visible: [Job] = []
+    /// Prefetch jobs, oldest first.
+    private var prefetch: [Job] = []
+    private var jobs: [JobKey: Job] = [:]
+    private var paused: Bool
+    private var stopping = false
+    private var threads: [pthread_t] = []
+
+    struct JobKey: Hashable {
+        let path: FilePath
+        let flavor: ThumbnailFlavor
+    }
+
+    final class Job {
+        let key: JobKey
+        var priority: Priority
+        var requests: [ThumbnailRequest] = []
+        var started = false
+        init(key: JobKey, priority: Priority) {
+            self.key = key
+            self.priority = priority
+        }
+    }
+
+    /// - Parameters:
+    ///   - workers: threads decoding at once; one per core by default.
+    ///   - startPaused: queue requests without running them until `resume()` (tests of ordering).
+    public init(thumbnailer: Thumbnailer = Thumbnailer(), workers: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+                dispatcher: MainLoopDispatcher = .shared, startPaused: Bool = false) {
+        self.thumbnailer = thumbnailer
+        self.dispatcher = dispatcher
+        self.paused = startPaused
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+        for _ in 0..<max(1, workers) {
+            var thread = pthread_t()
+            // Each worker holds the loader until `shutdown()`: the loader lives as long as its pool.
+            let box = Unmanaged.passRetained(self)
+            if pthread_create(&thread, nil, { context in
+                let loader = Unmanaged<ThumbnailLoader>.fromOpaque(context!).takeRetainedValue()
+                loader.work()
+                return nil
+            }, box.toOpaque()) == 0 {
+                threads.append(thread)
+            } else {
+                box.release()
+            }
+        }
+    }
+
+    /// Stops the workers after the jobs they are running; queued requests are dropped.
+    public func shutdown() {
+        locked {
+            stopping = true
+            pthread_cond_broadcast(&condition)
+        }
+        let current = pthread_self()
+        for thread in threads where pthread_equal(thread, current) == 0 { pthread_join(thread, nil) }
+        threads.removeAll()
+    }
+
+    public func resume() {
+        locked {
+            paused = false
+            pthread_cond_broadcast(&condition)
+        }
+    }
+
+    /// Asks for the thumbnail of `path` at `flavor`. `completion` runs on the main loop, unless
+    /// the request is cancelled first.
+    @discardableResult
+    public func request(_ path: FilePath, flavor: ThumbnailFlavor, priority: Priority = .visible,
+                        completion: @escaping Completion) -> ThumbnailRequest {
+        let request = ThumbnailRequest(completion: completion)
+        let key = JobKey(path: path, flavor: flavor)
+        locked {
+            let job: Job
+            if let existing = jobs[key] {
+                job = existing
+                if priority == .visible && existing.priority == .prefetch && !existing.started {
+                    // Promote: the cell is on screen now.
+                    prefetch.removeAll { $0 === existing }
+                    existing.priority = .visible
+                    visible.append(existing)
+                } else if priority == .visible && !existing.started {
+                    // Newest first: move it to the top of the stack.
+                    visible.removeAll { $0 === existing }
+                    visible.append(existing)
+                }
+            } else {
+                job = Job(key: key, priority: priority)
+                jobs[key] = job
+                if priority == .visible { visible.append(job) } else { prefetch.append(job) }
+            }
+            job.requests.append(request)
+            request.detach = { [weak self, weak job] in
+                guard let self, let job else { return }
+                self.locked { self.drop(request, from: job) }
+            }
+            pthread_cond_signal(&condition)
+        }
+        return request
+    }
+
+    /// How many jobs wait (not started), for tests and the benchmark.
+    public var queuedCount: Int { locked { visible.count + prefetch.count } }
+
+    // MARK: Workers
+
+    private func work() {
+        while let job = nextJob() {
+            let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, isCancelled: { [self] in
+                locked { job.requests.allSatisfy(\.isCancelled) }
+            })
+            let requests = locked { () -> [ThumbnailRequest] in
+                jobs[job.key] = nil
+                return job.requests
+            }
+            for request in requests where !request.isCancelled {
+                dispatcher.post { request.deliver(result) }
+            }
+        }
+    }
+
+    private func nextJob() -> Job? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while true {
+            if stopping { return nil }
+            if !paused, let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) {
+                job.started = true
+                return job
+            }
+            pthread_cond_wait(&condition, &mutex)
+        }
+    }
+
+    /// Removes a cancelled request; a job nobody waits for any more leaves the queue.
+    private func drop(_ request: ThumbnailRequest, from job: Job) {
+        job.requests.removeAll { $0 === request }
+        guard job.requests.isEmpty, !job.started else { return }
+        visible.removeAll { $0 === job }
+        prefetch.removeAll { $0 === job }
+        jobs[job.key] = nil
+    }
+
+    @discardableResult
+    private func locked<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+}
+
+/// A handle on one thumbnail request. Cancel it when the cell it is for goes away.
+public final class ThumbnailRequest: @unchecked Sendable {
+    private let lock = Lock()
+    private var cancelled = false
+    private var completion: ThumbnailLoader.Completion?
+    var detach: (() -> Void)?
+
+    init(completion: @escaping ThumbnailLoader.Completion) {
+        self.completion = completion
+    }
+
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// After this returns, the completion is never called.
+    public func cancel() {
+        let detach = lock.withLock { () -> (() -> Void)? in
+            guard !cancelled else { return nil }
+            cancelled = true
+            completion = nil
+            defer { self.detach = nil }
+            return self.detach
+        }
+        detach?()
+    }
+
+    /// Called on the main loop: a request cancelled after its result was posted is skipped.
+    func deliver(_ result: Result<Thumbnail, ThumbnailFailure>) {
+        let completion = lock.withLock { () -> ThumbnailLoader.Completion? in
+            defer { self.completion = nil; self.detach = nil }
+            return cancelled ? nil : self.completion
+        }
+        completion?(result)
+    }
+}

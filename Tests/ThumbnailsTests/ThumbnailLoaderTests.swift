@@ -1,0 +1,137 @@
+import CGLib
+import Foundation
+import PhotoLibrary
+import TestSupport
+import XCTest
+@testable import Thumbnails
+
+/// The worker pool: order, cancellation, delivery on the main loop, no decode on the main thread.
+final class ThumbnailLoaderTests: XCTestCase {
+    nonisolated(unsafe) private static var images: [FilePath] = []
+
+    override class func setUp() {
+        super.setUp()
+        let folder = TestSupport.temporaryDirectory("loader-images")
+        for index in 0..<24 {
+            let url = folder.appendingPathComponent("image-\(index).png")
+            _ = try? TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:rgb(\(index * 10),80,120)", url.path])
+            images.append(FilePath(url.path))
+        }
+    }
+
+    private func loader(workers: Int = 2, paused: Bool = false) -> ThumbnailLoader {
+        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("loader-cache").appendingPathComponent("thumbnails").path))
+        return ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(), thumbnailers: []),
+                               workers: workers, startPaused: paused)
+    }
+
+    /// Runs the main loop until `done` or the timeout.
+    private func runMainLoop(until done: () -> Bool, timeout: TimeInterval = 20) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done() && Date() < deadline {
+            _ = g_main_context_iteration(nil, 0)
+            usleep(1000)
+        }
+    }
+
+    func testResultsArriveOnTheMainThreadAndNothingIsDecodedThere() {
+        let loader = loader()
+        defer { loader.shutdown() }
+        var delivered = 0
+        var onMainThread = true
+        for path in Self.images {
+            loader.request(path, flavor: .normal) { result in
+                if case .failure = result { XCTFail("\(path)") }
+                onMainThread = onMainThread && photopick_is_main_thread() != 0
+                delivered += 1
+            }
+        }
+        runMainLoop { delivered == Self.images.count }
+        XCTAssertEqual(delivered, Self.images.count)
+        XCTAssertTrue(onMainThread)
+        XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count)
+        XCTAssertEqual(loader.thumbnailer.mainThreadDecodes, 0)
+    }
+
+    func testVisibleRequestsRunNewestFirstAndPrefetchOnlyWhenNoneWait() {
+        let loader = loader(workers: 1, paused: true)
+        defer { loader.shutdown() }
+        var order: [String] = []
+        func name(_ path: FilePath) -> String { String(decoding: path.lastComponent, as: UTF8.self) }
+        loader.request(Self.images[0], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-0") }
+        for index in 1...3 {
+            loader.request(Self.images[index], flavor: .normal) { _ in order.append("visible-\(index)") }
+        }
+        loader.request(Self.images[4], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-4") }
+        loader.resume()
+        runMainLoop { order.count == 5 }
+        XCTAssertEqual(order, ["visible-3", "visible-2", "visible-1", "prefetch-0", "prefetch-4"])
+    }
+
+    func testACancelledRequestNeverReportsAResult() {
+        let loader = loader(workers: 2, paused: true)
+        defer { loader.shutdown() }
+        var reported = Set<Int>()
+        var requests: [ThumbnailRequest] = []
+        for (index, path) in Self.images.enumerated() {
+            requests.append(loader.request(path, flavor: .large) { _ in reported.insert(index) })
+        }
+        // Cancel every other one while queued: they leave the queue.
+        for index in stride(from: 0, to: requests.count, by: 2) { requests[index].cancel() }
+        XCTAssertEqual(loader.queuedCount, Self.images.count / 2)
+        loader.resume()
+        runMainLoop { reported.count == Self.images.count / 2 }
+        usleep(200_000)
+        runMainLoop(until: { false }, timeout: 0.3)
+        XCTAssertEqual(reported, Set(stride(from: 1, to: Self.images.count, by: 2)))
+        XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count / 2, "cancelled work is not done")
+    }
+
+    func testAResultThatArrivesAfterCancellationIsDiscarded() {
+        let loader = loader(workers: 1)
+        defer { loader.shutdown() }
+        var reported = false
+        let request = loader.request(Self.images[5], flavor: .xLarge) { _ in reported = true }
+        // Let the worker finish and post the result, but do not run the main loop yet.
+        let deadline = Date().addingTimeInterval(10)
+        while loader.thumbnailer.decodes == 0 && Date() < deadline { usleep(1000) }
+        usleep(100_000)
+        request.cancel()  // the cell was recycled meanwhile
+        runMainLoop(until: { false }, timeout: 0.3)
+        XCTAssertFalse(reported)
+    }
+
+    func testTheSameThumbnailAskedTwiceIsMadeOnce() {
+        let loader = loader(workers: 1, paused: true)
+        defer { loader.shutdown() }
+        var answers = 0
+        loader.request(Self.images[6], flavor: .normal) { _ in answers += 1 }
+        loader.request(Self.images[6], flavor: .normal, priority: .prefetch) { _ in answers += 1 }
+        loader.resume()
+        runMainLoop { answers == 2 }
+        XCTAssertEqual(answers, 2)
+        XCTAssertEqual(loader.thumbnailer.decodes, 1)
+    }
+
+    func testPrefetchWarmsAheadInTheScrollDirectionAndCancelsWhatFellBehind() {
+        let loader = loader(workers: 1, paused: true)
+        defer { loader.shutdown() }
+        let prefetcher = Prefetcher(loader: loader, flavor: .normal)
+        let count = Self.images.count
+        prefetcher.update(visible: 0..<4, count: count) { Self.images[$0] }
+        XCTAssertEqual(prefetcher.warmedRange, 4..<8, "one screen ahead")
+        XCTAssertEqual(loader.queuedCount, 4)
+        // A small move (under a third of a screen) changes nothing.
+        prefetcher.update(visible: 1..<5, count: count) { Self.images[$0] }
+        XCTAssertEqual(prefetcher.warmedRange, 4..<8)
+        // Scrolling down two screens: the old window is cancelled, the new one is ahead.
+        prefetcher.update(visible: 8..<12, count: count) { Self.images[$0] }
+        XCTAssertEqual(prefetcher.warmedRange, 7..<16)
+        XCTAssertEqual(loader.queuedCount, 5, "7 and 12..<16: what fell behind left the queue")
+        // Scrolling back up warms above.
+        prefetcher.update(visible: 4..<8, count: count) { Self.images[$0] }
+        XCTAssertEqual(prefetcher.warmedRange, 0..<9)
+        prefetcher.reset()
+        XCTAssertEqual(loader.queuedCount, 0)
+    }
+}
