@@ -76,7 +76,11 @@ public final class Thumbnailer: Sendable {
         } catch {
             return .failure(.unreadable(error.message))
         }
-        if let pixbuf = cache.lookup(original, flavor: flavor) {
+        if let (pixbuf, isExact) = cache.lookup(original, flavor: flavor) {
+            // Found at another size or in a shared repository: keep a copy at this size too.
+            if !isExact, (try? cache.store(pixbuf, for: original, flavor: flavor)) == nil {
+                storeFailureCount.add(1, ordering: .relaxed)
+            }
             let thumbnail = Thumbnail(pixbuf: pixbuf, source: .disk)
             memory.insert(thumbnail, for: key)
             return .success(thumbnail)

@@ -7,11 +7,12 @@ nonisolated(unsafe) let commands: [(name: String, summary: String, run: ([[UInt8
     ("albums", "List albums with their counts", albumsCommand),
     ("ls", "List the photos and videos of an album, or the files that could not be read", listCommand),
     ("index", "Index the library now, with progress", indexCommand),
+    ("thumbnail", "Make the freedesktop thumbnails of files and print their paths", thumbnailCommand),
 ]
 
 func topLevelHelp() -> Int32 {
     var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
-    for command in commands { text += "  " + command.name.padding(8) + command.summary + "\n" }
+    for command in commands { text += "  " + command.name.padding(10) + command.summary + "\n" }
     text += "\nWithout a command, lists the albums (the picker window comes in a later version).\n"
     text += "Run “photopick COMMAND --help” for a command's options.\n"
     var output = StandardOutput()

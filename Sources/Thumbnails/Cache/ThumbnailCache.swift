@@ -71,16 +71,22 @@ public final class ThumbnailCache: Sendable {
 
     /// A valid thumbnail of at least `flavor`'s size: ours or another program's, in the personal
     /// cache or in a shared repository beside the original. Larger flavours are scaled down.
-    public func lookup(_ original: Original, flavor: ThumbnailFlavor) -> Pixbuf? {
+    /// `isExact` is false when it came from anywhere but this flavour's own file.
+    public func lookup(_ original: Original, flavor: ThumbnailFlavor) -> (pixbuf: Pixbuf, isExact: Bool)? {
         for candidate in ThumbnailFlavor.allCases where candidate >= flavor {
             if let pixbuf = validThumbnail(at: path(for: original, flavor: candidate), uri: original.uri, original: original) {
-                return pixbuf.fitting(in: flavor.pixels)
+                return (pixbuf.fitting(in: flavor.pixels), candidate == flavor)
             }
         }
         for candidate in ThumbnailFlavor.allCases where candidate >= flavor {
-            if let pixbuf = sharedThumbnail(original, flavor: candidate) { return pixbuf.fitting(in: flavor.pixels) }
+            if let pixbuf = sharedThumbnail(original, flavor: candidate) { return (pixbuf.fitting(in: flavor.pixels), false) }
         }
         return nil
+    }
+
+    /// Where the thumbnail of `file` at `flavor` lives in the personal cache.
+    public func path(forFile file: FilePath, flavor: ThumbnailFlavor) throws(ThumbnailCacheError) -> FilePath {
+        root.appending(flavor.directoryName).appending(Self.fileName(forURI: try Self.uri(for: file)))
     }
 
     /// Whether a failure was recorded for this version of the file.

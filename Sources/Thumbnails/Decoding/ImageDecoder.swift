@@ -66,7 +66,7 @@ public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertibl
         case .tooLarge(let width, let height, let limit):
             "image too large for a thumbnail (\(width)×\(height), more than \(limit / 1_000_000) megapixels)"
         case .knownFailure: "could not be thumbnailed before (file unchanged since)"
-        case .vanished: "the file is gone"
+        case .vanished: "no such file (or it was removed)"
         case .thumbnailerFailed(let reason): reason
         }
     }

@@ -1,0 +1,65 @@
+import CGLib
+import Glibc
+import PhotoLibrary
+import Thumbnails
+
+// MARK: photopick thumbnail
+
+/// Writes or refreshes the freedesktop cache entries for files, through the same loader the grid
+/// uses, and prints each thumbnail's path (or why there is none) in the order given.
+func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let parser = OptionParser(parameters: "FILE… - make thumbnails", summary: "Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line.", options: [
+        OptionParser.Option("size", short: "s", .string, "normal (128 px), large (256, the default), x-large (512) or xx-large (1024)", argument: "SIZE"),
+    ])
+    guard let files = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
+    guard !files.isEmpty else { return usage("no files given (photopick thumbnail --help)") }
+    let sizeName = parser.string("size") ?? "large"
+    guard let flavor = ThumbnailFlavor(name: sizeName) else {
+        return usage("unknown size “\(sizeName)”: use normal, large, x-large or xx-large")
+    }
+    let paths = files.map { FilePath(bytes: $0).absolute() }
+    let cache = ThumbnailCache()
+    let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache))
+    defer { loader.shutdown() }
+
+    var results = [Result<Thumbnail, ThumbnailFailure>?](repeating: nil, count: paths.count)
+    var finished = 0
+    let started = monotonicNow()
+    for (index, path) in paths.enumerated() {
+        loader.request(path, flavor: flavor) { result in
+            results[index] = result
+            finished += 1
+        }
+    }
+    // The loader delivers on the GLib main loop, as in the window.
+    var lastDrawn = 0.0
+    while finished < paths.count {
+        g_main_context_iteration(nil, 1)
+        let now = monotonicNow()
+        if standardErrorIsTerminal, paths.count > 1, now - lastDrawn > 0.1 {
+            lastDrawn = now
+            let rate = now - started > 0.5 ? ", \(Int(Double(finished) / (now - started))) per second" : ""
+            writeError("\r\u{1B}[KThumbnails: \(finished) of \(paths.count)\(rate)")
+        }
+    }
+    if standardErrorIsTerminal && paths.count > 1 { writeError("\r\u{1B}[K") }
+
+    var output = StandardOutput()
+    var failures = 0
+    for (path, result) in zip(paths, results) {
+        switch result {
+        case .success(let thumbnail) where !thumbnail.isPlaceholder:
+            output.write(try cache.path(forFile: path, flavor: flavor).bytes + [UInt8(ascii: "\n")])
+        case .success:
+            failures += 1
+            warn("\(path): no thumbnailer installed for this video (install ffmpegthumbnailer)")
+        case .failure(let failure):
+            failures += 1
+            warn("\(path): \(failure)")
+        case nil:
+            failures += 1
+        }
+    }
+    output.flush()
+    return failures == 0 ? ExitStatus.success : ExitStatus.failure
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PhotoLibrary
+import TestSupport
+import XCTest
+@testable import Thumbnails
+
+/// `photopick thumbnail` as scripts use it.
+final class ThumbnailCommandTests: XCTestCase {
+    private var cacheHome: URL!
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        cacheHome = TestSupport.temporaryDirectory("command-cache")
+        folder = TestSupport.temporaryDirectory("command-originals")
+        for (name, color) in [("a.png", "red"), ("b.jpg", "blue")] {
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "400x300", "xc:\(color)", folder.appendingPathComponent(name).path]).status, 0)
+        }
+    }
+
+    private func photopick(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+        try TestSupport.run(TestSupport.photopick, arguments, environment: ["XDG_CACHE_HOME": cacheHome.path])
+    }
+
+    func testPrintsEachThumbnailPathInOrder() throws {
+        let files = ["b.jpg", "a.png"].map { folder.appendingPathComponent($0).path }
+        let result = try photopick(["thumbnail", "--size", "normal"] + files)
+        XCTAssertEqual(result.status, 0, result.error)
+        let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, try files.map { try ThumbnailCache(root: FilePath(cacheHome.appendingPathComponent("thumbnails").path))
+            .path(forFile: FilePath($0), flavor: .normal).displayString })
+        for line in lines {
+            guard case .success(let pixbuf) = Pixbuf.load(line) else { return XCTFail(line) }
+            XCTAssertEqual(pixbuf.width, 128)
+        }
+    }
+
+    func testFailuresAreOneLineEachAndStatusOne() throws {
+        let result = try photopick(["thumbnail", folder.appendingPathComponent("a.png").path, "/no/such/photo.jpg"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(String(decoding: result.output, as: UTF8.self).split(separator: "\n").count, 1)
+        XCTAssertEqual(result.error, "photopick: /no/such/photo.jpg: no such file (or it was removed)\n")
+        let bad = try photopick(["thumbnail", "--size", "huge", "x.png"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.error.split(separator: "\n").count, 1)
+    }
+
+    func testAnUnreadableOriginalLeavesTheCacheUntouched() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("needs root and setpriv to run as another user")
+        }
+        let locked = folder.appendingPathComponent("locked.png")
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("a.png"), to: locked)
+        chmod(locked.path, 0)
+        var directory = folder!
+        while directory.path.hasPrefix(TestSupport.temporaryBase.path) {
+            chmod(directory.path, 0o755)
+            directory = directory.deletingLastPathComponent()
+        }
+        chmod(cacheHome.path, 0o777)
+        let result = try TestSupport.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                              TestSupport.photopick, "thumbnail", locked.path],
+                                         environment: ["XDG_CACHE_HOME": cacheHome.path, "HOME": cacheHome.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.error.contains("Permission denied"), result.error)
+        let written = (try? FileManager.default.subpathsOfDirectory(atPath: cacheHome.appendingPathComponent("thumbnails").path)) ?? []
+        XCTAssertEqual(written.filter { $0.hasSuffix(".png") }, [], "no thumbnail and no failure record")
+    }
+}
