@@ -35,6 +35,10 @@ let package = Package(
         // The command-line program.
         .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "CGLib"]),
 
+        // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
+        .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
+                          path: "bench/ThumbnailBenchmark"),
+
         // Helpers the test targets share: temporary folders, running programs, make-library.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),

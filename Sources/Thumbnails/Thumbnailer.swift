@@ -67,26 +67,29 @@ public final class Thumbnailer: Sendable {
         let key = MemoryCache.Key(path: path, flavor: flavor, modificationTimeNanoseconds: modified, size: file.size)
         if let hit = memory.thumbnail(for: key) { return .success(Thumbnail(pixbuf: hit.pixbuf, source: .memory)) }
 
-        let head = file.read(at: 0, count: 4096)
-        let mimeType = ContentType.guess(content: head).mimeType
-        let original: ThumbnailCache.Original
+        let cached: ThumbnailCache.Original
         do {
-            original = try ThumbnailCache.Original(path: path, modificationTime: modified.floorDivided(by: 1_000_000_000),
-                                                   size: file.size, mimeType: mimeType)
+            cached = try ThumbnailCache.Original(path: path, modificationTime: modified.floorDivided(by: 1_000_000_000),
+                                                 size: file.size, mimeType: nil)
         } catch {
             return .failure(.unreadable(error.message))
         }
-        if let (pixbuf, isExact) = cache.lookup(original, flavor: flavor) {
+        if let (pixbuf, isExact) = cache.lookup(cached, flavor: flavor) {
             // Found at another size or in a shared repository: keep a copy at this size too.
-            if !isExact, (try? cache.store(pixbuf, for: original, flavor: flavor)) == nil {
-                storeFailureCount.add(1, ordering: .relaxed)
+            if !isExact {
+                let original = cached.with(mimeType: ContentType.guess(content: file.read(at: 0, count: 4096)).mimeType)
+                if (try? cache.store(pixbuf, for: original, flavor: flavor)) == nil { storeFailureCount.add(1, ordering: .relaxed) }
             }
             let thumbnail = Thumbnail(pixbuf: pixbuf, source: .disk)
             memory.insert(thumbnail, for: key)
             return .success(thumbnail)
         }
-        if cache.hasFailure(for: original) { return .failure(.knownFailure) }
+        if cache.hasFailure(for: cached) { return .failure(.knownFailure) }
         if isCancelled() { return .failure(.vanished) }
+        // Only a file that must be decoded is sniffed: a cache hit reads nothing of the original.
+        let head = file.read(at: 0, count: 4096)
+        let mimeType = ContentType.guess(content: head).mimeType
+        let original = cached.with(mimeType: mimeType)
 
         let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) } : nil
         if mimeType.hasPrefix("video/") && thumbnailer == nil {

