@@ -7,12 +7,16 @@ import Synchronization
 public struct Thumbnail: Sendable {
     public enum Source: Sendable {
         case memory, disk, decoded
+        /// The photo's embedded preview: a first paint, replaced when the decode finishes.
+        case embedded
     }
 
     /// Nil for a placeholder (a video when no thumbnailer is installed: the cell shows a film icon).
     public let pixbuf: Pixbuf?
     public let source: Source
     public var isPlaceholder: Bool { pixbuf == nil }
+    /// A first paint that a final thumbnail will follow.
+    public var isPreliminary: Bool { source == .embedded }
 }
 
 /// Makes one thumbnail: memory cache, then the disk cache (ours or another program's), then a
@@ -48,8 +52,11 @@ public final class Thumbnailer: Sendable {
     public var failedStores: Int { storeFailureCount.load(ordering: .relaxed) }
 
     /// The thumbnail of `path` fitting in `flavor`'s box. `isCancelled` is checked before the
-    /// expensive steps, so a cancelled request stops early.
-    public func thumbnail(for path: FilePath, flavor: ThumbnailFlavor,
+    /// expensive steps, so a cancelled request stops early. When the image must be decoded and it
+    /// embeds a preview whose shorter side is at least `firstPaintSide`, `firstPaint` gets that
+    /// preview first.
+    public func thumbnail(for path: FilePath, flavor: ThumbnailFlavor, firstPaintSide: Int? = nil,
+                          firstPaint: ((Thumbnail) -> Void)? = nil,
                           isCancelled: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailFailure> {
         let path = path.absolute()
         if cache.contains(path) { return .failure(.undecodable("inside the thumbnail cache")) }
@@ -90,6 +97,10 @@ public final class Thumbnailer: Sendable {
         let head = file.read(at: 0, count: 4096)
         let mimeType = ContentType.guess(content: head).mimeType
         let original = cached.with(mimeType: mimeType)
+        if let firstPaint, let side = firstPaintSide, mimeType == "image/jpeg",
+           let preview = EmbeddedPreview.largest(in: file, minimumSide: side), let pixbuf = decoder.decode(preview) {
+            firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
+        }
 
         let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) } : nil
         if mimeType.hasPrefix("video/") && thumbnailer == nil {

@@ -92,3 +92,51 @@ enum ExifLibrary {
 
     static func initializeOnce() { _ = initialized }
 }
+
+/// A preview image embedded in a photo's metadata (the EXIF thumbnail, or a larger preview some
+/// cameras add): a first paint for the grid while the full image decodes.
+public struct EmbeddedPreview: Sendable {
+    /// The encoded image (usually JPEG).
+    public let data: [UInt8]
+    public let width: Int
+    public let height: Int
+    /// The photo's EXIF orientation: embedded previews are stored unrotated, like the image.
+    public let orientation: Int
+
+    /// The largest preview of `file` whose shorter side is at least `minimumSide` pixels.
+    public static func largest(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
+        ExifLibrary.initializeOnce()
+        guard let metadata = gexiv2_metadata_new() else { return nil }
+        defer { g_object_unref(metadata) }
+        let opened = file.reopenablePath.withCString { gexiv2_metadata_open_path(metadata, $0, nil) }
+        guard opened != 0, let list = gexiv2_metadata_get_preview_properties(metadata) else { return nil }
+        var best: UnsafeMutablePointer<GExiv2PreviewProperties>?
+        var bestArea = 0
+        var index = 0
+        while let properties = list[index] {
+            let width = Int(gexiv2_preview_properties_get_width(properties))
+            let height = Int(gexiv2_preview_properties_get_height(properties))
+            if min(width, height) >= minimumSide, width * height > bestArea {
+                best = properties
+                bestArea = width * height
+            }
+            index += 1
+        }
+        guard let best else { return nil }
+        var error: UnsafeMutablePointer<GError>?
+        guard let image = gexiv2_metadata_try_get_preview_image(metadata, best, &error) else {
+            g_clear_error(&error)
+            return nil
+        }
+        defer { g_object_unref(image) }
+        var size: guint32 = 0
+        guard let bytes = gexiv2_preview_image_get_data(image, &size), size > 0 else { return nil }
+        var orientationError: UnsafeMutablePointer<GError>?
+        let orientation = Int(gexiv2_metadata_try_get_tag_long(metadata, "Exif.Image.Orientation", &orientationError))
+        g_clear_error(&orientationError)
+        return EmbeddedPreview(data: Array(UnsafeBufferPointer(start: bytes, count: Int(size))),
+                               width: Int(gexiv2_preview_image_get_width(image)),
+                               height: Int(gexiv2_preview_image_get_height(image)),
+                               orientation: (1...8).contains(orientation) ? orientation : 1)
+    }
+}

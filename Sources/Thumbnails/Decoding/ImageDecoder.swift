@@ -49,6 +49,25 @@ public struct ImageDecoder: Sendable {
     }
 }
 
+extension ImageDecoder {
+    /// Decodes an embedded preview and turns it upright with the photo's orientation.
+    public func decode(_ preview: EmbeddedPreview) -> Pixbuf? {
+        guard let loader = gdk_pixbuf_loader_new() else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        let written = preview.data.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), nil) }
+        guard gdk_pixbuf_loader_close(loader, nil) != 0, written != 0,
+              let decoded = gdk_pixbuf_loader_get_pixbuf(loader) else { return nil }
+        g_object_ref(UnsafeMutableRawPointer(decoded))
+        var pixbuf = Pixbuf(owning: decoded)
+        if preview.orientation != 1 {
+            // Let GdkPixbuf do the turning, as for full images: hand it the photo's orientation.
+            _ = gdk_pixbuf_set_option(pixbuf.pointer, "orientation", String(preview.orientation))
+            if let upright = gdk_pixbuf_apply_embedded_orientation(pixbuf.pointer) { pixbuf = Pixbuf(owning: upright) }
+        }
+        return pixbuf
+    }
+}
+
 /// Why a file has no thumbnail.
 public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(String)

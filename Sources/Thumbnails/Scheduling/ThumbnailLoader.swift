@@ -35,6 +35,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     final class Job {
         let key: JobKey
+        /// The cell's pixel size, for a first paint from an embedded preview.
+        var cellPixels: Int?
         var priority: Priority
         var requests: [ThumbnailRequest] = []
         var started = false
@@ -89,9 +91,11 @@ public final class ThumbnailLoader: @unchecked Sendable {
     }
 
     /// Asks for the thumbnail of `path` at `flavor`. `completion` runs on the main loop, unless
-    /// the request is cancelled first.
+    /// the request is cancelled first. With `cellPixels`, a photo that must be decoded and embeds
+    /// a preview at least that large is first answered with the preview (`isPreliminary`), then
+    /// with the thumbnail.
     @discardableResult
-    public func request(_ path: FilePath, flavor: ThumbnailFlavor, priority: Priority = .visible,
+    public func request(_ path: FilePath, flavor: ThumbnailFlavor, cellPixels: Int? = nil, priority: Priority = .visible,
                         completion: @escaping Completion) -> ThumbnailRequest {
         let request = ThumbnailRequest(completion: completion)
         let key = JobKey(path: path, flavor: flavor)
@@ -115,6 +119,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
                 if priority == .visible { visible.append(job) } else { prefetch.append(job) }
             }
             job.requests.append(request)
+            if let cellPixels { job.cellPixels = max(job.cellPixels ?? 0, cellPixels) }
             request.detach = { [weak self, weak job] in
                 guard let self, let job else { return }
                 self.locked { self.drop(request, from: job) }
@@ -131,7 +136,12 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     private func work() {
         while let job = nextJob() {
-            let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, isCancelled: { [self] in
+            let cellPixels = locked { job.cellPixels }
+            let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
+                for request in locked({ job.requests }) where !request.isCancelled {
+                    dispatcher.post { request.deliverPreliminary(preview) }
+                }
+            }, isCancelled: { [self] in
                 locked { job.requests.allSatisfy(\.isCancelled) }
             })
             let requests = locked { () -> [ThumbnailRequest] in
@@ -197,6 +207,12 @@ public final class ThumbnailRequest: @unchecked Sendable {
             return self.detach
         }
         detach?()
+    }
+
+    /// A first paint: the completion stays for the final result.
+    func deliverPreliminary(_ thumbnail: Thumbnail) {
+        let completion = lock.withLock { cancelled ? nil : self.completion }
+        completion?(.success(thumbnail))
     }
 
     /// Called on the main loop: a request cancelled after its result was posted is skipped.
