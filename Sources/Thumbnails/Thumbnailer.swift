@@ -14,6 +14,8 @@ public struct Thumbnail: Sendable {
     /// Nil for a placeholder (a video when no thumbnailer is installed: the cell shows a film icon).
     public let pixbuf: Pixbuf?
     public let source: Source
+    /// Whether the disk cache holds it (false when the cache could not be written).
+    public var isStored: Bool = true
     public var isPlaceholder: Bool { pixbuf == nil }
     /// A first paint that a final thumbnail will follow.
     public var isPreliminary: Bool { source == .embedded }
@@ -92,13 +94,13 @@ public final class Thumbnailer: Sendable {
             return .success(thumbnail)
         }
         if cache.hasFailure(for: cached) { return .failure(.knownFailure) }
-        if isCancelled() { return .failure(.vanished) }
+        if isCancelled() { return .failure(.cancelled) }
         // Only a file that must be decoded is sniffed: a cache hit reads nothing of the original.
         let head = file.read(at: 0, count: 4096)
         let mimeType = ContentType.guess(content: head).mimeType
         let original = cached.with(mimeType: mimeType)
         if let firstPaint, let side = firstPaintSide, mimeType == "image/jpeg",
-           let preview = EmbeddedPreview.largest(in: file, minimumSide: side), let pixbuf = decoder.decode(preview) {
+           let preview = EmbeddedPreview.smallest(in: file, minimumSide: side), let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) {
             firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
         }
 
@@ -111,7 +113,7 @@ public final class Thumbnailer: Sendable {
         if photopick_is_main_thread() != 0 { mainThreadDecodeCount.add(1, ordering: .relaxed) }
         let made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>
         if let thumbnailer {
-            made = thumbnailer.run(on: original, size: flavor.pixels, timeout: thumbnailerTimeout).map { ($0, nil) }
+            made = thumbnailer.run(on: original, size: flavor.pixels, timeout: thumbnailerTimeout, isCancelled: isCancelled).map { ($0, nil) }
         } else if head.isEmpty {
             made = .failure(.undecodable("empty file"))
         } else {
@@ -119,12 +121,14 @@ public final class Thumbnailer: Sendable {
         }
         switch made {
         case .success(let (pixbuf, imageSize)):
+            var stored = true
             do {
                 try cache.store(pixbuf, for: original, flavor: flavor, imageSize: imageSize)
             } catch {
+                stored = false
                 storeFailureCount.add(1, ordering: .relaxed)
             }
-            let thumbnail = Thumbnail(pixbuf: pixbuf, source: .decoded)
+            let thumbnail = Thumbnail(pixbuf: pixbuf, source: .decoded, isStored: stored)
             memory.insert(thumbnail, for: key)
             return .success(thumbnail)
         case .failure(let failure):

@@ -5,6 +5,11 @@ import Thumbnails
 
 // MARK: photopick thumbnail
 
+func isRegularFile(_ path: FilePath) -> Bool {
+    var info = stat()
+    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG
+}
+
 /// Writes or refreshes the freedesktop cache entries for files, through the same loader the grid
 /// uses, and prints each thumbnail's path (or why there is none) in the order given.
 func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
@@ -49,7 +54,13 @@ func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     for (path, result) in zip(paths, results) {
         switch result {
         case .success(let thumbnail) where !thumbnail.isPlaceholder:
-            output.write(try cache.path(forFile: path, flavor: flavor).bytes + [UInt8(ascii: "\n")])
+            let stored = try cache.path(forFile: path, flavor: flavor)
+            if isRegularFile(stored) {
+                output.write(stored.bytes + [UInt8(ascii: "\n")])
+            } else {
+                failures += 1
+                warn("\(path): the thumbnail could not be written to \(cache.root) (full or read-only?)")
+            }
         case .success:
             failures += 1
             warn("\(path): no thumbnailer installed for this video (install ffmpegthumbnailer)")

@@ -134,4 +134,37 @@ final class ThumbnailLoaderTests: XCTestCase {
         prefetcher.reset()
         XCTAssertEqual(loader.queuedCount, 0)
     }
+
+    func testRequestingAgainAfterCancellingARunningJobGetsARealAnswer() throws {
+        let big = TestSupport.temporaryDirectory("big").appendingPathComponent("big.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "3000x2000", "plasma:", big.path]).status, 0)
+        let loader = loader(workers: 1)
+        defer { loader.shutdown() }
+        let first = loader.request(FilePath(big.path), flavor: .large) { _ in XCTFail("cancelled") }
+        while loader.queuedCount > 0 { usleep(500) }
+        first.cancel()
+        var answer: Result<Thumbnail, ThumbnailFailure>?
+        loader.request(FilePath(big.path), flavor: .large) { answer = $0 }
+        runMainLoop { answer != nil }
+        guard case .success(let thumbnail)? = answer else { return XCTFail("\(String(describing: answer))") }
+        XCTAssertNotNil(thumbnail.pixbuf)
+    }
+
+    func testShutdownKillsARunningThumbnailer() throws {
+        let definition = TestSupport.temporaryDirectory("thumbnailers").appendingPathComponent("slow.thumbnailer")
+        try "[Thumbnailer Entry]\nExec=sh -c 'sleep 30' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)
+        let video = TestSupport.temporaryDirectory("slow-video").appendingPathComponent("clip.mp4")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i",
+            "testsrc=size=64x64:rate=5:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", video.path]).status, 0)
+        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("slow-cache").path))
+        let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(),
+                                                              thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))]),
+                                     workers: 1)
+        loader.request(FilePath(video.path), flavor: .normal) { _ in }
+        while loader.queuedCount > 0 { usleep(500) }
+        usleep(200_000)
+        let started = Date()
+        loader.shutdown()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the window closes without waiting for the thumbnailer")
+    }
 }

@@ -103,20 +103,21 @@ public struct EmbeddedPreview: Sendable {
     /// The photo's EXIF orientation: embedded previews are stored unrotated, like the image.
     public let orientation: Int
 
-    /// The largest preview of `file` whose shorter side is at least `minimumSide` pixels.
-    public static func largest(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
+    /// The smallest preview of `file` whose shorter side is at least `minimumSide` pixels (the
+    /// cheapest to decode that still covers the cell).
+    public static func smallest(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
         ExifLibrary.initializeOnce()
         guard let metadata = gexiv2_metadata_new() else { return nil }
         defer { g_object_unref(metadata) }
         let opened = file.reopenablePath.withCString { gexiv2_metadata_open_path(metadata, $0, nil) }
         guard opened != 0, let list = gexiv2_metadata_get_preview_properties(metadata) else { return nil }
         var best: UnsafeMutablePointer<GExiv2PreviewProperties>?
-        var bestArea = 0
+        var bestArea = Int.max
         var index = 0
         while let properties = list[index] {
             let width = Int(gexiv2_preview_properties_get_width(properties))
             let height = Int(gexiv2_preview_properties_get_height(properties))
-            if min(width, height) >= minimumSide, width * height > bestArea {
+            if min(width, height) >= minimumSide, width * height < bestArea {
                 best = properties
                 bestArea = width * height
             }

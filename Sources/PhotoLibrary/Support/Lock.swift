@@ -3,21 +3,26 @@ import Glibc
 /// A plain mutex for state shared between the GTK thread and workers (SQLite connections are not
 /// Sendable values, so `Synchronization.Mutex`'s sending rules do not fit them).
 public final class Lock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
+    // Heap-allocated: a pthread mutex must not move, and Swift does not promise a stable address
+    // for an inline stored property passed with `&`.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     /// A recursive lock may be taken again by the thread that holds it.
     public init(recursive: Bool = false) {
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
-        pthread_mutex_init(&mutex, &attributes)
+        pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
     }
-    deinit { pthread_mutex_destroy(&mutex) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     public func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 }

@@ -29,7 +29,10 @@ public final class MemoryCache: @unchecked Sendable {
     private var nodes: [Key: Node] = [:]
     private var newest: Node?
     private weak var oldest: Node?
-    private(set) public var bytes = 0
+    private var storedBytes = 0
+
+    /// Bytes of pixel data held now.
+    public var bytes: Int { lock.withLock { storedBytes } }
 
     public init(byteLimit: Int = 128 << 20) {
         self.byteLimit = byteLimit
@@ -52,27 +55,37 @@ public final class MemoryCache: @unchecked Sendable {
         lock.withLock {
             if let existing = nodes.removeValue(forKey: key) {
                 unlink(existing)
-                bytes -= existing.cost
+                storedBytes -= existing.cost
             }
             let node = Node(key: key, thumbnail: thumbnail, cost: cost)
             nodes[key] = node
             pushNewest(node)
-            bytes += cost
-            while bytes > byteLimit, let victim = oldest {
+            storedBytes += cost
+            while storedBytes > byteLimit, let victim = oldest {
                 unlink(victim)
                 nodes[victim.key] = nil
-                bytes -= victim.cost
+                storedBytes -= victim.cost
             }
         }
     }
 
     public func removeAll() {
-        lock.withLock {
-            nodes.removeAll()
-            newest = nil
-            oldest = nil
-            bytes = 0
+        lock.withLock { unlinkAll() }
+    }
+
+    deinit { unlinkAll() }
+
+    /// Breaks the chain node by node: releasing a long chain at once would recurse deeply.
+    private func unlinkAll() {
+        var node = newest
+        while let current = node {
+            node = current.older
+            current.older = nil
         }
+        nodes.removeAll()
+        newest = nil
+        oldest = nil
+        storedBytes = 0
     }
 
     private func pushNewest(_ node: Node) {

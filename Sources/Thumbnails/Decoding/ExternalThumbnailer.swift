@@ -60,10 +60,11 @@ public struct ExternalThumbnailer: Sendable {
     }
 
     /// Runs the thumbnailer for `original` into a private temporary PNG and loads it.
-    func run(on original: ThumbnailCache.Original, size: Int, timeout: Double) -> Result<Pixbuf, ThumbnailFailure> {
+    func run(on original: ThumbnailCache.Original, size: Int, timeout: Double,
+             isCancelled: () -> Bool = { false }) -> Result<Pixbuf, ThumbnailFailure> {
         var folderTemplate = Array("/tmp/photopick-thumbnailer-XXXXXX".utf8CString)
         guard folderTemplate.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            return .failure(.thumbnailerFailed("cannot make a temporary folder: \(String(cString: strerror(errno)))"))
+            return .failure(.temporary("cannot make a temporary folder: \(String(cString: strerror(errno)))"))
         }
         let folder = String(decoding: folderTemplate.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let output = folder + "/thumbnail.png"
@@ -84,13 +85,16 @@ public struct ExternalThumbnailer: Sendable {
             }
             return result
         }
-        let status = Subprocess.run(argv, timeout: timeout)
+        let status = Subprocess.run(argv, timeout: timeout, isCancelled: isCancelled)
         switch status {
         case .timedOut:
+            // Maybe a busy machine: not recorded as a failure, tried again next time.
             let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
-            return .failure(.thumbnailerFailed("\(arguments[0]) took longer than \(seconds) s"))
+            return .failure(.temporary("\(arguments[0]) took longer than \(seconds) s"))
+        case .cancelled:
+            return .failure(.cancelled)
         case .failedToStart(let reason):
-            return .failure(.thumbnailerFailed("cannot run \(arguments[0]): \(reason)"))
+            return .failure(.temporary("cannot run \(arguments[0]): \(reason)"))
         case .exited(let code) where code != 0:
             return .failure(.thumbnailerFailed("\(arguments[0]) failed (exit status \(code))"))
         case .exited:
@@ -112,10 +116,11 @@ enum Subprocess {
     enum Status: Equatable {
         case exited(Int32)
         case timedOut
+        case cancelled
         case failedToStart(String)
     }
 
-    static func run(_ argv: [String], timeout: Double) -> Status {
+    static func run(_ argv: [String], timeout: Double, isCancelled: () -> Bool = { false }) -> Status {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -138,11 +143,16 @@ enum Subprocess {
         while true {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid { break }
-            if result < 0 && errno != EINTR { return .failedToStart(String(cString: strerror(errno))) }
-            if monotonicNow() > deadline {
+            if result < 0 && errno != EINTR {
+                let reason = String(cString: strerror(errno))
+                kill(-pid, SIGKILL)
+                return .failedToStart(reason)
+            }
+            let timedOut = monotonicNow() > deadline
+            if timedOut || isCancelled() {
                 kill(-pid, SIGKILL)
                 waitpid(pid, &status, 0)
-                return .timedOut
+                return timedOut ? .timedOut : .cancelled
             }
             usleep(5_000)
         }

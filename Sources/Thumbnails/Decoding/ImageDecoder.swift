@@ -39,23 +39,28 @@ public struct ImageDecoder: Sendable {
             return .failure(.undecodable(PixbufError(taking: error).message))
         }
         var pixbuf = Pixbuf(owning: scaled)
-        // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option.
-        if let orientation = pixbuf.option("orientation"), orientation != "1",
-           let upright = gdk_pixbuf_apply_embedded_orientation(pixbuf.pointer) {
+        // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option (read it
+        // before turning: the turned copy carries no options).
+        let orientation = pixbuf.option("orientation") ?? "1"
+        if orientation != "1", let upright = gdk_pixbuf_apply_embedded_orientation(pixbuf.pointer) {
             pixbuf = Pixbuf(owning: upright)
         }
-        let turned = ["5", "6", "7", "8"].contains(pixbuf.option("orientation") ?? "1")
+        let turned = ["5", "6", "7", "8"].contains(orientation)
         return .success(Decoded(pixbuf: pixbuf, imageWidth: Int(turned ? height : width), imageHeight: Int(turned ? width : height)))
     }
 }
 
 extension ImageDecoder {
-    /// Decodes an embedded preview and turns it upright with the photo's orientation.
-    public func decode(_ preview: EmbeddedPreview) -> Pixbuf? {
+    /// Decodes an embedded preview to fit in `box` and turns it upright with the photo's orientation.
+    public func decode(_ preview: EmbeddedPreview, fittingIn box: Int) -> Pixbuf? {
         guard let loader = gdk_pixbuf_loader_new() else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        // The size is known from the metadata: set it before decoding, as for full images.
+        let (width, height) = ThumbnailFlavor.fit(width: preview.width, height: preview.height, in: box)
+        gdk_pixbuf_loader_set_size(loader, Int32(width), Int32(height))
         let written = preview.data.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), nil) }
-        guard gdk_pixbuf_loader_close(loader, nil) != 0, written != 0,
+        // A failed write has closed the loader already: closing again would be a GLib critical.
+        guard written != 0, gdk_pixbuf_loader_close(loader, nil) != 0,
               let decoded = gdk_pixbuf_loader_get_pixbuf(loader) else { return nil }
         g_object_ref(UnsafeMutableRawPointer(decoded))
         var pixbuf = Pixbuf(owning: decoded)
@@ -77,6 +82,11 @@ public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertibl
     case knownFailure
     case vanished
     case thumbnailerFailed(String)
+    /// Something of the moment went wrong (a thumbnailer that timed out or could not start, no
+    /// room for a temporary file): not recorded, tried again next time.
+    case temporary(String)
+    /// Every request for it was cancelled; never delivered.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -87,6 +97,8 @@ public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertibl
         case .knownFailure: "could not be thumbnailed before (file unchanged since)"
         case .vanished: "no such file (or it was removed)"
         case .thumbnailerFailed(let reason): reason
+        case .temporary(let reason): reason
+        case .cancelled: "cancelled"
         }
     }
 
@@ -94,7 +106,7 @@ public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertibl
     var isPermanent: Bool {
         switch self {
         case .undecodable, .tooLarge, .thumbnailerFailed: true
-        case .unreadable, .knownFailure, .vanished: false
+        case .unreadable, .knownFailure, .vanished, .temporary, .cancelled: false
         }
     }
 }

@@ -8,6 +8,7 @@ public final class Prefetcher {
     private let flavor: ThumbnailFlavor
     private var warming: [Int: ThumbnailRequest] = [:]
     private var lastVisible: Range<Int>?
+    private var lastCount = 0
 
     public init(loader: ThumbnailLoader, flavor: ThumbnailFlavor) {
         self.loader = loader
@@ -24,9 +25,11 @@ public final class Prefetcher {
     /// slots without one, such as the camera cell).
     public func update(visible: Range<Int>, count: Int, path: (Int) -> FilePath?) {
         let screen = max(1, visible.count)
-        if let last = lastVisible, Double(abs(visible.lowerBound - last.lowerBound)) < Double(screen) / 3, last.count == visible.count {
+        if let last = lastVisible, Double(abs(visible.lowerBound - last.lowerBound)) < Double(screen) / 3,
+           last.count == visible.count, count == lastCount {
             return
         }
+        lastCount = count
         let forward = lastVisible.map { visible.lowerBound >= $0.lowerBound } ?? true
         lastVisible = visible
         // A screen ahead in the direction of travel, a quarter screen behind.
@@ -45,7 +48,8 @@ public final class Prefetcher {
         }
     }
 
-    /// Stops all warming (the album was switched, the view went away).
+    /// Stops all warming. Call it when the positions change meaning (the album was switched, items
+    /// were inserted or removed) or the view goes away.
     public func reset() {
         for request in warming.values { request.cancel() }
         warming.removeAll()

@@ -17,8 +17,9 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     public let thumbnailer: Thumbnailer
     private let dispatcher: MainLoopDispatcher
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
+    // Heap-allocated: pthread objects must not move.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Visible jobs, newest last (taken from the end).
     private var visible: [Job] = []
     /// Prefetch jobs, oldest first.
@@ -54,8 +55,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
         self.thumbnailer = thumbnailer
         self.dispatcher = dispatcher
         self.paused = startPaused
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
         for _ in 0..<max(1, workers) {
             var thread = pthread_t()
             // Each worker holds the loader until `shutdown()`: the loader lives as long as its pool.
@@ -72,11 +73,12 @@ public final class ThumbnailLoader: @unchecked Sendable {
         }
     }
 
-    /// Stops the workers after the jobs they are running; queued requests are dropped.
+    /// Stops the workers; queued requests are dropped and running ones are cancelled (a running
+    /// thumbnailer is killed), so this returns quickly.
     public func shutdown() {
         locked {
             stopping = true
-            pthread_cond_broadcast(&condition)
+            pthread_cond_broadcast(condition)
         }
         let current = pthread_self()
         for thread in threads where pthread_equal(thread, current) == 0 { pthread_join(thread, nil) }
@@ -86,7 +88,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
     public func resume() {
         locked {
             paused = false
-            pthread_cond_broadcast(&condition)
+            pthread_cond_broadcast(condition)
         }
     }
 
@@ -120,11 +122,11 @@ public final class ThumbnailLoader: @unchecked Sendable {
             }
             job.requests.append(request)
             if let cellPixels { job.cellPixels = max(job.cellPixels ?? 0, cellPixels) }
-            request.detach = { [weak self, weak job] in
-                guard let self, let job else { return }
+            request.detach = { [weak self, weak job, weak request] in
+                guard let self, let job, let request else { return }
                 self.locked { self.drop(request, from: job) }
             }
-            pthread_cond_signal(&condition)
+            pthread_cond_signal(condition)
         }
         return request
     }
@@ -142,12 +144,14 @@ public final class ThumbnailLoader: @unchecked Sendable {
                     dispatcher.post { request.deliverPreliminary(preview) }
                 }
             }, isCancelled: { [self] in
-                locked { job.requests.allSatisfy(\.isCancelled) }
+                locked { stopping || job.requests.allSatisfy(\.isCancelled) }
             })
             let requests = locked { () -> [ThumbnailRequest] in
-                jobs[job.key] = nil
+                // A job abandoned while it ran was already replaced by a newer one: leave that.
+                if jobs[job.key] === job { jobs[job.key] = nil }
                 return job.requests
             }
+            if case .failure(.cancelled) = result { continue }
             for request in requests where !request.isCancelled {
                 dispatcher.post { request.deliver(result) }
             }
@@ -155,31 +159,33 @@ public final class ThumbnailLoader: @unchecked Sendable {
     }
 
     private func nextJob() -> Job? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         while true {
             if stopping { return nil }
             if !paused, let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) {
                 job.started = true
                 return job
             }
-            pthread_cond_wait(&condition, &mutex)
+            pthread_cond_wait(condition, mutex)
         }
     }
 
-    /// Removes a cancelled request; a job nobody waits for any more leaves the queue.
+    /// Removes a cancelled request; a job nobody waits for any more leaves the queue (or, when
+    /// it runs already, stops being the one new requests join).
     private func drop(_ request: ThumbnailRequest, from job: Job) {
         job.requests.removeAll { $0 === request }
-        guard job.requests.isEmpty, !job.started else { return }
+        guard job.requests.isEmpty else { return }
+        if jobs[job.key] === job { jobs[job.key] = nil }
+        guard !job.started else { return }
         visible.removeAll { $0 === job }
         prefetch.removeAll { $0 === job }
-        jobs[job.key] = nil
     }
 
     @discardableResult
     private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return body()
     }
 }
