@@ -32,6 +32,9 @@ let package = Package(
         // prefetch. GdkPixbuf, no GTK widgets.
         .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "CGdkPixbuf", "CGLib"]),
 
+        // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
+        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "CGLib"]),
+
         // The command-line program.
         .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "CGLib"]),
 
@@ -42,6 +45,7 @@ let package = Package(
         // Helpers the test targets share: temporary folders, running programs, make-library.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
+        .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "CGLib"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )

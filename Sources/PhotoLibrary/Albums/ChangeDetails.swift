@@ -45,6 +45,11 @@ public struct FetchResultChangeDetails: Sendable {
         return runs
     }
 
+    /// For tests of views: details between two given fetch results.
+    public init(testBefore before: FetchResult, after: FetchResult, change: LibraryChange) {
+        self.init(before: before, after: after, change: change)
+    }
+
     /// Computes the positions from the two id lists and the ids a change touched. Ids outside
     /// `change` keep their relative order (their sort keys did not change), so only touched ids are
     /// looked at; a changed id that moved is reported as removed and inserted.

@@ -37,6 +37,11 @@ public final class FetchResult: @unchecked Sendable {
 
     static let firstPage = 256
 
+    /// A fetch result over fixed ids (tests of views, memory-only indexes).
+    public convenience init(album: Album, ids: [Int64]) {
+        self.init(album: album, count: ids.count, firstIDs: ids, cursor: nil)
+    }
+
     init(album: Album, count: Int, firstIDs: [Int64], cursor: Cursor?) {
         self.album = album
         self.count = count

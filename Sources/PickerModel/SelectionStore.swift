@@ -1,0 +1,119 @@
+import PhotoLibrary
+
+/// The picked assets in the order they were picked, shared by every view that shows them: the
+/// cells' numbered badges, the strip of picked photos, the primary button and the output. No GTK.
+/// Use from the GTK thread only.
+public final class SelectionStore {
+    /// What a pick or an unpick did.
+    public enum Outcome: Equatable {
+        case picked(number: Int)
+        case unpicked
+        /// The maximum is reached: nothing changed, and the view should say so.
+        case refusedAtMaximum
+    }
+
+    /// A change of the order: the ids whose number changed (picked, unpicked or renumbered).
+    public struct Change {
+        public let affected: Set<Int64>
+    }
+
+    public private(set) var picked: [Int64] = []
+    /// At most this many may be picked; nil for no limit.
+    public var maximum: Int? {
+        didSet { if let maximum, picked.count > maximum { remove(Set(picked[maximum...])) } }
+    }
+
+    private var numbers: [Int64: Int] = [:]
+    private var observersByID: [Int64: [Int: (Int?) -> Void]] = [:]
+    private var observers: [Int: (Change) -> Void] = [:]
+    private var nextToken = 0
+
+    public init(maximum: Int? = nil) {
+        self.maximum = maximum
+    }
+
+    public var count: Int { picked.count }
+    public var isFull: Bool { maximum.map { picked.count >= $0 } ?? false }
+
+    /// 1, 2, 3 … in pick order, or nil when not picked.
+    public func number(of id: Int64) -> Int? { numbers[id] }
+
+    @discardableResult
+    public func toggle(_ id: Int64) -> Outcome {
+        if numbers[id] != nil {
+            remove([id])
+            return .unpicked
+        }
+        if isFull { return .refusedAtMaximum }
+        picked.append(id)
+        numbers[id] = picked.count
+        publish(affected: [id])
+        return .picked(number: picked.count)
+    }
+
+    /// Unpicks `ids` (unpicked by the person, or deleted from disk); later numbers close up.
+    public func remove(_ ids: Set<Int64>) {
+        guard let first = picked.firstIndex(where: ids.contains) else { return }
+        let renumbered = Set(picked[first...])
+        picked.removeAll { ids.contains($0) }
+        for id in ids { numbers[id] = nil }
+        for (index, id) in picked.enumerated().dropFirst(first) { numbers[id] = index + 1 }
+        publish(affected: renumbered)
+    }
+
+    /// Moves the asset at `from` to `to` in the order (drag in the strip).
+    public func move(from: Int, to: Int) {
+        guard picked.indices.contains(from), picked.indices.contains(to), from != to else { return }
+        let id = picked.remove(at: from)
+        picked.insert(id, at: to)
+        let range = min(from, to)...max(from, to)
+        for index in range { numbers[picked[index]] = index + 1 }
+        publish(affected: Set(range.map { picked[$0] }))
+    }
+
+    public func removeAll() { remove(Set(picked)) }
+
+    // MARK: Observing
+
+    /// A handle that ends an observation when cancelled (or released).
+    public final class Observation {
+        private var cancelAction: (() -> Void)?
+        init(_ cancel: @escaping () -> Void) { cancelAction = cancel }
+        public func cancel() {
+            cancelAction?()
+            cancelAction = nil
+        }
+        deinit { cancel() }
+    }
+
+    /// Calls `handler` with the new number (or nil) whenever `id`'s number changes: what a cell
+    /// bound to `id` uses, so a toggle touches only the cells it concerns.
+    public func observe(_ id: Int64, _ handler: @escaping (Int?) -> Void) -> Observation {
+        let token = nextToken
+        nextToken += 1
+        observersByID[id, default: [:]][token] = handler
+        return Observation { [weak self] in
+            self?.observersByID[id]?[token] = nil
+            if self?.observersByID[id]?.isEmpty == true { self?.observersByID[id] = nil }
+        }
+    }
+
+    /// Calls `handler` after every change (the strip, the button).
+    public func observe(_ handler: @escaping (Change) -> Void) -> Observation {
+        let token = nextToken
+        nextToken += 1
+        observers[token] = handler
+        return Observation { [weak self] in self?.observers[token] = nil }
+    }
+
+    /// How many per-asset observers there are (bound cells): for tests.
+    public var assetObserverCount: Int { observersByID.values.reduce(0) { $0 + $1.count } }
+
+    private func publish(affected: Set<Int64>) {
+        for id in affected {
+            for handler in observersByID[id]?.values.map({ $0 }) ?? [] { handler(numbers[id]) }
+        }
+        let change = Change(affected: affected)
+        for handler in observers.values.map({ $0 }) { handler(change) }
+    }
+}
