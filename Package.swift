@@ -35,8 +35,11 @@ let package = Package(
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "CGLib"]),
 
+        // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
+        .target(name: "PickerUI", dependencies: ["PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
+
         // The command-line program.
-        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "CGLib"]),
+        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CGLib"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],

@@ -13,7 +13,7 @@ nonisolated(unsafe) let commands: [(name: String, summary: String, run: ([[UInt8
 func topLevelHelp() -> Int32 {
     var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
     for command in commands { text += "  " + command.name.padding(10) + command.summary + "\n" }
-    text += "\nWithout a command, lists the albums (the picker window comes in a later version).\n"
+    text += "\nWithout a command, opens the picker window (photopick --library DIR --no-camera also work there).\n"
     text += "Run “photopick COMMAND --help” for a command's options.\n"
     var output = StandardOutput()
     output.write(text)
@@ -35,7 +35,7 @@ func run() -> Int32 {
     }
     let first = arguments.count > 1 ? String(decoding: arguments[1], as: UTF8.self) : nil
     if first == "--help" || first == "-h" || first == "help" || first == "-?" { return topLevelHelp() }
-    var name = "albums"
+    var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {
         guard commands.contains(where: { $0.name == first }) else {
@@ -44,9 +44,9 @@ func run() -> Int32 {
         name = first
         rest = [Array("photopick \(first)".utf8)] + arguments.dropFirst(2)
     }
-    let command = commands.first { $0.name == name }!
+    let run: ([[UInt8]]) throws -> Int32 = name == "window" ? windowCommand : commands.first { $0.name == name }!.run
     do {
-        return try command.run(rest)
+        return try run(rest)
     } catch let error as UsageError {
         return usage(error.message)
     } catch {

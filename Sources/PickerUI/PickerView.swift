@@ -1,0 +1,237 @@
+import CGtk
+import PickerModel
+import PhotoLibrary
+import Thumbnails
+
+/// The picker: a grid of the library with an album switcher, ordered picks with numbered badges
+/// and a strip of what is picked. A widget another GTK4 program can embed as a panel; a window
+/// (PickerWindow) only hosts it and puts `albumSwitcher` and `confirmButton` in its header bar.
+public final class PickerView: @unchecked Sendable {  // used on the GTK thread only
+    public let library: PhotoLibrary
+    public let loader: ThumbnailLoader
+    public let selection: SelectionStore
+    let model: AssetListModel
+
+    /// The picker's content: grid, empty state and strip, in a vertical box.
+    public let widget: UnsafeMutablePointer<GtkWidget>
+    /// The album drop-down (a header bar title).
+    public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
+    /// "Add 3": the primary action.
+    public let confirmButton: UnsafeMutablePointer<GtkWidget>
+    public let cancelButton: UnsafeMutablePointer<GtkWidget>
+
+    let grid: UnsafeMutablePointer<GtkWidget>
+    private let scroller: UnsafeMutablePointer<GtkWidget>
+    private let strip: PickedStrip
+    private let toast: UnsafeMutablePointer<GtkWidget>
+    private let toastLabel: UnsafeMutablePointer<GtkWidget>
+    private var albums: [AlbumSummary] = []
+    private var albumNames: OpaquePointer?
+    private var selectionObservation: SelectionStore.Observation?
+    private var toastTimer: guint = 0
+
+    /// Cell edge in points, and the display scale.
+    var cellSize = 120
+    var scale = 1
+    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: cellSize, scale: scale) }
+
+    /// The picked assets in order, when the person confirms.
+    public var onConfirm: (([Asset]) -> Void)?
+    public var onCancel: (() -> Void)?
+    /// The primary button's words: "Add" by default, or what a script asked for.
+    public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
+
+    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = true) {
+        self.library = library
+        self.loader = loader
+        selection = SelectionStore(maximum: maximum)
+        model = AssetListModel(showsCamera: showsCamera)
+        strip = PickedStrip()
+
+        widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        style(widget, "picker")
+
+        // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
+        // gtk_grid_view_new takes ownership of the selection model and the factory.
+        let factory = gtk_signal_list_item_factory_new()!
+        let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(model.object)!))
+        grid = gtk_grid_view_new(noSelection, factory)
+        gtk_grid_view_set_max_columns(grid.opaque, 40)
+        gtk_grid_view_set_min_columns(grid.opaque, 2)
+        gtk_grid_view_set_single_click_activate(grid.opaque, 1)
+        style(grid, "photo-grid")
+        scroller = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_child(scroller.opaque, grid)
+        gtk_widget_set_vexpand(scroller, 1)
+
+        let overlay = gtk_overlay_new()!
+        gtk_overlay_set_child(overlay.opaque, scroller)
+        toast = gtk_revealer_new()
+        toastLabel = gtk_label_new(nil)
+        style(toastLabel, "toast")
+        gtk_revealer_set_child(toast.opaque, toastLabel)
+        gtk_revealer_set_transition_type(toast.opaque, GTK_REVEALER_TRANSITION_TYPE_CROSSFADE)
+        gtk_widget_set_halign(toast, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(toast, GTK_ALIGN_END)
+        gtk_widget_set_margin_bottom(toast, 16)
+        gtk_widget_set_can_target(toast, 0)
+        gtk_overlay_add_overlay(overlay.opaque, toast)
+        gtk_box_append(widget.cast(), overlay)
+        gtk_box_append(widget.cast(), strip.widget)
+
+        albumSwitcher = gtk_drop_down_new(nil, nil)
+        style(albumSwitcher, "album-switcher")
+        confirmButton = gtk_button_new_with_label("Add")
+        style(confirmButton, "suggested-action")
+        gtk_widget_set_sensitive(confirmButton, 0)
+        cancelButton = gtk_button_new_with_label("Cancel")
+
+        Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
+        Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
+        Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
+        Signal.connect(grid.raw, "activate", position: { [unowned self] position in self.toggle(at: position) })
+        Signal.connect(albumSwitcher.raw, "notify::selected", object: { [unowned self] _ in self.albumChosen() })
+        Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
+        Signal.connect(cancelButton.raw, "clicked") { [unowned self] in self.onCancel?() }
+        installKeys()
+
+        strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
+        selectionObservation = selection.observe { [unowned self] _ in
+            self.updateConfirmButton()
+            self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
+        }
+        Style.install()
+    }
+
+    // MARK: Albums
+
+    /// Fills the album switcher (counts read now, when the list is shown) and opens `album`.
+    public func showAlbums(selecting album: Album = .smart(.recents)) throws {
+        albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) }
+        let names = albums.map { "\($0.name)  \(grouped($0.count))" }
+        var cNames = names.map { strdup($0) } + [nil]
+        defer { cNames.forEach { free($0) } }
+        let list = cNames.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
+        }
+        gtk_drop_down_set_model(albumSwitcher.opaque, list)
+        g_object_unref(UnsafeMutableRawPointer(list))
+        let index = albums.firstIndex { $0.album == album } ?? 0
+        gtk_drop_down_set_selected(albumSwitcher.opaque, guint(index))
+        albumChosen()
+    }
+
+    private func albumChosen() {
+        let index = Int(gtk_drop_down_get_selected(albumSwitcher.opaque))
+        guard albums.indices.contains(index), let result = try? library.fetchAssets(in: albums[index].album) else { return }
+        model.replace(with: result)
+        result.loadRemainingInBackground()
+    }
+
+    /// Applies a library change to the open album (exact positions) and drops deleted picks.
+    public func apply(_ change: LibraryChange) {
+        selection.remove(change.removed)
+        if let current = model.fetchResult, let details = try? library.changeDetails(for: current, after: change) {
+            model.apply(details)
+        }
+    }
+
+    // MARK: Cells
+
+    private func setUpCell(_ listItem: OpaquePointer) {
+        let cell = GridCell(picker: self)
+        cell.listItem = listItem
+        gtk_list_item_set_child(listItem, cell.root)
+        attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+        attach(cell, to: cell.root.raw, key: GridCell.key)
+    }
+
+    private func cell(_ listItem: OpaquePointer) -> GridCell? {
+        attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+    }
+
+    // MARK: Picking
+
+    func toggle(at position: Int) {
+        guard let id = model.assetID(at: position) else { return }
+        if selection.toggle(id) == .refusedAtMaximum {
+            showToast("You can pick up to \(selection.maximum ?? 0)")
+            gtk_widget_error_bell(grid)
+        }
+    }
+
+    /// The grid position of the focused cell.
+    var focusedPosition: Int? {
+        guard let focused = gtk_widget_get_focus_child(grid), let child = gtk_widget_get_first_child(focused),
+              let cell = attached(GridCell.self, on: child.raw, key: GridCell.key), let item = cell.listItem else { return nil }
+        return Int(gtk_list_item_get_position(item))
+    }
+
+    public func confirm() {
+        guard selection.count > 0 else { return }
+        let assets = (try? library.assets(ids: selection.picked)) ?? []
+        onConfirm?(assets)
+    }
+
+    private func updateConfirmButton() {
+        let count = selection.count
+        var text = count > 0 ? "\(confirmLabel) \(count)" : confirmLabel
+        if let maximum = selection.maximum, count >= maximum { text = "\(confirmLabel) \(count) of \(maximum)" }
+        gtk_button_set_label(confirmButton.cast(), text)
+        gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
+    }
+
+    private func showToast(_ text: String) {
+        gtk_label_set_text(toastLabel.opaque, text)
+        gtk_revealer_set_reveal_child(toast.opaque, 1)
+        if toastTimer != 0 { g_source_remove(toastTimer) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        toastTimer = g_timeout_add(2000, { data in
+            let view = Unmanaged<PickerView>.fromOpaque(data!).takeUnretainedValue()
+            gtk_revealer_set_reveal_child(view.toast.opaque, 0)
+            view.toastTimer = 0
+            return 0
+        }, context)
+    }
+
+    // MARK: Keyboard
+
+    private func installKeys() {
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        Signal.connect(keys.raw, "key-pressed", key: { [unowned self] keyval, modifiers in
+            let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
+            switch Int32(keyval) {
+            case GDK_KEY_Return, GDK_KEY_KP_Enter:
+                if control { self.confirm(); return true }
+                if let position = self.focusedPosition { self.toggle(at: position); return true }
+                return false
+            case GDK_KEY_space:
+                if let position = self.focusedPosition { self.toggle(at: position); return true }
+                return false
+            case GDK_KEY_Escape:
+                self.onCancel?()
+                return true
+            default:
+                return false
+            }
+        })
+        gtk_widget_add_controller(widget, keys)
+    }
+
+    /// Puts the keyboard focus on the first photo (after the camera slot).
+    public func focusFirstPhoto() {
+        gtk_widget_grab_focus(grid)
+    }
+}
+
+func grouped(_ value: Int) -> String {
+    let digits = String(value)
+    var result = ""
+    for (index, character) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+        result.append(character)
+    }
+    return result
+}

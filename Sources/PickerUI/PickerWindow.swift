@@ -1,0 +1,79 @@
+import CGtk
+import PhotoLibrary
+import Thumbnails
+
+/// Runs the picker in its own window: `photopick` with no command. Prints nothing itself: the
+/// caller gets the picked assets (in pick order) or nil for a cancel.
+public enum PickerWindow {
+    public struct Options {
+        public var showsCamera = true
+        public var maximum: Int?
+        public var title = "Pick Photos"
+        public var confirmLabel = "Add"
+        public init() {}
+    }
+
+    final class Session {
+        var result: [Asset]?
+        var view: PickerView?
+        var watcher: LibraryWatcher?
+        let library: PhotoLibrary
+        let loader: ThumbnailLoader
+        let options: Options
+        init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
+            self.library = library
+            self.loader = loader
+            self.options = options
+        }
+    }
+
+    /// Whether a display can be opened (checked before anything else is done).
+    public static func canOpenDisplay() -> Bool { gtk_init_check() != 0 }
+
+    /// Shows the window until the person confirms or cancels. Returns the picked assets, or nil.
+    public static func run(library: PhotoLibrary, options: Options = Options()) -> [Asset]? {
+        let loader = ThumbnailLoader()
+        defer { loader.shutdown() }
+        let session = Session(library: library, loader: loader, options: options)
+        let application = gtk_application_new("io.github.photopick.Photopick", G_APPLICATION_NON_UNIQUE)!
+        Signal.connect(application.raw, "activate") { build(session, application: application) }
+        _ = g_application_run(application.cast(), 0, nil)
+        session.watcher?.stop()
+        g_object_unref(application.raw)
+        return session.result
+    }
+
+    private static func build(_ session: Session, application: UnsafeMutablePointer<GtkApplication>) {
+        let window = gtk_application_window_new(application)!
+        gtk_window_set_title(window.cast(), session.options.title)
+        gtk_window_set_default_size(window.cast(), 960, 720)
+        let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
+                              showsCamera: session.options.showsCamera)
+        view.confirmLabel = session.options.confirmLabel
+        session.view = view
+        let header = gtk_header_bar_new()!
+        gtk_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
+        gtk_header_bar_set_show_title_buttons(header.opaque, 0)
+        gtk_header_bar_pack_start(header.opaque, view.cancelButton)
+        gtk_header_bar_pack_end(header.opaque, view.confirmButton)
+        gtk_window_set_titlebar(window.cast(), header)
+        gtk_window_set_child(window.cast(), view.widget)
+
+        let close = { gtk_window_destroy(window.cast()) }
+        view.onConfirm = { assets in
+            session.result = assets
+            close()
+        }
+        view.onCancel = { close() }
+        try? view.showAlbums()
+        // Keep the index current while the window is open; changes arrive on the watcher's
+        // thread and are applied on the GTK thread.
+        let watcher = LibraryWatcher(library: session.library, onChange: { change in
+            MainLoopDispatcher.shared.post { view.apply(change) }
+        })
+        try? watcher.start()
+        session.watcher = watcher
+        gtk_window_present(window.cast())
+        view.focusFirstPhoto()
+    }
+}

@@ -1,0 +1,35 @@
+import Glibc
+import PhotoLibrary
+import PickerUI
+
+// MARK: photopick (the window)
+
+/// Opens the picker on the library. Confirming prints the picked paths in pick order, one a line,
+/// and exits 0; cancelling or closing the window prints nothing and exits 1.
+func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let parser = OptionParser(parameters: "- pick photos and videos", summary: "Opens the picker. The picked files are printed in the order they were picked.", options: [
+        libraryOption,
+        OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
+    ])
+    guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
+    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the commands)") }
+    let roots = try resolveRoots(parser.filenames("library"))
+    guard PickerWindow.canOpenDisplay() else {
+        warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
+        return ExitStatus.failure
+    }
+    let library = try PhotoLibrary(roots: roots)
+    for notice in library.notices { warn(notice.message) }
+    // An index from an earlier run opens at once; a first run indexes before the window shows.
+    if library.isEmpty { try scan(library, progressLines: false) }
+    var options = PickerWindow.Options()
+    options.showsCamera = !parser.flag("no-camera")
+    guard let picked = PickerWindow.run(library: library, options: options) else { return ExitStatus.failure }
+    var output = StandardOutput()
+    for asset in picked {
+        output.write(asset.path.bytes)
+        output.write([UInt8(ascii: "\n")])
+    }
+    output.flush()
+    return ExitStatus.success
+}
