@@ -9,6 +9,7 @@ final class PickedStrip {
     private let row: UnsafeMutablePointer<GtkWidget>
     private var requests: [ThumbnailRequest] = []
     var onRemove: ((Int64) -> Void)?
+    static let side: Int32 = 56
 
     init() {
         widget = gtk_revealer_new()
@@ -32,8 +33,7 @@ final class PickedStrip {
             gtk_widget_set_tooltip_text(button, "Unpick \(index + 1)")
             let overlay = gtk_overlay_new()!
             let picture = gtk_picture_new()!
-            gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
-            gtk_widget_set_size_request(picture, 56, 56)
+            gtk_widget_set_size_request(picture, PickedStrip.side, PickedStrip.side)
             gtk_overlay_set_child(overlay.opaque, picture)
             let number = gtk_label_new(String(index + 1))!
             style(number, "pick-badge", "small")
@@ -44,7 +44,8 @@ final class PickedStrip {
             Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
             gtk_box_append(row.cast(), button)
             requests.append(loader.request(asset.path, flavor: .normal) { result in
-                guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf,
+                // A centred square of the thumbnail, so every item in the strip has the same size.
+                guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf?.centredSquare(side: Int(PickedStrip.side)),
                       let texture = gdk_texture_new_for_pixbuf(pixbuf.pointer) else { return }
                 gtk_picture_set_paintable(picture.opaque, texture)
                 g_object_unref(UnsafeMutableRawPointer(texture))

@@ -223,6 +223,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// Puts the keyboard focus on the first photo (after the camera slot).
     public func focusFirstPhoto() {
         gtk_widget_grab_focus(grid)
+        if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
     }
 }
 

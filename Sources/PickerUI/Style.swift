@@ -5,16 +5,17 @@ enum Style {
     nonisolated(unsafe) private static var installed = false
 
     static let css = """
+    @define-color pick_accent #3584e4;
     .photo-grid { padding: 4px; }
     .photo-grid > child { padding: 2px; }
     .cell { border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
     .cell.picked .thumbnail { opacity: 0.78; }
-    .cell.picked { outline: 3px solid @accent_bg_color; outline-offset: -3px; }
+    .cell.picked { outline: 3px solid @pick_accent; outline-offset: -3px; }
     .cell.camera .thumbnail { background-color: alpha(currentColor, 0.16); }
     .pick-badge {
       min-width: 22px; min-height: 22px; margin: 6px; padding: 0 4px;
-      border-radius: 999px; background-color: @accent_bg_color; color: @accent_fg_color;
+      border-radius: 999px; background-color: @pick_accent; color: white;
       font-weight: bold; font-size: 0.9em; border: 2px solid white;
     }
     .pick-badge.small { min-width: 16px; min-height: 16px; margin: 2px; font-size: 0.7em; border-width: 1px; }

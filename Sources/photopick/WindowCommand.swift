@@ -10,9 +10,11 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = OptionParser(parameters: "- pick photos and videos", summary: "Opens the picker. The picked files are printed in the order they were picked.", options: [
         libraryOption,
         OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
+        OptionParser.Option("max", .integer, "Allow at most N picks", argument: "N"),
     ])
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the commands)") }
+    if let maximum = parser.integer("max"), maximum < 1 { return usage("--max must be 1 or more") }
     let roots = try resolveRoots(parser.filenames("library"))
     guard PickerWindow.canOpenDisplay() else {
         warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
@@ -24,6 +26,7 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if library.isEmpty { try scan(library, progressLines: false) }
     var options = PickerWindow.Options()
     options.showsCamera = !parser.flag("no-camera")
+    options.maximum = parser.integer("max")
     guard let picked = PickerWindow.run(library: library, options: options) else { return ExitStatus.failure }
     var output = StandardOutput()
     for asset in picked {

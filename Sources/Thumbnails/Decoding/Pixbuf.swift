@@ -51,6 +51,16 @@ public final class Pixbuf: @unchecked Sendable {
         return Pixbuf(owning: scaled)
     }
 
+    /// The largest centred square, scaled to `side` pixels: for small uniform tiles.
+    public func centredSquare(side: Int) -> Pixbuf? {
+        let edge = min(width, height)
+        guard edge > 0, let square = gdk_pixbuf_new_subpixbuf(pointer, Int32((width - edge) / 2), Int32((height - edge) / 2),
+                                                             Int32(edge), Int32(edge)) else { return nil }
+        let cropped = Pixbuf(owning: square)
+        guard let scaled = gdk_pixbuf_scale_simple(cropped.pointer, Int32(side), Int32(side), GDK_INTERP_BILINEAR) else { return nil }
+        return Pixbuf(owning: scaled)
+    }
+
     /// With an alpha channel: the thumbnail spec asks for RGBA PNGs.
     func withAlpha() -> Pixbuf {
         guard !hasAlpha, let converted = gdk_pixbuf_add_alpha(pointer, 0, 0, 0, 0) else { return self }

@@ -1,0 +1,81 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// An Xvfb server for driving the real window as a person would, with xdotool.
+final class VirtualDisplay {
+    let name: String
+    private let server: Process
+
+    init() throws {
+        var number = 90 + Int(getpid() % 50)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
+        name = ":\(number)"
+        server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+        server.arguments = [name, "-screen", "0", "1100x800x24", "-nolisten", "tcp"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") && Date() < deadline { usleep(20_000) }
+    }
+
+    deinit {
+        server.terminate()
+        server.waitUntilExit()
+    }
+
+    /// Runs xdotool on this display.
+    @discardableResult
+    func xdotool(_ arguments: [String]) throws -> String {
+        let result = try TestSupport.run("/usr/bin/xdotool", arguments, environment: ["DISPLAY": name], timeout: 30)
+        return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// `photopick` running on a virtual display, its output collected.
+final class RunningPicker {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    let display: VirtualDisplay
+
+    init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL) throws {
+        self.display = display
+        process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display.name
+        environment["GSK_RENDERER"] = "cairo"
+        environment["XDG_DATA_HOME"] = dataHome.path
+        environment["XDG_CACHE_HOME"] = cacheHome.path
+        environment["TZ"] = "UTC"
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Wait for the window, then give it the keyboard (no window manager runs here).
+        let window = try display.xdotool(["search", "--sync", "--name", "Pick Photos"]).split(separator: "\n").first.map(String.init) ?? ""
+        usleep(600_000)
+        try display.xdotool(["windowfocus", "--sync", window])
+    }
+
+    func keys(_ keys: String...) throws {
+        for key in keys {
+            try display.xdotool(["key", key])
+            usleep(80_000)
+        }
+    }
+
+    /// Waits for the process to end: (status, lines of standard output).
+    func finish(timeout: TimeInterval = 20) -> (status: Int32, lines: [String]) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+    }
+}
