@@ -38,11 +38,12 @@ public final class AssetListModel {
     /// The model as the GListModel pointer GTK's functions take.
     public var listModel: OpaquePointer { OpaquePointer(object) }
 
-    public var count: Int { cameraOffset + (fetchResult?.count ?? 0) }
+    public var count: Int { cameraOffset + (presented?.count ?? fetchResult?.count ?? 0) }
 
     /// The asset at a grid position; nil for the camera slot or out of range.
     public func assetID(at position: Int) -> Int64? {
         let index = position - cameraOffset
+        if let presented { return index >= 0 && index < presented.count ? presented.id(index) : nil }
         guard let fetchResult, index >= 0, index < fetchResult.count else { return nil }
         return fetchResult.id(at: index)
     }
@@ -59,14 +60,64 @@ public final class AssetListModel {
         itemsChanged(position: cameraOffset, removed: removed, added: fetchResult.count)
     }
 
-    /// Applies a library change to the open album as exact ranges.
+    /// Applies a library change to the open album as exact ranges. A GListModel must look, during
+    /// each items-changed emission, exactly as that emission says (GTK reads it back at once), so
+    /// while the splices go out one by one the model presents each intermediate list.
     public func apply(_ details: FetchResultChangeDetails) {
         guard details.before === fetchResult else { return }
+        let oldIDs = details.before.allIDs, newIDs = details.after.allIDs
+        let splices = details.splices
+        if splices.count > AssetListModel.maximumSplices {
+            // A first scan inserts photos all over the timeline: one range from the first to the
+            // last difference costs GTK less than hundreds of emissions.
+            var prefix = 0
+            while prefix < min(oldIDs.count, newIDs.count), oldIDs[prefix] == newIDs[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(oldIDs.count, newIDs.count) - prefix,
+                  oldIDs[oldIDs.count - 1 - suffix] == newIDs[newIDs.count - 1 - suffix] { suffix += 1 }
+            fetchResult = details.after
+            itemsChanged(position: prefix + cameraOffset, removed: oldIDs.count - prefix - suffix, added: newIDs.count - prefix - suffix)
+            return
+        }
+        // Removal runs (old positions, applied from the end), then insertion runs (new positions,
+        // applied from the start), then changes in place.
+        let removals = splices.filter { $0.added == 0 }
+        let insertions = splices.filter { $0.removed == 0 }
+        var appliedRemovals: [FetchResultChangeDetails.Splice] = []
+        /// Old index of a position in `old` minus the removals applied so far.
+        func oldIndex(_ position: Int) -> Int {
+            var index = position
+            for run in appliedRemovals.sorted(by: { $0.position < $1.position }) where index >= run.position { index += run.removed }
+            return index
+        }
+        var insertedSoFar = 0
+        var insertedEnd = 0
+        for splice in removals {
+            appliedRemovals.append(splice)
+            let remaining = oldIDs.count - appliedRemovals.reduce(0) { $0 + $1.removed }
+            presented = (remaining, { oldIDs[oldIndex($0)] })
+            itemsChanged(position: splice.position + cameraOffset, removed: splice.removed, added: 0)
+        }
+        let middleCount = oldIDs.count - appliedRemovals.reduce(0) { $0 + $1.removed }
+        for splice in insertions {
+            insertedSoFar += splice.added
+            insertedEnd = splice.position + splice.added
+            let end = insertedEnd, shift = insertedSoFar
+            presented = (middleCount + insertedSoFar, { $0 < end ? newIDs[$0] : oldIDs[oldIndex($0 - shift)] })
+            itemsChanged(position: splice.position + cameraOffset, removed: 0, added: splice.added)
+        }
+        presented = nil
         fetchResult = details.after
-        for splice in details.splices {
+        for splice in splices where splice.removed > 0 && splice.added > 0 {
             itemsChanged(position: splice.position + cameraOffset, removed: splice.removed, added: splice.added)
         }
     }
+
+    /// Above this many runs a change goes out as one range.
+    static let maximumSplices = 16
+
+    /// The list shown while a change goes out splice by splice: its count and ids.
+    private var presented: (count: Int, id: (Int) -> Int64)?
 
     public func setShowsCamera(_ shows: Bool) {
         guard shows != showsCamera else { return }

@@ -1,4 +1,5 @@
 import CGtk
+import Dispatch
 import PickerModel
 import PhotoLibrary
 import Thumbnails
@@ -26,6 +27,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private let toast: UnsafeMutablePointer<GtkWidget>
     private let toastLabel: UnsafeMutablePointer<GtkWidget>
     private var albums: [AlbumSummary] = []
+    private var currentAlbum: Album?
+    private let progress: UnsafeMutablePointer<GtkWidget>
+    private let progressLabel: UnsafeMutablePointer<GtkWidget>
+    private let emptyState: UnsafeMutablePointer<GtkWidget>
+    private var scanning = false
     private var albumNames: OpaquePointer?
     private var selectionObservation: SelectionStore.Observation?
     private var toastTimer: guint = 0
@@ -67,6 +73,15 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
         let overlay = gtk_overlay_new()!
         gtk_overlay_set_child(overlay.opaque, scroller)
+        emptyState = gtk_label_new(nil)
+        style(emptyState, "empty-state", "title-3")
+        gtk_label_set_wrap(emptyState.opaque, 1)
+        gtk_label_set_justify(emptyState.opaque, GTK_JUSTIFY_CENTER)
+        gtk_widget_set_halign(emptyState, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(emptyState, GTK_ALIGN_CENTER)
+        gtk_widget_set_can_target(emptyState, 0)
+        gtk_widget_set_visible(emptyState, 0)
+        gtk_overlay_add_overlay(overlay.opaque, emptyState)
         toast = gtk_revealer_new()
         toastLabel = gtk_label_new(nil)
         style(toastLabel, "toast")
@@ -77,6 +92,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_set_margin_bottom(toast, 16)
         gtk_widget_set_can_target(toast, 0)
         gtk_overlay_add_overlay(overlay.opaque, toast)
+        progress = gtk_revealer_new()
+        progressLabel = gtk_label_new(nil)
+        style(progressLabel, "index-progress")
+        gtk_revealer_set_child(progress.opaque, progressLabel)
+        gtk_box_append(widget.cast(), progress)
         gtk_box_append(widget.cast(), overlay)
         gtk_box_append(widget.cast(), strip.widget)
 
@@ -107,8 +127,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     // MARK: Albums
 
     /// Fills the album switcher (counts read now, when the list is shown) and opens `album`.
-    public func showAlbums(selecting album: Album = .smart(.recents)) throws {
-        albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) }
+    public func showAlbums(selecting album: Album? = nil) throws {
+        let album = album ?? currentAlbum ?? .smart(.recents)
+        albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == album }
         let names = albums.map { "\($0.name)  \(grouped($0.count))" }
         var cNames = names.map { strdup($0) } + [nil]
         defer { cNames.forEach { free($0) } }
@@ -124,9 +145,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     private func albumChosen() {
         let index = Int(gtk_drop_down_get_selected(albumSwitcher.opaque))
-        guard albums.indices.contains(index), let result = try? library.fetchAssets(in: albums[index].album) else { return }
+        // Refilling the list re-selects the open album: keep its fetch result.
+        guard albums.indices.contains(index), albums[index].album != currentAlbum || model.fetchResult == nil,
+              let result = try? library.fetchAssets(in: albums[index].album) else { return }
+        currentAlbum = albums[index].album
         model.replace(with: result)
         result.loadRemainingInBackground()
+        updateEmptyState()
     }
 
     /// Applies a library change to the open album (exact positions) and drops deleted picks.
@@ -135,6 +160,69 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         if let current = model.fetchResult, let details = try? library.changeDetails(for: current, after: change) {
             model.apply(details)
         }
+        if change.foldersChanged { try? showAlbums() }
+        updateEmptyState()
+    }
+
+    /// Brings the index up to date in the background: on a first run the grid fills as files are
+    /// indexed, with a progress line; later runs pick up what changed since. Nothing waits.
+    public func startScan() {
+        scanning = true
+        updateEmptyState()
+        let library = self.library
+        let firstRun = library.isEmpty
+        let expected = firstRun ? library.countFiles() : 0
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            var lastShown = 0.0
+            // Commits are merged and handed to the grid at most twice a second, so a first scan
+            // does not keep the GTK thread busy with hundreds of small changes.
+            var pending = LibraryChange()
+            var lastPosted = 0.0
+            func post(now: Double) {
+                guard !pending.isEmpty else { return }
+                let change = pending
+                pending = LibraryChange()
+                lastPosted = now
+                MainLoopDispatcher.shared.post { self.apply(change) }
+            }
+            _ = try? library.scan(progress: { progress in
+                if progress.elapsedSeconds - lastPosted >= 0.5 { post(now: progress.elapsedSeconds) }
+                guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
+                lastShown = progress.elapsedSeconds
+                MainLoopDispatcher.shared.post { self.showProgress(progress, expected: expected) }
+            }, committed: { change in
+                pending.merge(change)
+            })
+            post(now: 0)
+            MainLoopDispatcher.shared.post {
+                self.scanning = false
+                gtk_revealer_set_reveal_child(self.progress.opaque, 0)
+                self.updateEmptyState()
+            }
+        }
+    }
+
+    private func showProgress(_ progress: ScanProgress, expected: Int) {
+        let total = max(expected, progress.filesSeen)
+        gtk_label_set_text(progressLabel.opaque, "Indexing your library: \(grouped(progress.filesIndexed)) of \(grouped(total)) files")
+        gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
+    }
+
+    private func updateEmptyState() {
+        let empty = (model.fetchResult?.count ?? 0) == 0
+        if empty {
+            let text: String
+            if scanning {
+                text = "Looking for photos…"
+            } else if currentAlbum == .smart(.recents) || currentAlbum == nil {
+                let folders = library.roots.map(\.displayString).joined(separator: ", ")
+                text = "No photos or videos in \(folders).\nAdd some there, or open another folder with photopick --library FOLDER."
+            } else {
+                text = "This album is empty."
+            }
+            gtk_label_set_text(emptyState.opaque, text)
+        }
+        gtk_widget_set_visible(emptyState, empty ? 1 : 0)
     }
 
     // MARK: Cells

@@ -66,6 +66,7 @@ public enum PickerWindow {
         }
         view.onCancel = { close() }
         try? view.showAlbums()
+        view.startScan()
         // Keep the index current while the window is open; changes arrive on the watcher's
         // thread and are applied on the GTK thread.
         let watcher = LibraryWatcher(library: session.library, onChange: { change in

@@ -22,8 +22,7 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     }
     let library = try PhotoLibrary(roots: roots)
     for notice in library.notices { warn(notice.message) }
-    // An index from an earlier run opens at once; a first run indexes before the window shows.
-    if library.isEmpty { try scan(library, progressLines: false) }
+    // The window opens at once; indexing (all of it on a first run) goes on behind it.
     var options = PickerWindow.Options()
     options.showsCamera = !parser.flag("no-camera")
     options.maximum = parser.integer("max")

@@ -10,12 +10,24 @@ final class AssetListModelTests: XCTestCase {
     /// Records items-changed emissions of a GListModel.
     final class Recorder {
         var emissions: [[Int]] = []
+        /// What the model showed during each emission, read back as GTK does.
+        var shown: [[Int64]] = []
+        var model: OpaquePointer?
     }
 
     private func record(_ model: AssetListModel) -> Recorder {
         let recorder = Recorder()
+        recorder.model = model.listModel
         let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, position, removed, added, data in
-            Unmanaged<Recorder>.fromOpaque(data!).takeUnretainedValue().emissions.append([Int(position), Int(removed), Int(added)])
+            let recorder = Unmanaged<Recorder>.fromOpaque(data!).takeUnretainedValue()
+            recorder.emissions.append([Int(position), Int(removed), Int(added)])
+            var ids: [Int64] = []
+            for index in 0..<g_list_model_get_n_items(recorder.model) {
+                let item = g_list_model_get_item(recorder.model, index)
+                ids.append(AssetItem.assetID(of: item) ?? 0)
+                g_object_unref(item)
+            }
+            recorder.shown.append(ids)
         }
         g_signal_connect_data(UnsafeMutableRawPointer(model.object), "items-changed", unsafeBitCast(thunk, to: GCallback.self),
                               Unmanaged.passRetained(recorder).toOpaque(), { data, _ in Unmanaged<Recorder>.fromOpaque(data!).release() },
@@ -51,6 +63,41 @@ final class AssetListModelTests: XCTestCase {
         XCTAssertEqual(recorder.emissions, [[3, 1, 0], [1, 0, 1]])
         XCTAssertEqual(model.assetID(at: 1), 9)
         XCTAssertEqual(model.assetID(at: 4), 2)
+    }
+
+    func testDuringEachEmissionTheModelShowsThatEmissionsResult() throws {
+        let model = AssetListModel(showsCamera: false)
+        let before = result([9, 8, 7, 6, 5, 4, 3, 2, 1])
+        model.replace(with: before)
+        let recorder = record(model)
+        var change = LibraryChange()
+        change.removed = [8, 4]
+        change.inserted = [20, 15]
+        let after = result([20, 9, 7, 6, 15, 5, 3, 2, 1])
+        model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: before, after: after, change: change)))
+        // Each emission applied to the previous list gives exactly what the model showed then.
+        var list: [Int64] = [9, 8, 7, 6, 5, 4, 3, 2, 1]
+        for (emission, shown) in zip(recorder.emissions, recorder.shown) {
+            let (position, removed, added) = (emission[0], emission[1], emission[2])
+            list.replaceSubrange(position..<(position + removed), with: shown[position..<(position + added)])
+            XCTAssertEqual(list, shown, "after \(emission)")
+        }
+        XCTAssertEqual(list, [20, 9, 7, 6, 15, 5, 3, 2, 1])
+        XCTAssertEqual(recorder.emissions.count, 4, "two removals and two insertions, each exact")
+    }
+
+    func testManyScatteredChangesGoOutAsOneRange() throws {
+        let model = AssetListModel(showsCamera: true)
+        let oldIDs = Array(stride(from: Int64(200), to: 0, by: -2))  // 200, 198 … 2
+        let before = result(oldIDs)
+        model.replace(with: before)
+        let recorder = record(model)
+        var change = LibraryChange()
+        change.inserted = Set(stride(from: Int64(151), to: 50, by: -2))  // 50 odd ids between
+        let newIDs = (oldIDs + Array(change.inserted)).sorted(by: >)
+        model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: before, after: result(newIDs), change: change)))
+        XCTAssertEqual(recorder.emissions.count, 1)
+        XCTAssertEqual(recorder.shown.last?.dropFirst().map { $0 }, newIDs)
     }
 
     func testItemsExistOnlyWhileHeld() {
