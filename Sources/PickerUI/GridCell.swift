@@ -87,12 +87,12 @@ final class GridCell {
             gtk_label_set_text(duration.opaque, formatDuration(seconds))
             gtk_widget_set_visible(duration, 1)
         }
-        gtk_widget_set_tooltip_text(root, accessibleName(for: asset, number: picker.selection.number(of: id)))
+        describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
         showNumber(picker.selection.number(of: id))
         observation = picker.selection.observe(id) { [weak self] number in
             guard let self, let asset = try? self.picker.library.asset(id: id) else { return }
             self.showNumber(number)
-            gtk_widget_set_tooltip_text(self.root, self.accessibleName(for: asset, number: number))
+            self.describe(self.accessibleName(for: asset, number: number))
         }
         request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellSize * picker.scale) { [weak self] result in
             guard let self, self.assetID == id else { return }
@@ -113,6 +113,12 @@ final class GridCell {
         clear()
     }
 
+    /// Binds again to the same item (the thumbnail size changed).
+    func rebind() {
+        guard let listItem else { return }
+        bind(item: gtk_list_item_get_item(listItem))
+    }
+
     private func clear() {
         request?.cancel()
         request = nil
@@ -130,7 +136,13 @@ final class GridCell {
     private func bindCamera() {
         gtk_widget_add_css_class(root, "camera")
         show(status: "camera-photo-symbolic", tooltip: "Camera (coming soon)")
-        gtk_widget_set_tooltip_text(root, "Camera")
+        describe("Camera")
+    }
+
+    /// The name a screen reader says for the cell, also shown as its tooltip.
+    private func describe(_ name: String) {
+        gtk_widget_set_tooltip_text(root, name)
+        photopick_accessible_set_label(root, name)
     }
 
     private func setPicture(_ pixbuf: Pixbuf) {

@@ -37,8 +37,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private var toastTimer: guint = 0
 
     /// Cell edge in points, and the display scale.
-    var cellSize = 120
+    private(set) var cellSize = 120
     var scale = 1
+    /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
+    static let cellSizes = [72, 96, 120, 160, 200, 256]
+    private var cells: [WeakCell] = []
+    private var prefetcher: Prefetcher?
+
+    struct WeakCell { weak var cell: GridCell? }
     var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: cellSize, scale: scale) }
 
     /// The picked assets in order, when the person confirms.
@@ -113,6 +119,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(grid.raw, "activate", position: { [unowned self] position in self.toggle(at: position) })
         Signal.connect(albumSwitcher.raw, "notify::selected", object: { [unowned self] _ in self.albumChosen() })
         Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
+            Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
+        }
         Signal.connect(cancelButton.raw, "clicked") { [unowned self] in self.onCancel?() }
         installKeys()
 
@@ -149,6 +158,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         guard albums.indices.contains(index), albums[index].album != currentAlbum || model.fetchResult == nil,
               let result = try? library.fetchAssets(in: albums[index].album) else { return }
         currentAlbum = albums[index].album
+        prefetcher?.reset()
         model.replace(with: result)
         result.loadRemainingInBackground()
         updateEmptyState()
@@ -229,6 +239,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     private func setUpCell(_ listItem: OpaquePointer) {
         let cell = GridCell(picker: self)
+        cells.removeAll { $0.cell == nil }
+        cells.append(WeakCell(cell: cell))
         cell.listItem = listItem
         gtk_list_item_set_child(listItem, cell.root)
         attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
@@ -237,6 +249,44 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     private func cell(_ listItem: OpaquePointer) -> GridCell? {
         attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+    }
+
+    // MARK: Zoom and prefetch
+
+    /// Changes the thumbnail size; bound cells resize and, when the needed flavour changes,
+    /// request the larger thumbnail.
+    public func setCellSize(_ size: Int) {
+        let clamped = min(max(size, Self.cellSizes.first!), Self.cellSizes.last!)
+        guard clamped != cellSize else { return }
+        let oldFlavor = flavor
+        cellSize = clamped
+        prefetcher = Prefetcher(loader: loader, flavor: flavor)
+        for cell in cells.compactMap(\.cell) {
+            cell.resize(to: clamped)
+            if flavor != oldFlavor { cell.rebind() }
+        }
+        gtk_widget_queue_resize(grid)
+    }
+
+    func zoom(by steps: Int) {
+        let index = Self.cellSizes.firstIndex { $0 >= cellSize } ?? 2
+        setCellSize(Self.cellSizes[min(max(index + steps, 0), Self.cellSizes.count - 1)])
+    }
+
+    /// Warms the thumbnails of the next screen in the direction of scrolling.
+    private func scrolled() {
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
+        let width = max(1, Int(gtk_widget_get_width(grid)))
+        let cellSpan = cellSize + 4
+        let columns = max(1, width / cellSpan)
+        let firstRow = Int(gtk_adjustment_get_value(adjustment)) / cellSpan
+        let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
+        let visible = (firstRow * columns)..<min(model.count, (firstRow + rows) * columns)
+        guard !visible.isEmpty else { return }
+        if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
+        prefetcher?.update(visible: visible, count: model.count) { [library, model] position in
+            model.assetID(at: position).flatMap { try? library.asset(id: $0) }?.path
+        }
     }
 
     // MARK: Picking
@@ -291,6 +341,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(keys.raw, "key-pressed", key: { [unowned self] keyval, modifiers in
             let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
             switch Int32(keyval) {
+            case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add:
+                guard control else { return false }
+                self.zoom(by: 1)
+                return true
+            case GDK_KEY_minus, GDK_KEY_KP_Subtract:
+                guard control else { return false }
+                self.zoom(by: -1)
+                return true
             case GDK_KEY_Return, GDK_KEY_KP_Enter:
                 if control { self.confirm(); return true }
                 if let position = self.focusedPosition { self.toggle(at: position); return true }
@@ -306,6 +364,32 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             }
         })
         gtk_widget_add_controller(widget, keys)
+        // Ctrl+scroll zooms, as in image viewers and file managers.
+        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
+        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
+        Signal.connect(scroll.raw, "scroll", delta: { [unowned self] dy in
+            guard let event = gtk_event_controller_get_current_event(scroll),
+                  gdk_event_get_modifier_state(event).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
+            self.zoom(by: dy < 0 ? 1 : -1)
+            return true
+        })
+        gtk_widget_add_controller(scroller, scroll)
+    }
+
+    // MARK: Remembering
+
+    /// The album as remembered between runs: a smart album's name or a folder's path.
+    var albumKey: String? {
+        switch currentAlbum {
+        case .smart(let smart)?: return smart.name
+        case .folder?: return albums.first { $0.album == currentAlbum }?.folderPath?.displayString
+        case nil: return nil
+        }
+    }
+
+    func album(forKey key: String) -> Album? {
+        if let smart = SmartAlbum(name: key) { return .smart(smart) }
+        return (try? library.albums())?.first { $0.folderPath?.displayString == key }?.album
     }
 
     /// Puts the keyboard focus on the first photo (after the camera slot).

@@ -46,10 +46,12 @@ public enum PickerWindow {
     private static func build(_ session: Session, application: UnsafeMutablePointer<GtkApplication>) {
         let window = gtk_application_window_new(application)!
         gtk_window_set_title(window.cast(), session.options.title)
-        gtk_window_set_default_size(window.cast(), 960, 720)
+        let state = PickerState.load()
+        gtk_window_set_default_size(window.cast(), Int32(state.windowWidth ?? 960), Int32(state.windowHeight ?? 720))
         let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
                               showsCamera: session.options.showsCamera)
         view.confirmLabel = session.options.confirmLabel
+        if let size = state.cellSize { view.setCellSize(size) }
         session.view = view
         let header = gtk_header_bar_new()!
         gtk_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
@@ -59,13 +61,31 @@ public enum PickerWindow {
         gtk_window_set_titlebar(window.cast(), header)
         gtk_window_set_child(window.cast(), view.widget)
 
-        let close = { gtk_window_destroy(window.cast()) }
+        let remember = {
+            var state = PickerState.load()
+            state.album = view.albumKey
+            state.cellSize = view.cellSize
+            var width: Int32 = 0, height: Int32 = 0
+            gtk_window_get_default_size(window.cast(), &width, &height)
+            state.windowWidth = Int(width)
+            state.windowHeight = Int(height)
+            state.save()
+        }
+        let close = {
+            remember()
+            gtk_window_destroy(window.cast())
+        }
+        // Closing from the title bar cancels, and the window remembers its state all the same.
+        Signal.connect(window.raw, "close-request", stop: {
+            remember()
+            return false
+        })
         view.onConfirm = { assets in
             session.result = assets
             close()
         }
         view.onCancel = { close() }
-        try? view.showAlbums()
+        try? view.showAlbums(selecting: state.album.flatMap(view.album(forKey:)))
         view.startScan()
         // Keep the index current while the window is open; changes arrive on the watcher's
         // thread and are applied on the GTK thread.

@@ -59,6 +59,15 @@ enum Signal {
         return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
     }
 
+    /// `gboolean (*)(GtkEventControllerScroll *, double dx, double dy, gpointer)`.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, delta handler: @escaping (Double) -> Bool) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> gboolean = { _, _, dy, data in
+            (box(data) as (Double) -> Bool)(dy) ? 1 : 0
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
     /// `gboolean (*)(GtkEventControllerKey *, guint keyval, guint keycode, GdkModifierType, gpointer)`.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
