@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
         .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "CGLib"]),
-        .testTarget(name: "PickerUITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "PickerUI", "PickerModel", "PhotoLibrary", "Thumbnails", "CGtk"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )

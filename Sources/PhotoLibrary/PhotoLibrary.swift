@@ -255,6 +255,10 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     // MARK: Connections
 
+    func withWriter<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        try writeLock.withLock { try body(writer) }
+    }
+
     private func withReader<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
         try readLock.withLock { try body(reader) }
     }

@@ -22,7 +22,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     public let cancelButton: UnsafeMutablePointer<GtkWidget>
 
     let grid: UnsafeMutablePointer<GtkWidget>
-    private let scroller: UnsafeMutablePointer<GtkWidget>
+    let scroller: UnsafeMutablePointer<GtkWidget>
     private let strip: PickedStrip
     private let toast: UnsafeMutablePointer<GtkWidget>
     private let toastLabel: UnsafeMutablePointer<GtkWidget>
@@ -68,8 +68,10 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         let factory = gtk_signal_list_item_factory_new()!
         let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(model.object)!))
         grid = gtk_grid_view_new(noSelection, factory)
-        gtk_grid_view_set_max_columns(grid.opaque, 40)
-        gtk_grid_view_set_min_columns(grid.opaque, 2)
+        // GtkGridView keeps up to 30 rows × max-columns cells: the maximum follows the width
+        // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
+        gtk_grid_view_set_max_columns(grid.opaque, 7)
+        gtk_grid_view_set_min_columns(grid.opaque, 1)
         gtk_grid_view_set_single_click_activate(grid.opaque, 1)
         style(grid, "photo-grid")
         scroller = gtk_scrolled_window_new()
@@ -121,6 +123,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
+        }
+        if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
+            Signal.connect(adjustment.raw, "changed") { [unowned self] in self.fitColumns() }
         }
         Signal.connect(cancelButton.raw, "clicked") { [unowned self] in self.onCancel?() }
         installKeys()
@@ -265,7 +270,17 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             cell.resize(to: clamped)
             if flavor != oldFlavor { cell.rebind() }
         }
+        fitColumns()
         gtk_widget_queue_resize(grid)
+    }
+
+    /// As many columns as cells of the chosen size fit in the width.
+    private func fitColumns() {
+        guard let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
+        let width = Int(gtk_adjustment_get_page_size(adjustment))
+        guard width > 0 else { return }
+        let columns = guint(max(1, min(60, width / (cellSize + 4))))
+        if gtk_grid_view_get_max_columns(grid.opaque) != columns { gtk_grid_view_set_max_columns(grid.opaque, columns) }
     }
 
     func zoom(by steps: Int) {

@@ -1,0 +1,47 @@
+/// Writes index rows for assets that do not exist on disk: a large library in seconds, for tests
+/// and benchmarks of what sits above the index (a 1,000,000-asset grid). Never used by the app.
+public enum SyntheticLibrary {
+    /// Adds `count` photos under `root` (which must be one of `library`'s roots), spread over ten
+    /// years, 5 % favourites, in 200 folders.
+    public static func fill(_ library: PhotoLibrary, root: FilePath, count: Int) throws {
+        try library.writeDirectly { db in
+            let rootID = try db.integer("SELECT id FROM roots WHERE path = x'\(hex(root.bytes))'")
+                ?? { try db.execute("INSERT INTO roots(path) VALUES (x'\(hex(root.bytes))')"); return db.lastInsertedRowID }()
+            let firstFolder = (try db.integer("SELECT coalesce(max(id), 0) FROM folders") ?? 0) + 1
+            for index in 0..<200 {
+                let folder = root.appending(String(format3(index)))
+                try db.execute("INSERT INTO folders(root_id, path, relative) VALUES (\(rootID), x'\(hex(folder.bytes))', x'\(hex(Array("folder-\(format3(index))".utf8)))')")
+            }
+            try db.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
+                                   captured_at, date_source, traits, album_bits, stem)
+                SELECT \(firstFolder) + (i % 200), CAST('IMG_' || i || '.jpg' AS BLOB),
+                       CAST(x'\(hex(root.bytes))' || '/' || printf('%03d', i % 200) || '/IMG_' || i || '.jpg' AS BLOB),
+                       100000 + i, 1420070400000000000 + i * 300000000000, i, 1, 'image/jpeg', 320, 240, 1,
+                       1420070400000 + ((i * 7919) % 315360000) * 1000, 1,
+                       1 | (CASE WHEN i % 20 = 0 THEN 2 ELSE 0 END), 1 | (CASE WHEN i % 20 = 0 THEN 2 ELSE 0 END),
+                       CAST('IMG_' || i AS BLOB)
+                FROM n
+                """)
+        }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let text = String(byte, radix: 16)
+            return byte < 16 ? "0" + text : text
+        }.joined()
+    }
+
+    private static func format3(_ value: Int) -> String {
+        value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)"
+    }
+}
+
+extension PhotoLibrary {
+    /// Runs `body` on the writer connection in one transaction (synthetic rows).
+    func writeDirectly(_ body: (SQLiteConnection) throws -> Void) throws {
+        try withWriter { db in try db.transaction { try body(db) } }
+    }
+}

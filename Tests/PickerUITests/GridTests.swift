@@ -1,0 +1,90 @@
+import CGtk
+import Foundation
+import PhotoLibrary
+import PickerModel
+import TestSupport
+import Thumbnails
+import XCTest
+@testable import PickerUI
+
+/// The grid in this process, on a virtual display: how many item objects live, and what a
+/// selection change touches.
+final class GridTests: XCTestCase {
+    nonisolated(unsafe) private static var display: VirtualDisplay?
+    nonisolated(unsafe) private static var ready = false
+
+    override class func setUp() {
+        super.setUp()
+        guard display == nil, let server = try? VirtualDisplay() else { return }
+        display = server  // kept for the whole run: GTK stays connected to it
+        setenv("DISPLAY", server.name, 1)
+        setenv("GSK_RENDERER", "cairo", 1)
+        unsetenv("WAYLAND_DISPLAY")
+        ready = gtk_init_check() != 0
+    }
+
+    private func pump(seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            while g_main_context_iteration(nil, 0) != 0 {}
+            usleep(2000)
+        }
+    }
+
+    /// A window with the picker over a synthetic library of `count` assets.
+    private func openPicker(count: Int) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
+        try XCTSkipUnless(Self.ready, "no display")
+        let root = TestSupport.temporaryDirectory("grid-library")
+        let library = try PhotoLibrary(roots: [FilePath(root.path)],
+                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("grid-index").appendingPathComponent("index.sqlite").path))
+        try library.scan()
+        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: count)
+        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("grid-cache").path))
+        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])))
+        let window = gtk_window_new()!
+        gtk_window_set_default_size(window.cast(), 960, 720)
+        gtk_window_set_child(window.cast(), view.widget)
+        try view.showAlbums()
+        gtk_window_present(window.cast())
+        pump(seconds: 1)
+        return (view, window)
+    }
+
+    func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
+        let (view, window) = try openPicker(count: 60_000)
+        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+        XCTAssertEqual(view.model.count, 60_001)
+        let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+        let bindsBefore = GridCell.binds
+        for _ in 0..<10 {
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
+            pump(seconds: 0.15)
+        }
+        XCTAssertGreaterThan(gtk_adjustment_get_value(adjustment), 5 * gtk_adjustment_get_page_size(adjustment), "it scrolled")
+        XCTAssertGreaterThan(GridCell.binds - bindsBefore, 100, "cells were bound as the grid scrolled")
+        XCTAssertLessThan(AssetItem.aliveCount, 1000, "item objects exist only while GTK holds them")
+    }
+
+    func testAPickUpdatesOneBadgeAndEmitsNoItemsChanged() throws {
+        let (view, window) = try openPicker(count: 5_000)
+        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+        final class Counter { var emissions = 0 }
+        let counter = Counter()
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, _, _, _, data in
+            Unmanaged<Counter>.fromOpaque(data!).takeUnretainedValue().emissions += 1
+        }
+        g_signal_connect_data(view.model.object.raw, "items-changed", unsafeBitCast(thunk, to: GCallback.self),
+                              Unmanaged.passRetained(counter).toOpaque(), { data, _ in Unmanaged<AnyObject>.fromOpaque(data!).release() },
+                              GConnectFlags(rawValue: 0))
+        let before = GridCell.badgeUpdates
+        view.toggle(at: 3)
+        XCTAssertEqual(GridCell.badgeUpdates - before, 1, "only the picked cell")
+        view.toggle(at: 5)
+        view.toggle(at: 7)
+        let beforeUnpick = GridCell.badgeUpdates
+        view.toggle(at: 3)  // unpick number 1: the other two renumber
+        XCTAssertEqual(GridCell.badgeUpdates - beforeUnpick, 3)
+        XCTAssertEqual(counter.emissions, 0, "a selection change never touches the model")
+        XCTAssertEqual(view.selection.picked, [view.model.assetID(at: 5)!, view.model.assetID(at: 7)!])
+    }
+}
