@@ -64,6 +64,19 @@ final class GridCell {
         gtk_widget_set_valign(heart, GTK_ALIGN_END)
         gtk_overlay_add_overlay(root.opaque, heart)
         resize(to: picker.cellSize)
+        // One click picks or unpicks; a double click undoes that and opens the preview.
+        let click = gtk_gesture_click_new()!
+        Signal.connect(click.raw, "pressed", presses: { [unowned self] presses in
+            guard let listItem = self.listItem else { return }
+            let position = Int(gtk_list_item_get_position(listItem))
+            if presses == 1 {
+                self.picker.toggle(at: position)
+            } else if presses == 2 {
+                self.picker.toggle(at: position)
+                self.picker.openPreview(at: position)
+            }
+        })
+        gtk_widget_add_controller(root, OpaquePointer(click.raw))
     }
 
     func resize(to size: Int) {

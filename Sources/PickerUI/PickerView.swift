@@ -24,6 +24,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     let grid: UnsafeMutablePointer<GtkWidget>
     let scroller: UnsafeMutablePointer<GtkWidget>
     private let strip: PickedStrip
+    private let preview = PreviewPane()
     private let toast: UnsafeMutablePointer<GtkWidget>
     private let toastLabel: UnsafeMutablePointer<GtkWidget>
     private var albums: [AlbumSummary] = []
@@ -72,7 +73,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
         gtk_grid_view_set_max_columns(grid.opaque, 7)
         gtk_grid_view_set_min_columns(grid.opaque, 1)
-        gtk_grid_view_set_single_click_activate(grid.opaque, 1)
+        // Clicks are handled per cell (one click picks, a double click previews); Enter and
+        // Space by the key controller.
         style(grid, "photo-grid")
         scroller = gtk_scrolled_window_new()
         gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
@@ -99,6 +101,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_set_valign(toast, GTK_ALIGN_END)
         gtk_widget_set_margin_bottom(toast, 16)
         gtk_widget_set_can_target(toast, 0)
+        gtk_overlay_add_overlay(overlay.opaque, preview.widget)
         gtk_overlay_add_overlay(overlay.opaque, toast)
         progress = gtk_revealer_new()
         progressLabel = gtk_label_new(nil)
@@ -118,7 +121,6 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
         Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
         Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
-        Signal.connect(grid.raw, "activate", position: { [unowned self] position in self.toggle(at: position) })
         Signal.connect(albumSwitcher.raw, "notify::selected", object: { [unowned self] _ in self.albumChosen() })
         Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
@@ -131,6 +133,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         installKeys()
 
         strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
+        preview.onToggle = { [unowned self] in if let position = self.preview.position { self.toggle(at: position) } }
+        preview.onClose = { [unowned self] in self.closePreview() }
         selectionObservation = selection.observe { [unowned self] _ in
             self.updateConfirmButton()
             self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
@@ -304,6 +308,31 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         }
     }
 
+    // MARK: Preview
+
+    /// Shows the photo at `position` large (P, Alt+Enter or a double click).
+    func openPreview(at position: Int) {
+        guard let id = model.assetID(at: position), let asset = try? library.asset(id: id) else { return }
+        preview.show(asset, at: position, selection: selection, loader: loader) { [unowned self] asset, number in
+            var text = "\(asset.kind == .video ? "Video" : "Photo"), \(asset.captureDate.spokenDate)"
+            if let number { text += ", picked \(number) of \(self.selection.count)" }
+            return text
+        }
+    }
+
+    /// Back to the grid, with the focus where it was.
+    func closePreview() {
+        preview.hide()
+        gtk_widget_grab_focus(grid)
+    }
+
+    private func movePreview(by step: Int) {
+        guard let position = preview.position else { return }
+        var next = position + step
+        while next >= 0 && next < model.count && model.assetID(at: next) == nil { next += step }
+        if next >= 0 && next < model.count { openPreview(at: next) }
+    }
+
     // MARK: Picking
 
     func toggle(at position: Int) {
@@ -355,7 +384,23 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         Signal.connect(keys.raw, "key-pressed", key: { [unowned self] keyval, modifiers in
             let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
+            let alt = modifiers & GDK_ALT_MASK.rawValue != 0
+            if self.preview.isVisible {
+                switch Int32(keyval) {
+                case GDK_KEY_Escape: self.closePreview()
+                case GDK_KEY_Left, GDK_KEY_Up: self.movePreview(by: -1)
+                case GDK_KEY_Right, GDK_KEY_Down: self.movePreview(by: 1)
+                case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
+                    if control { self.confirm() } else if let position = self.preview.position { self.toggle(at: position) }
+                default: return false
+                }
+                return true
+            }
             switch Int32(keyval) {
+            case GDK_KEY_p, GDK_KEY_P:
+                guard !control, let position = self.focusedPosition else { return false }
+                self.openPreview(at: position)
+                return true
             case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add:
                 guard control else { return false }
                 self.zoom(by: 1)
@@ -366,6 +411,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 return true
             case GDK_KEY_Return, GDK_KEY_KP_Enter:
                 if control { self.confirm(); return true }
+                if alt, let position = self.focusedPosition { self.openPreview(at: position); return true }
                 if let position = self.focusedPosition { self.toggle(at: position); return true }
                 return false
             case GDK_KEY_space:

@@ -59,6 +59,15 @@ enum Signal {
         return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
     }
 
+    /// `void (*)(GtkGestureClick *, int n_press, double x, double y, gpointer)`.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, presses handler: @escaping (Int) -> Void) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, _, _, data in
+            (box(data) as (Int) -> Void)(Int(presses))
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
     /// `gboolean (*)(GtkEventControllerScroll *, double dx, double dy, gpointer)`.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, delta handler: @escaping (Double) -> Bool) -> gulong {
