@@ -35,6 +35,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private var scanning = false
     private var albumNames: OpaquePointer?
     private var selectionObservation: SelectionStore.Observation?
+    private var albumRows: AlbumRowFactory?
     private var toastTimer: guint = 0
 
     /// Cell edge in points, and the display scale.
@@ -139,8 +140,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             self.updateConfirmButton()
             self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
         }
+        let rows = AlbumRowFactory(picker: self)
+        gtk_drop_down_set_list_factory(albumSwitcher.opaque, rows.factory)
+        albumRows = rows
         Style.install()
     }
+
+    /// The album at a row of the switcher.
+    func album(at index: Int) -> AlbumSummary? { albums.indices.contains(index) ? albums[index] : nil }
 
     // MARK: Albums
 
@@ -148,7 +155,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     public func showAlbums(selecting album: Album? = nil) throws {
         let album = album ?? currentAlbum ?? .smart(.recents)
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == album }
-        let names = albums.map { "\($0.name)  \(grouped($0.count))" }
+        let names = albums.map(\.name)
         var cNames = names.map { strdup($0) } + [nil]
         defer { cNames.forEach { free($0) } }
         let list = cNames.withUnsafeMutableBufferPointer { buffer in
