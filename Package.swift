@@ -45,6 +45,9 @@ let package = Package(
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
                           path: "bench/ThumbnailBenchmark"),
 
+        .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "Thumbnails", "PhotoLibrary", "CGtk"],
+                          path: "bench/PickerBenchmark"),
+
         // Helpers the test targets share: temporary folders, running programs, make-library.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),

@@ -28,6 +28,13 @@ final class GridCell {
     /// read these.
     nonisolated(unsafe) static var binds = 0
     nonisolated(unsafe) static var badgeUpdates = 0
+    /// Bound cells still waiting for their first picture.
+    nonisolated(unsafe) static var waiting = 0
+    /// Seconds spent in bind, for the benchmark's split of frame time between GTK and us.
+    nonisolated(unsafe) static var bindSeconds = 0.0
+    private var isWaiting = false {
+        didSet { if isWaiting != oldValue { GridCell.waiting += isWaiting ? 1 : -1 } }
+    }
 
     init(picker: PickerView) {
         self.picker = picker
@@ -87,6 +94,8 @@ final class GridCell {
 
     func bind(item: UnsafeMutableRawPointer?) {
         GridCell.binds += 1
+        let started = monotonicSeconds()
+        defer { GridCell.bindSeconds += monotonicSeconds() - started }
         clear()
         if AssetItem.isCamera(item) {
             bindCamera()
@@ -110,8 +119,10 @@ final class GridCell {
             self.showNumber(number)
             self.describe(self.accessibleName(for: asset, number: number))
         }
+        isWaiting = true
         request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellSize * picker.scale) { [weak self] result in
             guard let self, self.assetID == id else { return }
+            self.isWaiting = false
             switch result {
             case .success(let thumbnail):
                 if let pixbuf = thumbnail.pixbuf {
@@ -136,6 +147,7 @@ final class GridCell {
     }
 
     private func clear() {
+        isWaiting = false
         request?.cancel()
         request = nil
         observation?.cancel()

@@ -146,6 +146,15 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Style.install()
     }
 
+    // MARK: Measuring (bench/)
+
+    /// Bound cells waiting for their thumbnail: zero once the visible cells show pictures.
+    public var cellsWaitingForThumbnails: Int { GridCell.waiting }
+    /// Cells bound so far, and the seconds spent binding them.
+    public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindSeconds) }
+    /// The grid's vertical scroll position, for programmatic scrolling.
+    public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
+
     /// The album at a row of the switcher.
     func album(at index: Int) -> AlbumSummary? { albums.indices.contains(index) ? albums[index] : nil }
 

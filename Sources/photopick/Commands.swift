@@ -61,21 +61,16 @@ func scan(_ library: PhotoLibrary, progressLines: Bool) throws -> ScanProgress {
         display = nil
     }
     var last = ScanProgress()
-    let started = monotonicNow()
+    let started = monotonicSeconds()
     try library.scan(progress: { progress in
         last = progress
         // A quick rescan should not flash a bar: draw only once it takes a moment.
-        if progressLines || monotonicNow() - started > 0.4 { display?.update(progress) }
+        if progressLines || monotonicSeconds() - started > 0.4 { display?.update(progress) }
     })
     display?.finish()
     return last
 }
 
-func monotonicNow() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
 
 let libraryOption = OptionParser.Option("library", .filenames, "A folder of photos and videos (repeatable; default: the Pictures and Videos folders)", argument: "DIR")
 let cachedOption = OptionParser.Option("cached", .flag, "Use the index as it is, without looking for changes first")

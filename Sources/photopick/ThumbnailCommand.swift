@@ -29,7 +29,7 @@ func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 
     var results = [Result<Thumbnail, ThumbnailFailure>?](repeating: nil, count: paths.count)
     var finished = 0
-    let started = monotonicNow()
+    let started = monotonicSeconds()
     for (index, path) in paths.enumerated() {
         loader.request(path, flavor: flavor) { result in
             results[index] = result
@@ -40,7 +40,7 @@ func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     var lastDrawn = 0.0
     while finished < paths.count {
         g_main_context_iteration(nil, 1)
-        let now = monotonicNow()
+        let now = monotonicSeconds()
         if standardErrorIsTerminal, paths.count > 1, now - lastDrawn > 0.1 {
             lastDrawn = now
             let rate = now - started > 0.5 ? ", \(Int(Double(finished) / (now - started))) per second" : ""

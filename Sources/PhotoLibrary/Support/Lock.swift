@@ -28,7 +28,7 @@ public final class Lock: @unchecked Sendable {
 }
 
 /// Seconds on a monotonic clock, for rates and intervals.
-func monotonicSeconds() -> Double {
+public func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

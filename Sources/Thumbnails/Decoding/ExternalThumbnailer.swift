@@ -138,7 +138,7 @@ enum Subprocess {
         var pid: pid_t = 0
         let started = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
         guard started == 0 else { return .failedToStart(String(cString: strerror(started))) }
-        let deadline = monotonicNow() + timeout
+        let deadline = monotonicSeconds() + timeout
         var status: Int32 = 0
         while true {
             let result = waitpid(pid, &status, WNOHANG)
@@ -148,7 +148,7 @@ enum Subprocess {
                 kill(-pid, SIGKILL)
                 return .failedToStart(reason)
             }
-            let timedOut = monotonicNow() > deadline
+            let timedOut = monotonicSeconds() > deadline
             if timedOut || isCancelled() {
                 kill(-pid, SIGKILL)
                 waitpid(pid, &status, 0)
@@ -159,10 +159,4 @@ enum Subprocess {
         // WIFEXITED / WEXITSTATUS are macros: decode the status word by hand.
         return (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .exited(128 + (status & 0x7f))
     }
-}
-
-func monotonicNow() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

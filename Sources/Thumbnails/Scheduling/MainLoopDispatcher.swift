@@ -33,7 +33,7 @@ public final class MainLoopDispatcher: @unchecked Sendable {
 
     /// Runs posted work for one slice; true when more is waiting (keep the source).
     private func runSlice() -> Bool {
-        let deadline = monotonicNow() + sliceSeconds
+        let deadline = monotonicSeconds() + sliceSeconds
         while true {
             let next = lock.withLock { () -> (() -> Void)? in
                 if pending.isEmpty {
@@ -44,7 +44,7 @@ public final class MainLoopDispatcher: @unchecked Sendable {
             }
             guard let next else { return false }
             next()
-            if monotonicNow() >= deadline {
+            if monotonicSeconds() >= deadline {
                 return lock.withLock {
                     if pending.isEmpty { scheduled = false }
                     return !pending.isEmpty

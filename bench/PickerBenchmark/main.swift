@@ -1,0 +1,94 @@
+// Picker benchmark driver (see bench/picker-benchmark.py): opens the picker on an indexed
+// library and reports, as one JSON line on standard output:
+//   first-frame  when the first frame with pictures (not placeholders) in every visible cell
+//                was painted (the driver measures from process start to this line);
+//   scroll SECONDS SPEED  then scrolls at SPEED px/s and reports the longest gap between frames
+//                and the most time our code (cell binding) took within one frame.
+// It does not rescan the library: the index is used as it is (synthetic rows stay).
+import CGtk
+import Glibc
+import PhotoLibrary
+import PickerUI
+import Thumbnails
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, ["first-frame", "scroll"].contains(arguments[1]) else {
+    let message = "usage: picker-benchmark first-frame|scroll LIBRARY [SECONDS SPEED]\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+}
+nonisolated(unsafe) let mode = arguments[1]
+nonisolated(unsafe) let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10
+nonisolated(unsafe) let speed = arguments.count > 4 ? Double(arguments[4]) ?? 3000 : 3000
+guard gtk_init_check() != 0 else { exit(3) }
+
+let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
+let loader = ThumbnailLoader()
+nonisolated(unsafe) let view = PickerView(library: library, loader: loader)
+let window = gtk_window_new()!
+gtk_window_set_default_size(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), 960, 720)
+gtk_window_set_child(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), view.widget)
+try view.showAlbums()
+gtk_window_present(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self))
+
+final class Measure {
+    var ready = false
+    var scrollStart = 0.0
+    var lastPaint = 0.0
+    var gaps: [Double] = []
+    var ourTimes: [Double] = []
+    var lastBindSeconds = 0.0
+    var startValue = 0.0
+    var framesAfterReady = 0
+}
+nonisolated(unsafe) let measure = Measure()
+
+func printLine(_ text: String) {
+    _ = (text + "\n").withCString { write(1, $0, strlen($0)) }
+}
+
+/// Called after each painted frame.
+func afterPaint() {
+    let now = monotonicSeconds()
+    let stats = view.bindStatistics
+    if !measure.ready {
+        guard stats.binds > 0, view.cellsWaitingForThumbnails == 0 else { return }
+        measure.ready = true
+        if mode == "first-frame" {
+            printLine("{\"first_frame\": true, \"binds\": \(stats.binds)}")
+            exit(0)
+        }
+        measure.scrollStart = now
+        measure.lastPaint = now
+        measure.lastBindSeconds = stats.seconds
+        measure.startValue = gtk_adjustment_get_value(view.verticalAdjustment)
+        return
+    }
+    measure.gaps.append(now - measure.lastPaint)
+    measure.ourTimes.append(stats.seconds - measure.lastBindSeconds)
+    measure.lastPaint = now
+    measure.lastBindSeconds = stats.seconds
+    let elapsed = now - measure.scrollStart
+    let adjustment = view.verticalAdjustment!
+    let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+    if elapsed >= seconds || gtk_adjustment_get_value(adjustment) >= end {
+        let sorted = measure.gaps.sorted()
+        let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        let scrolled = gtk_adjustment_get_value(adjustment) - measure.startValue
+        printLine("{\"frames\": \(sorted.count), \"longest_gap_ms\": \(sorted.last! * 1000), \"p99_gap_ms\": \(p99 * 1000), "
+                  + "\"median_gap_ms\": \(sorted[sorted.count / 2] * 1000), \"longest_our_time_in_a_frame_ms\": \((measure.ourTimes.max() ?? 0) * 1000), "
+                  + "\"scrolled_px\": \(scrolled), \"binds\": \(stats.binds)}")
+        exit(0)
+    }
+    // Steady speed: the position follows the clock, not the frame count.
+    gtk_adjustment_set_value(adjustment, measure.startValue + elapsed * speed)
+}
+
+let clock = gtk_widget_get_frame_clock(window)!
+let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in afterPaint() }
+g_signal_connect_data(UnsafeMutableRawPointer(clock), "after-paint", unsafeBitCast(thunk, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
+// Keep frames coming while scrolling (and while waiting for thumbnails).
+gtk_widget_add_tick_callback(window, { _, _, _ in 1 }, nil, nil)
+// Give up after a minute.
+g_timeout_add_seconds(60, { _ in printLine("{\"timeout\": true}"); exit(1) }, nil)
+while true { g_main_context_iteration(nil, 1) }
