@@ -148,8 +148,18 @@ public final class PhotoLibrary: @unchecked Sendable {
     // MARK: Fetching
 
     /// Opens an album: one query for its count and first ids; the rest are read as asked for.
-    public func fetchAssets(in album: Album) throws -> FetchResult {
-        let (filter, countSQL) = PhotoLibrary.sql(for: album)
+    /// `types` keeps only assets whose MIME type matches one of the patterns ("image/*",
+    /// "video/mp4"); such an album is counted by a query instead of the kept counts.
+    public func fetchAssets(in album: Album, types: [String] = []) throws -> FetchResult {
+        var (filter, countSQL) = PhotoLibrary.sql(for: album)
+        if !types.isEmpty {
+            let clauses = types.map { pattern -> String in
+                let escaped = pattern.replacingSingleQuotes
+                return pattern.hasSuffix("/*") ? "mime LIKE '\(escaped.dropLast())%'" : "mime = '\(escaped)'"
+            }
+            filter += " AND (" + clauses.joined(separator: " OR ") + ")"
+            countSQL = "SELECT count(*) FROM assets WHERE \(filter)"
+        }
         let query = "SELECT id FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC"
         if location.databasePath == nil {
             return try withReader { db in
@@ -157,7 +167,9 @@ public final class PhotoLibrary: @unchecked Sendable {
                 defer { statement.reset() }
                 var ids: [Int64] = []
                 while try statement.step() { ids.append(statement.int64(0)) }
-                return FetchResult(album: album, count: ids.count, firstIDs: ids, cursor: nil)
+                let result = FetchResult(album: album, count: ids.count, firstIDs: ids, cursor: nil)
+                result.types = types
+                return result
             }
         }
         let connection = try checkoutConnection()
@@ -169,7 +181,9 @@ public final class PhotoLibrary: @unchecked Sendable {
             var first: [Int64] = []
             while first.count < min(count, FetchResult.firstPage), try statement.step() { first.append(statement.int64(0)) }
             let cursor = FetchResult.Cursor(connection: connection, statement: statement) { [weak self] in self?.checkin($0) }
-            return FetchResult(album: album, count: count, firstIDs: first, cursor: cursor)
+            let result = FetchResult(album: album, count: count, firstIDs: first, cursor: cursor)
+            result.types = types
+            return result
         } catch {
             try? connection.execute("ROLLBACK")
             checkin(connection)
@@ -192,7 +206,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// Nil when the album is unaffected.
     public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange) throws -> FetchResultChangeDetails? {
         guard !change.touched.isEmpty else { return nil }
-        let updated = try fetchAssets(in: fetchResult.album)
+        let updated = try fetchAssets(in: fetchResult.album, types: fetchResult.types)
         let details = FetchResultChangeDetails(before: fetchResult, after: updated, change: change)
         return details.hasChanges ? details : nil
     }
@@ -325,6 +339,9 @@ final class AssetCache: @unchecked Sendable {
 }
 
 extension String {
+    /// Safe inside an SQL string literal.
+    var replacingSingleQuotes: String { split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") }
+
     /// Case-insensitive, number-aware order ("2" before "10"), as file managers sort names.
     func localizedStandardLess(_ other: String) -> Bool {
         var left = Array(lowercased().unicodeScalars)[...], right = Array(other.lowercased().unicodeScalars)[...]

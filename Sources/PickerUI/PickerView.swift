@@ -52,6 +52,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
     public var onCancel: (() -> Void)?
+    /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
+    public var types: [String] = [] {
+        didSet { if let album = currentAlbum { currentAlbum = nil; try? showAlbums(selecting: album) } }
+    }
+
     /// The primary button's words: "Add" by default, or what a script asked for.
     public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
 
@@ -181,7 +186,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         let index = Int(gtk_drop_down_get_selected(albumSwitcher.opaque))
         // Refilling the list re-selects the open album: keep its fetch result.
         guard albums.indices.contains(index), albums[index].album != currentAlbum || model.fetchResult == nil,
-              let result = try? library.fetchAssets(in: albums[index].album) else { return }
+              let result = try? library.fetchAssets(in: albums[index].album, types: types) else { return }
         currentAlbum = albums[index].album
         prefetcher?.reset()
         model.replace(with: result)
@@ -318,6 +323,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
         let visible = (firstRow * columns)..<min(model.count, (firstRow + rows) * columns)
         guard !visible.isEmpty else { return }
+        // The rows of the cells about to be bound, in one query instead of one per cell.
+        let ahead = max(0, visible.lowerBound - visible.count)..<min(model.count, visible.upperBound + visible.count)
+        _ = try? library.assets(ids: ahead.compactMap { model.assetID(at: $0) })
         if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
         prefetcher?.update(visible: visible, count: model.count) { [library, model] position in
             model.assetID(at: position).flatMap { try? library.asset(id: $0) }?.path

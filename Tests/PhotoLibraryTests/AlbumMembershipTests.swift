@@ -156,6 +156,17 @@ final class AlbumMembershipTests: XCTestCase {
         XCTAssertTrue(change.touched.isEmpty)
     }
 
+    func testTypeFiltersNarrowAnAlbum() throws {
+        let videos = try Self.library.fetchAssets(in: .smart(.recents), types: ["video/*"])
+        XCTAssertEqual(Set(try Self.library.assets(ids: videos.allIDs).map(\.path)), Set(try Self.library.paths(in: .smart(.videos))))
+        XCTAssertEqual(videos.count, videos.allIDs.count)
+        let pngs = try Self.library.fetchAssets(in: .smart(.recents), types: ["image/png", "image/it's-quoted"])
+        let assets = try Self.library.assets(ids: pngs.allIDs)
+        XCTAssertFalse(assets.isEmpty)
+        XCTAssertTrue(assets.allSatisfy { $0.mimeType == "image/png" })
+        XCTAssertEqual(pngs.types, ["image/png", "image/it's-quoted"])
+    }
+
     func testOpeningAnAlbumReadsOnlyTheFirstPage() throws {
         let result = try Self.library.fetchAssets(in: .smart(.recents))
         XCTAssertGreaterThan(result.count, FetchResult.firstPage)

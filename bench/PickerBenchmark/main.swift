@@ -17,14 +17,14 @@ guard arguments.count >= 3, ["first-frame", "scroll"].contains(arguments[1]) els
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
-nonisolated(unsafe) let mode = arguments[1]
-nonisolated(unsafe) let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10
-nonisolated(unsafe) let speed = arguments.count > 4 ? Double(arguments[4]) ?? 3000 : 3000
+let mode = arguments[1]
+let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10
+let speed = arguments.count > 4 ? Double(arguments[4]) ?? 3000 : 3000
 guard gtk_init_check() != 0 else { exit(3) }
 
 let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
 let loader = ThumbnailLoader()
-nonisolated(unsafe) let view = PickerView(library: library, loader: loader)
+let view = PickerView(library: library, loader: loader)
 let window = gtk_window_new()!
 gtk_window_set_default_size(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), 960, 720)
 gtk_window_set_child(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), view.widget)

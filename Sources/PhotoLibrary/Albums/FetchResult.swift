@@ -6,6 +6,8 @@ import Dispatch
 /// asked for; asset rows are read separately, by id, on demand. Thread-safe.
 public final class FetchResult: @unchecked Sendable {
     public let album: Album
+    /// The MIME type patterns it is limited to (empty: all).
+    public internal(set) var types: [String] = []
     /// Number of assets in the album, exact for this snapshot.
     public let count: Int
 
@@ -88,8 +90,9 @@ public final class FetchResult: @unchecked Sendable {
     /// Reads the remaining ids on a background thread, so that the read transaction a partly read
     /// album holds (which keeps SQLite from recycling its write-ahead log) ends soon. The window
     /// calls this once the first screen is shown.
-    public func loadRemainingInBackground() {
-        DispatchQueue.global(qos: .utility).async { [self] in _ = allIDs }
+    public func loadRemainingInBackground(after delay: Double = 1) {
+        // After a moment: the first frame needs both cores more than this does.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [self] in _ = allIDs }
     }
 
     /// How many ids are in memory (for tests and benchmarks: laziness is observable).
