@@ -3,13 +3,42 @@ import PhotoLibrary
 import Thumbnails
 
 /// The strip of picked photos under the grid, in pick order with their numbers; clicking one
-/// unpicks it. It slides in with the first pick and out with the last.
+/// unpicks it. Items slide in when picked and out when unpicked; the strip itself slides in with
+/// the first pick and out with the last.
 final class PickedStrip {
     let widget: UnsafeMutablePointer<GtkWidget>
     private let row: UnsafeMutablePointer<GtkWidget>
-    private var requests: [ThumbnailRequest] = []
+    private var items: [Int64: Item] = [:]
     var onRemove: ((Int64) -> Void)?
     static let side: Int32 = 56
+    static let transitionMilliseconds: guint = 200
+
+    /// One picked photo: a revealer (for the slide) around a button with the picture and number.
+    final class Item {
+        let revealer: UnsafeMutablePointer<GtkWidget>
+        let number: UnsafeMutablePointer<GtkWidget>
+        let picture: UnsafeMutablePointer<GtkWidget>
+        var request: ThumbnailRequest?
+
+        init() {
+            revealer = gtk_revealer_new()
+            gtk_revealer_set_transition_type(revealer.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_RIGHT)
+            gtk_revealer_set_transition_duration(revealer.opaque, PickedStrip.transitionMilliseconds)
+            let button = gtk_button_new()!
+            style(button, "picked-item", "flat")
+            let overlay = gtk_overlay_new()!
+            picture = gtk_picture_new()
+            gtk_widget_set_size_request(picture, PickedStrip.side, PickedStrip.side)
+            gtk_overlay_set_child(overlay.opaque, picture)
+            number = gtk_label_new(nil)
+            style(number, "pick-badge", "small")
+            gtk_widget_set_halign(number, GTK_ALIGN_END)
+            gtk_widget_set_valign(number, GTK_ALIGN_START)
+            gtk_overlay_add_overlay(overlay.opaque, number)
+            gtk_button_set_child(button.cast(), overlay)
+            gtk_revealer_set_child(revealer.opaque, button)
+        }
+    }
 
     init() {
         widget = gtk_revealer_new()
@@ -22,35 +51,70 @@ final class PickedStrip {
         gtk_revealer_set_child(widget.opaque, scroller)
     }
 
+    /// Brings the strip in line with `picked`: new items slide in, removed ones slide out, the
+    /// rest are renumbered and put in order.
     func show(_ picked: [Int64], library: PhotoLibrary, loader: ThumbnailLoader) {
-        requests.forEach { $0.cancel() }
-        requests.removeAll()
-        while let child = gtk_widget_get_first_child(row) { gtk_box_remove(row.cast(), child) }
+        let wanted = Set(picked)
+        for (id, item) in items where !wanted.contains(id) {
+            items[id] = nil
+            item.request?.cancel()
+            gtk_revealer_set_reveal_child(item.revealer.opaque, 0)
+            let revealer = Unmanaged.passRetained(RemovalBox(row: row, revealer: item.revealer)).toOpaque()
+            g_timeout_add(PickedStrip.transitionMilliseconds + 50, { data in
+                let box = Unmanaged<RemovalBox>.fromOpaque(data!).takeRetainedValue()
+                gtk_box_remove(box.row.cast(), box.revealer)
+                return 0
+            }, revealer)
+        }
+        var previous: UnsafeMutablePointer<GtkWidget>?
         for (index, id) in picked.enumerated() {
-            guard let asset = try? library.asset(id: id) else { continue }
-            let button = gtk_button_new()!
-            style(button, "picked-item", "flat")
-            gtk_widget_set_tooltip_text(button, "Unpick \(index + 1)")
-            let overlay = gtk_overlay_new()!
-            let picture = gtk_picture_new()!
-            gtk_widget_set_size_request(picture, PickedStrip.side, PickedStrip.side)
-            gtk_overlay_set_child(overlay.opaque, picture)
-            let number = gtk_label_new(String(index + 1))!
-            style(number, "pick-badge", "small")
-            gtk_widget_set_halign(number, GTK_ALIGN_END)
-            gtk_widget_set_valign(number, GTK_ALIGN_START)
-            gtk_overlay_add_overlay(overlay.opaque, number)
-            gtk_button_set_child(button.cast(), overlay)
-            Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
-            gtk_box_append(row.cast(), button)
-            requests.append(loader.request(asset.path, flavor: .normal) { result in
-                // A centred square of the thumbnail, so every item in the strip has the same size.
-                guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf?.centredSquare(side: Int(PickedStrip.side)),
-                      let texture = gdk_texture_new_for_pixbuf(pixbuf.pointer) else { return }
-                gtk_picture_set_paintable(picture.opaque, texture)
-                g_object_unref(UnsafeMutableRawPointer(texture))
-            })
+            let item: Item
+            if let existing = items[id] {
+                item = existing
+                gtk_box_reorder_child_after(row.cast(), item.revealer, previous)
+            } else {
+                guard let asset = try? library.asset(id: id) else { continue }
+                item = make(id: id, asset: asset, loader: loader)
+                items[id] = item
+                gtk_box_insert_child_after(row.cast(), item.revealer, previous)
+                gtk_revealer_set_reveal_child(item.revealer.opaque, 1)
+            }
+            gtk_label_set_text(item.number.opaque, String(index + 1))
+            gtk_widget_set_tooltip_text(item.revealer, "Unpick \(index + 1)")
+            previous = item.revealer
         }
         gtk_revealer_set_reveal_child(widget.opaque, picked.isEmpty ? 0 : 1)
+    }
+
+    private func make(id: Int64, asset: Asset, loader: ThumbnailLoader) -> Item {
+        let item = Item()
+        if let button = gtk_revealer_get_child(item.revealer.opaque) {
+            Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
+        }
+        let picture = item.picture
+        item.request = loader.request(asset.path, flavor: .normal) { result in
+            // A centred square of the thumbnail, so every item in the strip has the same size.
+            guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf?.centredSquare(side: Int(PickedStrip.side)),
+                  let texture = gdk_texture_new_for_pixbuf(pixbuf.pointer) else { return }
+            gtk_picture_set_paintable(picture.opaque, texture)
+            g_object_unref(UnsafeMutableRawPointer(texture))
+        }
+        return item
+    }
+
+    private final class RemovalBox {
+        let row: UnsafeMutablePointer<GtkWidget>
+        let revealer: UnsafeMutablePointer<GtkWidget>
+        init(row: UnsafeMutablePointer<GtkWidget>, revealer: UnsafeMutablePointer<GtkWidget>) {
+            self.row = row
+            self.revealer = revealer
+            // Both stay alive until the removal ran, even if the window closed meanwhile.
+            g_object_ref(row.raw)
+            g_object_ref(revealer.raw)
+        }
+        deinit {
+            g_object_unref(revealer.raw)
+            g_object_unref(row.raw)
+        }
     }
 }

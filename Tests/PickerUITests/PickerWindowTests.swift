@@ -63,6 +63,21 @@ final class PickerWindowTests: XCTestCase {
         XCTAssertEqual(lines, [order[0], order[2], order[1]], "back in the grid the focus was on the first photo")
     }
 
+    func testClickingAPhotoPicksItAndClickingItInTheStripUnpicksIt() throws {
+        let order = try recents()
+        let picker = try open()
+        // Cells are 120 px with 4 px of padding: the second cell of the first row is the first photo.
+        try picker.click(x: 210, y: 115)
+        try picker.click(x: 345, y: 115)
+        usleep(400_000)  // the strip slides in
+        try picker.click(x: 42, y: 680)  // the first item of the strip
+        usleep(400_000)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[1]])
+    }
+
     func testEscapeCancelsWithStatusOneAndNoOutput() throws {
         let picker = try open()
         try picker.keys("space", "Escape")

@@ -50,6 +50,8 @@ final class RunningPicker {
         environment["GSK_RENDERER"] = "cairo"
         environment["XDG_DATA_HOME"] = dataHome.path
         environment["XDG_CACHE_HOME"] = cacheHome.path
+        // A remembered thumbnail size or album from another run must not move the cells.
+        environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
         environment["TZ"] = "UTC"
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         process.environment = environment
@@ -60,6 +62,12 @@ final class RunningPicker {
         let window = try display.xdotool(["search", "--sync", "--name", "Pick Photos"]).split(separator: "\n").first.map(String.init) ?? ""
         usleep(600_000)
         try display.xdotool(["windowfocus", "--sync", window])
+    }
+
+    /// Clicks at a point of the window (which sits at the top left: no window manager runs).
+    func click(x: Int, y: Int) throws {
+        try display.xdotool(["mousemove", String(x), String(y), "click", "1"])
+        usleep(150_000)
     }
 
     func keys(_ keys: String...) throws {
