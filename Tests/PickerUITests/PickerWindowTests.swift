@@ -78,6 +78,19 @@ final class PickerWindowTests: XCTestCase {
         XCTAssertEqual(lines, [order[1]])
     }
 
+    func testAPickedFileDeletedWhileOpenLeavesTheSelection() throws {
+        let order = try recents()
+        let picker = try open()
+        try picker.keys("space", "Right", "space")
+        // The first pick is deleted by another program: it leaves, and the second becomes 1.
+        XCTAssertEqual(unlink(order[0]), 0)
+        usleep(1_500_000)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[1]])
+    }
+
     func testEscapeCancelsWithStatusOneAndNoOutput() throws {
         let picker = try open()
         try picker.keys("space", "Escape")
