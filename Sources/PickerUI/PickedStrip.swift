@@ -10,6 +10,8 @@ final class PickedStrip {
     private let row: UnsafeMutablePointer<GtkWidget>
     private var items: [Int64: Item] = [:]
     var onRemove: ((Int64) -> Void)?
+    /// A picked photo dragged to another place in the strip: (its id, the id it was dropped on).
+    var onMove: ((Int64, Int64) -> Void)?
     static let side: Int32 = 56
     static let transitionMilliseconds: guint = 200
 
@@ -90,6 +92,7 @@ final class PickedStrip {
         let item = Item()
         if let button = gtk_revealer_get_child(item.revealer.opaque) {
             Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
+            enableReordering(button, id: id)
         }
         let picture = item.picture
         item.request = loader.request(asset.path, flavor: .normal) { result in
@@ -100,6 +103,28 @@ final class PickedStrip {
             g_object_unref(UnsafeMutableRawPointer(texture))
         }
         return item
+    }
+
+    /// Drag an item onto another to move it there (the pick order is the output order).
+    private func enableReordering(_ button: UnsafeMutablePointer<GtkWidget>, id: Int64) {
+        let stringType = GType(16 << 2)  // G_TYPE_STRING: a fundamental type macro Swift cannot import
+        let source = gtk_drag_source_new()!
+        gtk_drag_source_set_actions(source, GDK_ACTION_MOVE)
+        Signal.connect(source.raw, "prepare", prepare: {
+            var value = GValue()
+            g_value_init(&value, stringType)
+            g_value_set_string(&value, String(id))
+            defer { g_value_unset(&value) }
+            return gdk_content_provider_new_for_value(&value).map { UnsafeMutableRawPointer($0) }
+        })
+        gtk_widget_add_controller(button, OpaquePointer(source.raw))
+        let target = gtk_drop_target_new(stringType, GDK_ACTION_MOVE)!
+        Signal.connect(target.raw, "drop", drop: { [weak self] value in
+            guard let text = g_value_get_string(value), let dragged = Int64(String(cString: text)), dragged != id else { return false }
+            self?.onMove?(dragged, id)
+            return true
+        })
+        gtk_widget_add_controller(button, OpaquePointer(target.raw))
     }
 
     private final class RemovalBox {

@@ -139,6 +139,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         installKeys()
 
         strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
+        strip.onMove = { [unowned self] dragged, target in
+            guard let from = self.selection.picked.firstIndex(of: dragged),
+                  let to = self.selection.picked.firstIndex(of: target) else { return }
+            self.selection.move(from: from, to: to)
+        }
         preview.onToggle = { [unowned self] in if let position = self.preview.position { self.toggle(at: position) } }
         preview.onClose = { [unowned self] in self.closePreview() }
         selectionObservation = selection.observe { [unowned self] _ in

@@ -68,6 +68,24 @@ enum Signal {
         return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
     }
 
+    /// `GdkContentProvider *(*)(GtkDragSource *, double x, double y, gpointer)`: a drag's prepare.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, prepare handler: @escaping () -> UnsafeMutableRawPointer?) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { _, _, _, data in
+            (box(data) as () -> UnsafeMutableRawPointer?)()
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
+    /// `gboolean (*)(GtkDropTarget *, const GValue *, double x, double y, gpointer)`: a drop.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, drop handler: @escaping (UnsafePointer<GValue>) -> Bool) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<GValue>?, Double, Double, UnsafeMutableRawPointer?) -> gboolean = { _, value, _, _, data in
+            (box(data) as (UnsafePointer<GValue>) -> Bool)(value!) ? 1 : 0
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
     /// `gboolean (*)(GtkEventControllerScroll *, double dx, double dy, gpointer)`.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, delta handler: @escaping (Double) -> Bool) -> gulong {

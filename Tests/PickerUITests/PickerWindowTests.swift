@@ -91,6 +91,18 @@ final class PickerWindowTests: XCTestCase {
         XCTAssertEqual(lines, [order[1]])
     }
 
+    func testDraggingInTheStripReordersTheOutput() throws {
+        let order = try recents()
+        let picker = try open()
+        try picker.keys("space", "Right", "space", "Right", "space")
+        usleep(400_000)
+        try picker.drag(from: (170, 680), to: (42, 680))  // the third picked onto the first
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[2], order[0], order[1]])
+    }
+
     func testEscapeCancelsWithStatusOneAndNoOutput() throws {
         let picker = try open()
         try picker.keys("space", "Escape")
