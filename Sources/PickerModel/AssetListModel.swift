@@ -26,8 +26,10 @@ public final class AssetListModel {
     }
 
     deinit {
-        // GTK may hold the model a little longer: it then reads as empty.
+        // GTK may hold the model a little longer: it then reads as empty, and says so.
+        let count = self.count
         instance.pointee.owner = nil
+        if count > 0 { g_list_model_items_changed(listModel, 0, guint(count), 0) }
         g_object_unref(object)
     }
 
@@ -75,6 +77,11 @@ public final class AssetListModel {
             var suffix = 0
             while suffix < min(oldIDs.count, newIDs.count) - prefix,
                   oldIDs[oldIDs.count - 1 - suffix] == newIDs[newIDs.count - 1 - suffix] { suffix += 1 }
+            // Items changed in place (a new rating, a new heart) are inside the range too.
+            if let first = details.changedIndexes.first, let last = details.changedIndexes.last {
+                prefix = min(prefix, first)
+                suffix = min(suffix, newIDs.count - 1 - last)
+            }
             fetchResult = details.after
             itemsChanged(position: prefix + cameraOffset, removed: oldIDs.count - prefix - suffix, added: newIDs.count - prefix - suffix)
             return

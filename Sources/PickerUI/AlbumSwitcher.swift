@@ -6,7 +6,9 @@ import Thumbnails
 /// Covers are requested when a row is bound, that is when the list opens, not at start-up.
 final class AlbumRowFactory {
     let factory: OpaquePointer
-    private unowned let picker: PickerView
+    private weak var picker: PickerView?
+
+    deinit { g_object_unref(factory.raw) }
 
     init(picker: PickerView) {
         self.picker = picker
@@ -16,11 +18,11 @@ final class AlbumRowFactory {
             gtk_list_item_set_child(OpaquePointer(item), row.widget)
             attach(row, to: item, key: AlbumRow.key)
         })
-        Signal.connect(factory.raw, "bind", object: { [unowned self] item in
+        Signal.connect(factory.raw, "bind", object: { [weak self] item in
             let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            guard let row = attached(AlbumRow.self, on: item, key: AlbumRow.key),
-                  let album = self.picker.album(at: position) else { return }
-            row.bind(album, picker: self.picker)
+            guard let picker = self?.picker, let row = attached(AlbumRow.self, on: item, key: AlbumRow.key),
+                  let album = picker.album(at: position) else { return }
+            row.bind(album, picker: picker)
         })
         Signal.connect(factory.raw, "unbind", object: { item in
             attached(AlbumRow.self, on: item, key: AlbumRow.key)?.unbind()

@@ -142,8 +142,8 @@ final class GridCell {
 
     /// Binds again to the same item (the thumbnail size changed).
     func rebind() {
-        guard let listItem else { return }
-        bind(item: gtk_list_item_get_item(listItem))
+        guard let listItem, let item = gtk_list_item_get_item(listItem) else { return }
+        bind(item: item)
     }
 
     private func clear() {

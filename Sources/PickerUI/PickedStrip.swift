@@ -64,7 +64,8 @@ final class PickedStrip {
             let revealer = Unmanaged.passRetained(RemovalBox(row: row, revealer: item.revealer)).toOpaque()
             g_timeout_add(PickedStrip.transitionMilliseconds + 50, { data in
                 let box = Unmanaged<RemovalBox>.fromOpaque(data!).takeRetainedValue()
-                gtk_box_remove(box.row.cast(), box.revealer)
+                // The strip may have been destroyed meanwhile, taking its children with it.
+                if gtk_widget_get_parent(box.revealer) == box.row { gtk_box_remove(box.row.cast(), box.revealer) }
                 return 0
             }, revealer)
         }
@@ -86,6 +87,11 @@ final class PickedStrip {
             previous = item.revealer
         }
         gtk_revealer_set_reveal_child(widget.opaque, picked.isEmpty ? 0 : 1)
+    }
+
+    /// Stops loading thumbnails (the picker is going away).
+    func cancelAll() {
+        for item in items.values { item.request?.cancel() }
     }
 
     private func make(id: Int64, asset: Asset, loader: ThumbnailLoader) -> Item {

@@ -33,6 +33,10 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private let progressLabel: UnsafeMutablePointer<GtkWidget>
     private let emptyState: UnsafeMutablePointer<GtkWidget>
     private var scanning = false
+    /// False once the widgets are destroyed: work posted from other threads then does nothing.
+    private(set) var isAlive = true
+    private var switcherHandler: gulong = 0
+    private var scrollDelta = 0.0
     private var albumNames: OpaquePointer?
     private var selectionObservation: SelectionStore.Observation?
     private var albumRows: AlbumRowFactory?
@@ -127,7 +131,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
         Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
         Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
-        Signal.connect(albumSwitcher.raw, "notify::selected", object: { [unowned self] _ in self.albumChosen() })
+        switcherHandler = Signal.connect(albumSwitcher.raw, "notify::selected", object: { [weak self] _ in self?.albumChosen() })
         Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
@@ -144,16 +148,29 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                   let to = self.selection.picked.firstIndex(of: target) else { return }
             self.selection.move(from: from, to: to)
         }
-        preview.onToggle = { [unowned self] in if let position = self.preview.position { self.toggle(at: position) } }
-        preview.onClose = { [unowned self] in self.closePreview() }
+        preview.onToggle = { [weak self] in self?.togglePreviewed() }
+        preview.onClose = { [weak self] in self?.closePreview() }
         selectionObservation = selection.observe { [unowned self] _ in
             self.updateConfirmButton()
             self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
         }
+        // The picker lives as long as its widget; when the widget goes, pending work is dropped.
+        attach(self, to: widget.raw, key: "photopick-picker")
+        Signal.connect(widget.raw, "destroy") { [weak self] in self?.tearDown() }
         let rows = AlbumRowFactory(picker: self)
         gtk_drop_down_set_list_factory(albumSwitcher.opaque, rows.factory)
         albumRows = rows
         Style.install()
+    }
+
+    /// The widgets are going away: drop timers, requests and pending work.
+    private func tearDown() {
+        isAlive = false
+        if toastTimer != 0 { g_source_remove(toastTimer) }
+        toastTimer = 0
+        prefetcher?.reset()
+        preview.hide()
+        strip.cancelAll()
     }
 
     // MARK: Measuring (bench/)
@@ -180,10 +197,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         let list = cNames.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
         }
+        // Replacing the list resets the selection: keep that from switching albums twice.
+        g_signal_handler_block(albumSwitcher.raw, switcherHandler)
         gtk_drop_down_set_model(albumSwitcher.opaque, list)
         g_object_unref(UnsafeMutableRawPointer(list))
         let index = albums.firstIndex { $0.album == album } ?? 0
         gtk_drop_down_set_selected(albumSwitcher.opaque, guint(index))
+        g_signal_handler_unblock(albumSwitcher.raw, switcherHandler)
         albumChosen()
     }
 
@@ -201,6 +221,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     /// Applies a library change to the open album (exact positions) and drops deleted picks.
     public func apply(_ change: LibraryChange) {
+        guard isAlive else { return }
         selection.remove(change.removed)
         if let current = model.fetchResult, let details = try? library.changeDetails(for: current, after: change) {
             model.apply(details)
@@ -216,8 +237,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         updateEmptyState()
         let library = self.library
         let firstRun = library.isEmpty
-        let expected = firstRun ? library.countFiles() : 0
         DispatchQueue.global(qos: .userInitiated).async { [self] in
+            // Counting the files reads every folder: never on the GTK thread.
+            let expected = firstRun ? library.countFiles() : 0
             var lastShown = 0.0
             // Commits are merged and handed to the grid at most twice a second, so a first scan
             // does not keep the GTK thread busy with hundreds of small changes.
@@ -234,12 +256,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 if progress.elapsedSeconds - lastPosted >= 0.5 { post(now: progress.elapsedSeconds) }
                 guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
                 lastShown = progress.elapsedSeconds
-                MainLoopDispatcher.shared.post { self.showProgress(progress, expected: expected) }
+                MainLoopDispatcher.shared.post { if self.isAlive { self.showProgress(progress, expected: expected) } }
             }, committed: { change in
                 pending.merge(change)
             })
             post(now: 0)
             MainLoopDispatcher.shared.post {
+                guard self.isAlive else { return }
                 self.scanning = false
                 gtk_revealer_set_reveal_child(self.progress.opaque, 0)
                 self.updateEmptyState()
@@ -355,8 +378,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_grab_focus(grid)
     }
 
+    /// Picks or unpicks the previewed photo (by id: positions move while the index changes).
+    private func togglePreviewed() {
+        guard let id = preview.assetID, let position = model.position(of: id) else { return }
+        toggle(at: position)
+    }
+
     private func movePreview(by step: Int) {
-        guard let position = preview.position else { return }
+        guard let id = preview.assetID, let position = model.position(of: id) else { return }
         var next = position + step
         while next >= 0 && next < model.count && model.assetID(at: next) == nil { next += step }
         if next >= 0 && next < model.count { openPreview(at: next) }
@@ -420,7 +449,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 case GDK_KEY_Left, GDK_KEY_Up: self.movePreview(by: -1)
                 case GDK_KEY_Right, GDK_KEY_Down: self.movePreview(by: 1)
                 case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
-                    if control { self.confirm() } else if let position = self.preview.position { self.toggle(at: position) }
+                    if control { self.confirm() } else if self.preview.buttonHasFocus { return false } else { self.togglePreviewed() }
                 default: return false
                 }
                 return true
@@ -460,7 +489,12 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(scroll.raw, "scroll", delta: { [unowned self] dy in
             guard let event = gtk_event_controller_get_current_event(scroll),
                   gdk_event_get_modifier_state(event).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
-            self.zoom(by: dy < 0 ? 1 : -1)
+            // Touchpads send many small steps: zoom once per whole notch.
+            self.scrollDelta += dy
+            if abs(self.scrollDelta) >= 1 {
+                self.zoom(by: self.scrollDelta < 0 ? 1 : -1)
+                self.scrollDelta = 0
+            }
             return true
         })
         gtk_widget_add_controller(scroller, scroll)

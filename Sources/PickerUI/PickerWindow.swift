@@ -61,7 +61,8 @@ public enum PickerWindow {
         gtk_window_set_titlebar(window.cast(), header)
         gtk_window_set_child(window.cast(), view.widget)
 
-        let remember = {
+        let remember = { [weak view] in
+            guard let view else { return }
             var state = PickerState.load()
             state.album = view.albumKey
             state.cellSize = view.cellSize

@@ -14,6 +14,11 @@ final class PreviewPane {
     private var request: ThumbnailRequest?
     private var observation: SelectionStore.Observation?
     private(set) var position: Int?
+    private(set) var assetID: Int64?
+    private let back: UnsafeMutablePointer<GtkWidget>
+
+    /// Whether a button of the preview has the keyboard focus (then Enter is the button's).
+    var buttonHasFocus: Bool { gtk_widget_has_focus(back) != 0 }
     var onToggle: (() -> Void)?
     var onClose: (() -> Void)?
 
@@ -25,7 +30,7 @@ final class PreviewPane {
         gtk_widget_set_visible(widget, 0)
         let bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         style(bar, "preview-bar")
-        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
+        back = gtk_button_new_from_icon_name("go-previous-symbolic")!
         gtk_widget_set_tooltip_text(back, "Back to the grid (Escape)")
         caption = gtk_label_new(nil)
         gtk_widget_set_hexpand(caption, 1)
@@ -50,6 +55,7 @@ final class PreviewPane {
     /// Shows `asset` at grid `position`.
     func show(_ asset: Asset, at position: Int, selection: SelectionStore, loader: ThumbnailLoader, describe: (Asset, Int?) -> String) {
         self.position = position
+        assetID = asset.id
         request?.cancel()
         gtk_picture_set_paintable(picture.opaque, nil)
         gtk_label_set_text(caption.opaque, describe(asset, selection.number(of: asset.id)))
@@ -70,6 +76,7 @@ final class PreviewPane {
         request?.cancel()
         observation = nil
         position = nil
+        assetID = nil
         gtk_widget_set_visible(widget, 0)
     }
 
