@@ -140,6 +140,32 @@ final class GridCell {
         clear()
     }
 
+    /// Says the cell's name again (the number of picks changed: "picked 2 of 4").
+    func refreshDescription() {
+        guard let id = assetID, let asset = try? picker.library.asset(id: id) else { return }
+        describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
+    }
+
+    /// Shakes the cell briefly: the maximum is reached and this pick was refused.
+    func shake() {
+        gtk_widget_add_css_class(root, "refused")
+        let root = Unmanaged.passRetained(RootBox(root)).toOpaque()
+        g_timeout_add(450, { data in
+            let box = Unmanaged<RootBox>.fromOpaque(data!).takeRetainedValue()
+            gtk_widget_remove_css_class(box.widget, "refused")
+            return 0
+        }, root)
+    }
+
+    private final class RootBox {
+        let widget: UnsafeMutablePointer<GtkWidget>
+        init(_ widget: UnsafeMutablePointer<GtkWidget>) {
+            self.widget = widget
+            g_object_ref(widget.raw)
+        }
+        deinit { g_object_unref(widget.raw) }
+    }
+
     /// Binds again to the same item (the thumbnail size changed).
     func rebind() {
         guard let listItem, let item = gtk_list_item_get_item(listItem) else { return }

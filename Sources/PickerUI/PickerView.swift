@@ -150,8 +150,12 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
-        selectionObservation = selection.observe { [unowned self] _ in
+        selectionObservation = selection.observe { [unowned self] change in
             self.updateConfirmButton()
+            // Picked cells say "picked 2 of 4": the total changed for all of them (a few cells).
+            for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
+                cell.refreshDescription()
+            }
             self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
         }
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
@@ -169,7 +173,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         if toastTimer != 0 { g_source_remove(toastTimer) }
         toastTimer = 0
         prefetcher?.reset()
-        preview.hide()
+        preview.cancel()  // its widgets may be gone already: touch none
         strip.cancelAll()
     }
 
@@ -396,6 +400,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     func toggle(at position: Int) {
         guard let id = model.assetID(at: position) else { return }
         if selection.toggle(id) == .refusedAtMaximum {
+            cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
             showToast("You can pick up to \(selection.maximum ?? 0)")
             gtk_widget_error_bell(grid)
         }

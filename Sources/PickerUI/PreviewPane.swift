@@ -72,6 +72,12 @@ final class PreviewPane {
         gtk_widget_grab_focus(pickButton)
     }
 
+    /// Stops loading without touching widgets (they may be destroyed).
+    func cancel() {
+        request?.cancel()
+        observation = nil
+    }
+
     func hide() {
         request?.cancel()
         observation = nil

@@ -12,6 +12,15 @@ enum Style {
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
     .cell.picked .thumbnail { opacity: 0.78; }
     .cell.picked { outline: 3px solid @pick_accent; outline-offset: -3px; }
+    @keyframes refused-shake {
+      0% { margin-left: 0; margin-right: 0; }
+      20% { margin-left: 10px; margin-right: -10px; }
+      40% { margin-left: -8px; margin-right: 8px; }
+      60% { margin-left: 6px; margin-right: -6px; }
+      80% { margin-left: -3px; margin-right: 3px; }
+      100% { margin-left: 0; margin-right: 0; }
+    }
+    .cell.refused { animation: refused-shake 0.4s ease-out; }
     .cell.camera .thumbnail { background-color: alpha(currentColor, 0.16); }
     .pick-badge {
       min-width: 22px; min-height: 22px; margin: 6px; padding: 0 4px;
