@@ -1,4 +1,5 @@
 import CGtk
+import Glibc
 import Dispatch
 import PickerModel
 import PhotoLibrary
@@ -286,6 +287,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             let text: String
             if scanning {
                 text = "Looking for photos…"
+            } else if let missing = library.roots.first(where: { !isFolder($0) }) {
+                text = "The folder \(missing) does not exist.\nCreate it and put photos in it, or open another folder with photopick --library FOLDER."
             } else if currentAlbum == .smart(.recents) || currentAlbum == nil {
                 let folders = library.roots.map(\.displayString).joined(separator: ", ")
                 text = "No photos or videos in \(folders).\nAdd some there, or open another folder with photopick --library FOLDER."
@@ -526,6 +529,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_grab_focus(grid)
         if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
     }
+}
+
+func isFolder(_ path: FilePath) -> Bool {
+    var info = stat()
+    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
 }
 
 func grouped(_ value: Int) -> String {

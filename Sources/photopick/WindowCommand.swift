@@ -15,7 +15,10 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the commands)") }
     if let maximum = parser.integer("max"), maximum < 1 { return usage("--max must be 1 or more") }
-    let roots = try resolveRoots(parser.filenames("library"))
+    // Without --library, a missing Pictures folder is the window's empty state, not an error.
+    let given = parser.filenames("library")
+    let roots = given.isEmpty && XDGDirectories.mediaFolders.allSatisfy({ !isDirectory($0) })
+        ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
     guard PickerWindow.canOpenDisplay() else {
         warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
         return ExitStatus.failure

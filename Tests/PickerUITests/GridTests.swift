@@ -65,6 +65,39 @@ final class GridTests: XCTestCase {
         XCTAssertLessThan(AssetItem.aliveCount, 1000, "item objects exist only while GTK holds them")
     }
 
+    func testUnbindingCancelsThumbnailRequests() throws {
+        // A paused loader keeps every request queued: what remains is what bound cells still want.
+        try XCTSkipUnless(Self.ready, "no display")
+        let root = TestSupport.temporaryDirectory("cancel-library")
+        let library = try PhotoLibrary(roots: [FilePath(root.path)],
+                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel-index").appendingPathComponent("index.sqlite").path))
+        try library.scan()
+        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 20_000)
+        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cancel-cache").path))
+        let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
+        defer { loader.shutdown() }
+        let view = PickerView(library: library, loader: loader)
+        let window = gtk_window_new()!
+        defer { gtk_window_destroy(window.cast()) }
+        gtk_window_set_default_size(window.cast(), 960, 720)
+        gtk_window_set_child(window.cast(), view.widget)
+        let bindsBefore = GridCell.binds
+        try view.showAlbums()
+        gtk_window_present(window.cast())
+        pump(seconds: 0.8)
+        let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+        for _ in 0..<10 {
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
+            pump(seconds: 0.1)
+        }
+        let binds = GridCell.binds - bindsBefore
+        XCTAssertGreaterThan(binds, 400)
+        // What stays queued is what bound cells (at most 30 rows × columns) and the prefetch
+        // window want; every unbound cell's request left the queue.
+        XCTAssertLessThan(loader.queuedCount, binds - 200, "requests of unbound cells left the queue")
+        XCTAssertLessThan(loader.queuedCount, 400)
+    }
+
     func testAPickUpdatesOneBadgeAndEmitsNoItemsChanged() throws {
         let (view, window) = try openPicker(count: 5_000)
         defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
