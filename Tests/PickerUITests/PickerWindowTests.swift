@@ -103,6 +103,24 @@ final class PickerWindowTests: XCTestCase {
         XCTAssertEqual(lines, [order[2], order[0], order[1]])
     }
 
+    func testPicksSurviveSwitchingAlbums() throws {
+        let order = try recents()
+        let favorites = String(decoding: try TestSupport.run(TestSupport.photopick, ["ls", "--cached", "--album", "Favorites", "--library", library.path],
+                                                              environment: ["XDG_DATA_HOME": dataHome.path]).output, as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        let picker = try open()
+        try picker.keys("space")                 // the newest photo, in Recents
+        try picker.click(x: 480, y: 26)          // the album switcher
+        usleep(500_000)
+        try picker.click(x: 520, y: 160)         // its second row: Favorites
+        usleep(500_000)
+        try picker.click(x: 210, y: 115)         // the newest favourite (after the camera)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[0], favorites[0]])
+    }
+
     func testEscapeCancelsWithStatusOneAndNoOutput() throws {
         let picker = try open()
         try picker.keys("space", "Escape")
