@@ -225,14 +225,38 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     }
 
     /// Applies a library change to the open album (exact positions) and drops deleted picks.
+    /// The positions are worked out on another thread (it reads the album's ids: a million for a
+    /// big library), one change at a time; changes that arrive meanwhile are merged and follow.
     public func apply(_ change: LibraryChange) {
         guard isAlive else { return }
         selection.remove(change.removed)
-        if let current = model.fetchResult, let details = try? library.changeDetails(for: current, after: change) {
-            model.apply(details)
-        }
         if change.foldersChanged { try? showAlbums() }
-        updateEmptyState()
+        pendingChange.merge(change)
+        computeNextChange()
+    }
+
+    private var pendingChange = LibraryChange()
+    private var computingChange = false
+
+    private func computeNextChange() {
+        guard !computingChange, !pendingChange.isEmpty, let base = model.fetchResult else {
+            updateEmptyState()
+            return
+        }
+        let change = pendingChange
+        pendingChange = LibraryChange()
+        computingChange = true
+        let library = self.library
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let details = try? library.changeDetails(for: base, after: change)
+            MainLoopDispatcher.shared.post {
+                self.computingChange = false
+                guard self.isAlive else { return }
+                // An album switched meanwhile is already current: its fetch saw this change.
+                if let details, self.model.fetchResult === base { self.model.apply(details) }
+                self.computeNextChange()
+            }
+        }
     }
 
     /// Brings the index up to date in the background: on a first run the grid fills as files are
