@@ -44,6 +44,18 @@ final class ThumbnailCommandTests: XCTestCase {
         XCTAssertEqual(bad.error.split(separator: "\n").count, 1)
     }
 
+    func testADamagedFileGivesOneLineAndNoLoaderNoise() throws {
+        let generated = GeneratedLibrary.shared
+        let damaged = generated.files.filter { ["truncated_webp", "truncated_gif", "png_bad_crc"].contains($0["corrupt"] as? String ?? "") }
+            .map { generated.path(of: $0).displayString }
+        XCTAssertEqual(damaged.count, 3)
+        let result = try photopick(["thumbnail"] + damaged)
+        for line in result.error.split(separator: "\n") {
+            XCTAssertTrue(line.hasPrefix("photopick: "), "only our own lines, got: \(line)")
+        }
+        XCTAssertFalse(result.error.contains("CRITICAL") || result.error.contains("WARNING"), result.error)
+    }
+
     func testAnUnreadableOriginalLeavesTheCacheUntouched() throws {
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
             throw XCTSkip("needs root and setpriv to run as another user")

@@ -2,6 +2,7 @@ import CGdkPixbuf
 import CGLib
 import Glibc
 import PhotoLibrary
+import Synchronization
 
 /// Decodes a still image at thumbnail size through GdkPixbuf's loaders (JPEG, PNG, GIF, WebP,
 /// TIFF, HEIF, AVIF … whatever is installed). The size is set before decoding, so the JPEG loader
@@ -13,6 +14,7 @@ public struct ImageDecoder: Sendable {
 
     public init(maximumPixels: Int = 100_000_000) {
         self.maximumPixels = maximumPixels
+        LoaderMessages.install()
     }
 
     public struct Decoded {
@@ -27,7 +29,8 @@ public struct ImageDecoder: Sendable {
     public func decode(_ file: OpenFile, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
         let path = file.reopenablePath
         var width: Int32 = 0, height: Int32 = 0
-        guard path.withCString({ gdk_pixbuf_get_file_info($0, &width, &height) }) != nil, width > 0, height > 0 else {
+        let info = LoaderMessages.quietly { path.withCString { gdk_pixbuf_get_file_info($0, &width, &height) } }
+        guard info != nil, width > 0, height > 0 else {
             return .failure(.undecodable("not an image format this system can read"))
         }
         guard Int(width) * Int(height) <= maximumPixels else {
@@ -35,7 +38,10 @@ public struct ImageDecoder: Sendable {
         }
         let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: box)
         var error: UnsafeMutablePointer<GError>?
-        guard let scaled = path.withCString({ gdk_pixbuf_new_from_file_at_scale($0, Int32(targetWidth), Int32(targetHeight), 1, &error) }) else {
+        let decoded = LoaderMessages.quietly {
+            path.withCString { gdk_pixbuf_new_from_file_at_scale($0, Int32(targetWidth), Int32(targetHeight), 1, &error) }
+        }
+        guard let scaled = decoded else {
             return .failure(.undecodable(PixbufError(taking: error).message))
         }
         var pixbuf = Pixbuf(owning: scaled)
@@ -70,6 +76,46 @@ extension ImageDecoder {
             if let upright = gdk_pixbuf_apply_embedded_orientation(pixbuf.pointer) { pixbuf = Pixbuf(owning: upright) }
         }
         return pixbuf
+    }
+}
+
+/// GdkPixbuf's loaders warn on the terminal about each damaged file they meet (the WebP loader
+/// even without a domain, and with GObject criticals from its own cleanup). A broken photo is an
+/// ordinary event for a picker: while a loader runs on this thread, its messages are counted
+/// instead of printed; everywhere else they reach the terminal as usual.
+public enum LoaderMessages {
+    private static let count = Atomic<Int>(0)
+    /// Loader messages kept off the terminal so far.
+    public static var suppressed: Int { count.load(ordering: .relaxed) }
+
+    /// Set on a thread while it runs a loader.
+    private static let decodingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static let installed: Bool = {
+        let levels = GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_CRITICAL.rawValue)
+        let handler: GLogFunc = { domain, level, message, _ in
+            if pthread_getspecific(LoaderMessages.decodingKey) != nil {
+                LoaderMessages.count.add(1, ordering: .relaxed)
+            } else {
+                g_log_default_handler(domain, level, message, nil)
+            }
+        }
+        for domain in ["GdkPixbuf", "GLib-GObject"] { g_log_set_handler(domain, levels, handler, nil) }
+        g_log_set_handler(nil, levels, handler, nil)  // the WebP loader logs without a domain
+        return true
+    }()
+
+    static func install() { _ = installed }
+
+    /// Runs a loader with its messages counted, not printed.
+    static func quietly<R>(_ body: () -> R) -> R {
+        pthread_setspecific(decodingKey, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(decodingKey, nil) }
+        return body()
     }
 }
 
