@@ -11,7 +11,7 @@ public final class AssetListModel {
     public private(set) var fetchResult: FetchResult?
 
     /// The camera slot is the first cell when shown; this is the one place its offset lives.
-    public private(set) var showsCamera: Bool
+    public let showsCamera: Bool
     private var cameraOffset: Int { showsCamera ? 1 : 0 }
 
     struct Instance {
@@ -125,12 +125,6 @@ public final class AssetListModel {
 
     /// The list shown while a change goes out splice by splice: its count and ids.
     private var presented: (count: Int, id: (Int) -> Int64)?
-
-    public func setShowsCamera(_ shows: Bool) {
-        guard shows != showsCamera else { return }
-        showsCamera = shows
-        itemsChanged(position: 0, removed: shows ? 0 : 1, added: shows ? 1 : 0)
-    }
 
     /// Every items-changed emission goes through here (tests observe them through the signal).
     private func itemsChanged(position: Int, removed: Int, added: Int) {

@@ -71,7 +71,6 @@ public final class SelectionStore {
         publish(affected: Set(range.map { picked[$0] }))
     }
 
-    public func removeAll() { remove(Set(picked)) }
 
     // MARK: Observing
 

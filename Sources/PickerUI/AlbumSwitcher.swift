@@ -59,7 +59,7 @@ final class AlbumRow {
 
     func bind(_ album: AlbumSummary, picker: PickerView) {
         gtk_label_set_text(name.opaque, album.name)
-        gtk_label_set_text(count.opaque, grouped(album.count))
+        gtk_label_set_text(count.opaque, groupedDigits(album.count))
         gtk_picture_set_paintable(cover.opaque, nil)
         guard let result = try? picker.library.fetchAssets(in: album.album), result.count > 0,
               let asset = try? picker.library.asset(id: result.id(at: 0)) else { return }

@@ -219,6 +219,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
               let result = try? library.fetchAssets(in: albums[index].album, types: types) else { return }
         currentAlbum = albums[index].album
         prefetcher?.reset()
+        // The rows of the first screens in one query, before their cells bind one by one.
+        _ = try? library.assets(ids: result.ids(in: 0..<300))
         model.replace(with: result)
         result.loadRemainingInBackground()
         updateEmptyState()
@@ -301,7 +303,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     private func showProgress(_ progress: ScanProgress, expected: Int) {
         let total = max(expected, progress.filesSeen)
-        gtk_label_set_text(progressLabel.opaque, "Indexing your library: \(grouped(progress.filesIndexed)) of \(grouped(total)) files")
+        gtk_label_set_text(progressLabel.opaque, "Indexing your library: \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(total)) files")
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
 
@@ -311,7 +313,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             let text: String
             if scanning {
                 text = "Looking for photos…"
-            } else if let missing = library.roots.first(where: { !isFolder($0) }) {
+            } else if let missing = library.roots.first(where: { !$0.isDirectory }) {
                 text = "The folder \(missing) does not exist.\nCreate it and put photos in it, or open another folder with photopick --library FOLDER."
             } else if currentAlbum == .smart(.recents) || currentAlbum == nil {
                 let folders = library.roots.map(\.displayString).joined(separator: ", ")
@@ -553,19 +555,4 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_grab_focus(grid)
         if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
     }
-}
-
-func isFolder(_ path: FilePath) -> Bool {
-    var info = stat()
-    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
-}
-
-func grouped(_ value: Int) -> String {
-    let digits = String(value)
-    var result = ""
-    for (index, character) in digits.enumerated() {
-        if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
-        result.append(character)
-    }
-    return result
 }

@@ -14,7 +14,7 @@ struct UsageError: Error { let message: String }
 /// XDG Pictures and Videos folders that exist.
 func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
     if given.isEmpty {
-        let existing = XDGDirectories.mediaFolders.filter(isDirectory)
+        let existing = XDGDirectories.mediaFolders.filter(\.isDirectory)
         guard !existing.isEmpty else {
             let names = XDGDirectories.mediaFolders.map(\.displayString).joined(separator: ", ")
             throw UsageError(message: "no library folder: \(names) does not exist (use --library DIR)")
@@ -32,11 +32,6 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
         }
         return path.absolute()
     }
-}
-
-func isDirectory(_ path: FilePath) -> Bool {
-    var info = stat()
-    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
 }
 
 /// Opens the index and, unless `cached` (and the index has been built before), brings it up to
@@ -104,9 +99,9 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         }
         output.write("]\n")
     } else {
-        let width = albums.map { grouped($0.count).count }.max() ?? 1
+        let width = albums.map { groupedDigits($0.count).count }.max() ?? 1
         for album in albums {
-            let count = grouped(album.count)
+            let count = groupedDigits(album.count)
             output.write(String(repeating: " ", count: width - count.count) + count + "  " + album.name + "\n")
         }
     }
@@ -237,9 +232,9 @@ func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let progress = try scan(library, progressLines: true)
     let problems = try library.problems().count
     var output = StandardOutput()
-    output.write("Indexed \(grouped(progress.filesSeen)) files in \(String(format1: progress.elapsedSeconds)) s "
-                 + "(\(grouped(Int(progress.filesPerSecond))) files/s): \(grouped(progress.filesRead)) read, "
-                 + "\(grouped(progress.filesUnchanged)) unchanged, \(grouped(problems)) with problems"
+    output.write("Indexed \(groupedDigits(progress.filesSeen)) files in \(String(format1: progress.elapsedSeconds)) s "
+                 + "(\(groupedDigits(Int(progress.filesPerSecond))) files/s): \(groupedDigits(progress.filesRead)) read, "
+                 + "\(groupedDigits(progress.filesUnchanged)) unchanged, \(groupedDigits(problems)) with problems"
                  + (problems > 0 ? " (photopick ls --errors)" : "") + "\n")
     output.flush()
     return ExitStatus.success

@@ -73,16 +73,6 @@ func quote(_ text: String) -> String {
     return result + "\""
 }
 
-/// Thousands separators for counts people read ("60,000").
-func grouped(_ value: Int) -> String {
-    let digits = String(abs(value))
-    var result = ""
-    for (index, character) in digits.enumerated() {
-        if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
-        result.append(character)
-    }
-    return (value < 0 ? "-" : "") + result
-}
 
 /// Standard base64, for paths that are not valid UTF-8 in JSON output.
 func base64(_ bytes: [UInt8]) -> String {

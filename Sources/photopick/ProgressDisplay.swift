@@ -35,16 +35,16 @@ final class ProgressDisplay {
             let filled = min(width, progress.filesIndexed * width / total)
             bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
         }
-        let of = total > 0 ? " of \(grouped(total))" : ""
-        let rate = progress.elapsedSeconds > 0.5 ? ", \(grouped(Int(progress.filesPerSecond))) files/s" : ""
-        writeError("\r\u{1B}[KIndexing \(bar)\(grouped(progress.filesIndexed))\(of) files\(rate)")
+        let of = total > 0 ? " of \(groupedDigits(total))" : ""
+        let rate = progress.elapsedSeconds > 0.5 ? ", \(groupedDigits(Int(progress.filesPerSecond))) files/s" : ""
+        writeError("\r\u{1B}[KIndexing \(bar)\(groupedDigits(progress.filesIndexed))\(of) files\(rate)")
         drewBar = true
     }
 
     private func warnLine(_ progress: ScanProgress) {
         let state = progress.finished ? "indexed" : "indexing:"
-        writeError("photopick: \(state) \(grouped(progress.filesIndexed)) of \(grouped(progress.filesSeen)) files seen, "
-                   + "\(grouped(progress.filesRead)) read, \(grouped(Int(progress.filesPerSecond))) files/s\n")
+        writeError("photopick: \(state) \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(progress.filesSeen)) files seen, "
+                   + "\(groupedDigits(progress.filesRead)) read, \(groupedDigits(Int(progress.filesPerSecond))) files/s\n")
     }
 }
 

@@ -5,10 +5,6 @@ import Thumbnails
 
 // MARK: photopick thumbnail
 
-func isRegularFile(_ path: FilePath) -> Bool {
-    var info = stat()
-    return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG
-}
 
 /// Writes or refreshes the freedesktop cache entries for files, through the same loader the grid
 /// uses, and prints each thumbnail's path (or why there is none) in the order given.
@@ -55,7 +51,7 @@ func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         switch result {
         case .success(let thumbnail) where !thumbnail.isPlaceholder:
             let stored = try cache.path(forFile: path, flavor: flavor)
-            if isRegularFile(stored) {
+            if stored.isRegularFile {
                 output.write(stored.bytes + [UInt8(ascii: "\n")])
             } else {
                 failures += 1

@@ -17,7 +17,7 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if let maximum = parser.integer("max"), maximum < 1 { return usage("--max must be 1 or more") }
     // Without --library, a missing Pictures folder is the window's empty state, not an error.
     let given = parser.filenames("library")
-    let roots = given.isEmpty && XDGDirectories.mediaFolders.allSatisfy({ !isDirectory($0) })
+    let roots = given.isEmpty && XDGDirectories.mediaFolders.allSatisfy({ !$0.isDirectory })
         ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
     guard PickerWindow.canOpenDisplay() else {
         warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")

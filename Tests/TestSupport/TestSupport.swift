@@ -69,11 +69,6 @@ public enum TestSupport {
         process.waitUntilExit()
         return (process.terminationStatus, collected.output, String(decoding: collected.error, as: UTF8.self))
     }
-
-    /// Whether a command is on PATH.
-    public static func has(_ command: String) -> Bool {
-        (try? run("/usr/bin/which", [command]).status) == 0
-    }
 }
 
 /// A library written by make-library and its manifest, made once per test process.
