@@ -38,38 +38,41 @@ final class GridCell {
 
     init(picker: PickerView) {
         self.picker = picker
-        root = gtk_overlay_new()
+        // A square whose side follows the column width (SquareLayout), holding an overlay.
+        root = SquareLayout.makeContainer()
         style(root, "cell")
+        let content = gtk_overlay_new()!
+        gtk_box_append(root.cast(), content)
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
         gtk_picture_set_can_shrink(picture.opaque, 1)
         style(picture, "thumbnail")
-        gtk_overlay_set_child(root.opaque, picture)
+        gtk_overlay_set_child(content.opaque, picture)
 
         status = gtk_image_new()
         style(status, "status-icon")
         gtk_widget_set_halign(status, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(status, GTK_ALIGN_CENTER)
         gtk_image_set_pixel_size(status.opaque, 32)
-        gtk_overlay_add_overlay(root.opaque, status)
+        gtk_overlay_add_overlay(content.opaque, status)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
         gtk_widget_set_halign(badge, GTK_ALIGN_END)
         gtk_widget_set_valign(badge, GTK_ALIGN_START)
-        gtk_overlay_add_overlay(root.opaque, badge)
+        gtk_overlay_add_overlay(content.opaque, badge)
 
         duration = gtk_label_new(nil)
         style(duration, "duration")
         gtk_widget_set_halign(duration, GTK_ALIGN_END)
         gtk_widget_set_valign(duration, GTK_ALIGN_END)
-        gtk_overlay_add_overlay(root.opaque, duration)
+        gtk_overlay_add_overlay(content.opaque, duration)
 
         heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")
         style(heart, "favorite")
         gtk_widget_set_halign(heart, GTK_ALIGN_START)
         gtk_widget_set_valign(heart, GTK_ALIGN_END)
-        gtk_overlay_add_overlay(root.opaque, heart)
+        gtk_overlay_add_overlay(content.opaque, heart)
         resize(to: picker.cellSize)
         // One click picks or unpicks; a double click undoes that and opens the preview.
         let click = gtk_gesture_click_new()!
@@ -87,7 +90,7 @@ final class GridCell {
     }
 
     func resize(to size: Int) {
-        gtk_widget_set_size_request(root, Int32(size), Int32(size))
+        SquareLayout.setSide(size, of: root)
     }
 
     // MARK: Binding
@@ -120,7 +123,7 @@ final class GridCell {
             self.describe(self.accessibleName(for: asset, number: number))
         }
         isWaiting = true
-        request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellSize * picker.scale) { [weak self] result in
+        request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellPixels) { [weak self] result in
             guard let self, self.assetID == id else { return }
             self.isWaiting = false
             switch result {

@@ -42,17 +42,19 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private var selectionObservation: SelectionStore.Observation?
     private var albumRows: AlbumRowFactory?
     private var toastTimer: guint = 0
+    /// Runs fitColumns after a layout pass that changed the width.
+    private let columnFitting = MainLoopSource()
 
     /// Cell edge in points, and the display scale.
     private(set) var cellSize = 120
     var scale = 1
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
     static let cellSizes = [72, 96, 120, 160, 200, 256]
-    private var cells: [WeakCell] = []
+    private(set) var cells: [WeakCell] = []
     private var prefetcher: Prefetcher?
 
     struct WeakCell { weak var cell: GridCell? }
-    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: cellSize, scale: scale) }
+    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize), scale: scale) }
 
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
@@ -84,6 +86,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
         gtk_grid_view_set_max_columns(grid.opaque, 7)
         gtk_grid_view_set_min_columns(grid.opaque, 1)
+        // Columns from the cells' natural width (the chosen size), not their minimum: cells are
+        // squares that may shrink below it only when one column does not fit.
+        gtk_scrollable_set_hscroll_policy(grid.opaque, GTK_SCROLL_NATURAL)
         // Clicks are handled per cell (one click picks, a double click previews); Enter and
         // Space by the key controller.
         style(grid, "photo-grid")
@@ -138,7 +143,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
-            Signal.connect(adjustment.raw, "changed") { [unowned self] in self.fitColumns() }
+            // The width changes inside GTK's layout pass (the grid configures this adjustment
+            // while it allocates its rows). Changing max-columns there makes the grid drop and
+            // create rows under its own allocation loop (gtkgridview.c asserts row_height >= 0
+            // and aborts): fit the columns once layout is over.
+            Signal.connect(adjustment.raw, "changed") { [weak self] in
+                self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
+            }
         }
         Signal.connect(cancelButton.raw, "clicked") { [unowned self] in self.onCancel?() }
         installKeys()
@@ -171,6 +182,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// The widgets are going away: drop timers, requests and pending work.
     private func tearDown() {
         isAlive = false
+        columnFitting.cancel()
         if toastTimer != 0 { g_source_remove(toastTimer) }
         toastTimer = 0
         prefetcher?.reset()
@@ -360,14 +372,28 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_queue_resize(grid)
     }
 
-    /// As many columns as cells of the chosen size fit in the width.
+    /// As many columns as cells of the chosen size fit in the width (GtkGridView keeps 30 rows of
+    /// max-columns cells alive: the maximum is what fits, not more). Never call it from inside a
+    /// layout pass: see the hadjustment handler.
     private func fitColumns() {
-        guard let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
+        guard isAlive, let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
         let width = Int(gtk_adjustment_get_page_size(adjustment))
         guard width > 0 else { return }
-        let columns = guint(max(1, min(60, width / (cellSize + 4))))
-        if gtk_grid_view_get_max_columns(grid.opaque) != columns { gtk_grid_view_set_max_columns(grid.opaque, columns) }
+        let columns = max(1, min(60, width / (cellSize + 4)))
+        if gtk_grid_view_get_max_columns(grid.opaque) != guint(columns) { gtk_grid_view_set_max_columns(grid.opaque, guint(columns)) }
+        // Columns share the width: a cell is drawn a little larger than the chosen size.
+        let shown = max(1, width / columns - 4)
+        if shown != shownCellSize {
+            let oldFlavor = flavor
+            shownCellSize = shown
+            if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
+        }
     }
+
+    /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
+    private(set) var shownCellSize = 120
+    /// The side of a cell as drawn, in device pixels: what a thumbnail must cover.
+    var cellPixels: Int { max(shownCellSize, cellSize) * scale }
 
     func zoom(by steps: Int) {
         let index = Self.cellSizes.firstIndex { $0 >= cellSize } ?? 2

@@ -27,6 +27,9 @@ public enum PickerWindow {
         }
     }
 
+    /// The smallest window: a phone's width, room for the header, two rows and the strip.
+    static let minimumWidth = 360, minimumHeight = 360
+
     /// Whether a display can be opened (checked before anything else is done).
     public static func canOpenDisplay() -> Bool { gtk_init_check() != 0 }
 
@@ -47,7 +50,9 @@ public enum PickerWindow {
         let window = gtk_application_window_new(application)!
         gtk_window_set_title(window.cast(), session.options.title)
         let state = PickerState.load()
-        gtk_window_set_default_size(window.cast(), Int32(state.windowWidth ?? 960), Int32(state.windowHeight ?? 720))
+        gtk_window_set_default_size(window.cast(), Int32(max(state.windowWidth ?? 960, minimumWidth)), Int32(max(state.windowHeight ?? 720, minimumHeight)))
+        // Narrow enough for a phone-sized window, wide enough for the header's three controls.
+        gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
         let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
                               showsCamera: session.options.showsCamera)
         view.confirmLabel = session.options.confirmLabel

@@ -8,7 +8,8 @@ enum Style {
     @define-color pick_accent #3584e4;
     .photo-grid { padding: 4px; }
     .photo-grid > child { padding: 2px; }
-    .cell { border-radius: 8px; }
+    /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
+    .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
     .cell.picked .thumbnail { opacity: 0.78; }
     .cell.picked { outline: 3px solid @pick_accent; outline-offset: -3px; }

@@ -32,7 +32,7 @@ final class GridTests: XCTestCase {
     }
 
     /// A window with the picker over a synthetic library of `count` assets.
-    private func openPicker(count: Int) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
+    private func openPicker(count: Int, width: Int32 = 960) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
         try XCTSkipUnless(Self.ready, "no display")
         let root = TestSupport.temporaryDirectory("grid-library")
         let library = try PhotoLibrary(roots: [FilePath(root.path)],
@@ -42,7 +42,7 @@ final class GridTests: XCTestCase {
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("grid-cache").path))
         let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])))
         let window = gtk_window_new()!
-        gtk_window_set_default_size(window.cast(), 960, 720)
+        gtk_window_set_default_size(window.cast(), width, 720)
         gtk_window_set_child(window.cast(), view.widget)
         try view.showAlbums()
         gtk_window_present(window.cast())
@@ -119,5 +119,21 @@ final class GridTests: XCTestCase {
         XCTAssertEqual(GridCell.badgeUpdates - beforeUnpick, 3)
         XCTAssertEqual(counter.emissions, 0, "a selection change never touches the model")
         XCTAssertEqual(view.selection.picked, [view.model.assetID(at: 5)!, view.model.assetID(at: 7)!])
+    }
+
+    func testCellsStaySquareAndFillTheWidthInNarrowAndWideWindows() throws {
+        for width: Int32 in [380, 500, 960] {
+            let (view, window) = try openPicker(count: 2_000, width: width)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let cells = view.cells.compactMap(\.cell).filter { gtk_widget_get_mapped($0.root) != 0 }
+            XCTAssertGreaterThan(cells.count, 3, "cells are shown at \(width) px")
+            for cell in cells {
+                XCTAssertEqual(gtk_widget_get_width(cell.root), gtk_widget_get_height(cell.root), "square at \(width) px")
+            }
+            // Columns share the width: no more than a few pixels of each row are left empty.
+            let columns = Int32(gtk_widget_get_width(view.grid)) / (gtk_widget_get_width(cells[0].root) + 4)
+            let used = columns * (gtk_widget_get_width(cells[0].root) + 4)
+            XCTAssertLessThan(gtk_widget_get_width(view.grid) - used, 16 + columns, "the row is filled at \(width) px")
+        }
     }
 }
