@@ -1,3 +1,4 @@
+import CAdw
 import CGtk
 import Glibc
 import Dispatch
@@ -24,24 +25,29 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     let grid: UnsafeMutablePointer<GtkWidget>
     let scroller: UnsafeMutablePointer<GtkWidget>
-    private let strip: PickedStrip
-    private let preview = PreviewPane()
-    private let toast: UnsafeMutablePointer<GtkWidget>
-    private let toastLabel: UnsafeMutablePointer<GtkWidget>
+    let strip: PickedStrip
+    let preview = PreviewPane()
+    /// Toasts ("You can pick up to 3") float over the grid.
+    private let toasts: UnsafeMutablePointer<GtkWidget>
     private var albums: [AlbumSummary] = []
     private var currentAlbum: Album?
     private let progress: UnsafeMutablePointer<GtkWidget>
     private let progressLabel: UnsafeMutablePointer<GtkWidget>
+    /// An icon, a title, a line of text and an action, when the grid has nothing to show.
     private let emptyState: UnsafeMutablePointer<GtkWidget>
+    private let chooseFolderButton: UnsafeMutablePointer<GtkWidget>
+    /// A folder the person chose from the empty state, to add to the library (the host decides
+    /// how: the window reopens the picker on the library with that folder added).
+    public var onChooseFolder: ((FilePath) -> Void)?
+    private var folderChooser: UnsafeMutablePointer<GtkNativeDialog>?
     private var scanning = false
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     private(set) var isAlive = true
     private var switcherHandler: gulong = 0
-    private var scrollDelta = 0.0
+    var scrollDelta = 0.0
     private var albumNames: OpaquePointer?
     private var selectionObservation: SelectionStore.Observation?
     private var albumRows: AlbumRowFactory?
-    private var toastTimer: guint = 0
     /// Runs fitColumns after a layout pass that changed the width.
     private let columnFitting = MainLoopSource()
 
@@ -67,13 +73,15 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// The primary button's words: "Add" by default, or what a script asked for.
     public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
 
-    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = true) {
+    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = false) {
         self.library = library
         self.loader = loader
         selection = SelectionStore(maximum: maximum)
         model = AssetListModel(showsCamera: showsCamera)
         strip = PickedStrip()
 
+        // The view uses libadwaita's widgets and colours also inside a plain GTK window.
+        adw_init()
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         style(widget, "picker")
 
@@ -99,32 +107,24 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
         let overlay = gtk_overlay_new()!
         gtk_overlay_set_child(overlay.opaque, scroller)
-        emptyState = gtk_label_new(nil)
-        style(emptyState, "empty-state", "title-3")
-        gtk_label_set_wrap(emptyState.opaque, 1)
-        gtk_label_set_justify(emptyState.opaque, GTK_JUSTIFY_CENTER)
-        gtk_widget_set_halign(emptyState, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(emptyState, GTK_ALIGN_CENTER)
-        gtk_widget_set_can_target(emptyState, 0)
+        emptyState = adw_status_page_new()
+        style(emptyState, "empty-state")
         gtk_widget_set_visible(emptyState, 0)
+        chooseFolderButton = gtk_button_new_with_mnemonic("_Choose Folder…")
+        style(chooseFolderButton, "pill", "suggested-action")
+        gtk_widget_set_halign(chooseFolderButton, GTK_ALIGN_CENTER)
+        adw_status_page_set_child(emptyState.opaque, chooseFolderButton)
         gtk_overlay_add_overlay(overlay.opaque, emptyState)
-        toast = gtk_revealer_new()
-        toastLabel = gtk_label_new(nil)
-        style(toastLabel, "toast")
-        gtk_revealer_set_child(toast.opaque, toastLabel)
-        gtk_revealer_set_transition_type(toast.opaque, GTK_REVEALER_TRANSITION_TYPE_CROSSFADE)
-        gtk_widget_set_halign(toast, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(toast, GTK_ALIGN_END)
-        gtk_widget_set_margin_bottom(toast, 16)
-        gtk_widget_set_can_target(toast, 0)
         gtk_overlay_add_overlay(overlay.opaque, preview.widget)
-        gtk_overlay_add_overlay(overlay.opaque, toast)
+        toasts = adw_toast_overlay_new()
+        adw_toast_overlay_set_child(toasts.opaque, overlay)
+        gtk_widget_set_vexpand(toasts, 1)
         progress = gtk_revealer_new()
         progressLabel = gtk_label_new(nil)
-        style(progressLabel, "index-progress")
+        style(progressLabel, "index-progress", "dim-label")
         gtk_revealer_set_child(progress.opaque, progressLabel)
         gtk_box_append(widget.cast(), progress)
-        gtk_box_append(widget.cast(), overlay)
+        gtk_box_append(widget.cast(), toasts)
         gtk_box_append(widget.cast(), strip.widget)
 
         albumSwitcher = gtk_drop_down_new(nil, nil)
@@ -151,7 +151,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
             }
         }
-        Signal.connect(cancelButton.raw, "clicked") { [unowned self] in self.onCancel?() }
+        Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
+        Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
         installKeys()
 
         strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
@@ -183,8 +184,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private func tearDown() {
         isAlive = false
         columnFitting.cancel()
-        if toastTimer != 0 { g_source_remove(toastTimer) }
-        toastTimer = 0
+        if let chooser = folderChooser {
+            gtk_native_dialog_destroy(chooser)
+            g_object_unref(chooser.raw)
+            folderChooser = nil
+        }
         prefetcher?.reset()
         preview.cancel()  // its widgets may be gone already: touch none
         strip.cancelAll()
@@ -319,23 +323,69 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
 
-    private func updateEmptyState() {
-        let empty = (model.fetchResult?.count ?? 0) == 0
-        if empty {
-            let text: String
-            if scanning {
-                text = "Looking for photos…"
-            } else if let missing = library.roots.first(where: { !$0.isDirectory }) {
-                text = "The folder \(missing) does not exist.\nCreate it and put photos in it, or open another folder with photopick --library FOLDER."
-            } else if currentAlbum == .smart(.recents) || currentAlbum == nil {
-                let folders = library.roots.map(\.displayString).joined(separator: ", ")
-                text = "No photos or videos in \(folders).\nAdd some there, or open another folder with photopick --library FOLDER."
-            } else {
-                text = "This album is empty."
-            }
-            gtk_label_set_text(emptyState.opaque, text)
+    /// What the empty grid says, in words a person can act on.
+    struct EmptyState: Equatable {
+        var icon: String
+        var title: String
+        var description: String
+        var offersFolderChoice: Bool
+    }
+
+    var emptyStateShown: EmptyState? {
+        guard (model.fetchResult?.count ?? 0) == 0 else { return nil }
+        if scanning {
+            return EmptyState(icon: "folder-pictures-symbolic", title: "Looking for Photos",
+                              description: "Photos and videos appear here as they are found.", offersFolderChoice: false)
         }
-        gtk_widget_set_visible(emptyState, empty ? 1 : 0)
+        if let missing = library.roots.first(where: { !$0.isDirectory }) {
+            return EmptyState(icon: "folder-pictures-symbolic", title: "No \(missing.lastComponentName) Folder",
+                              description: "Choose the folder where your photos are.", offersFolderChoice: true)
+        }
+        if currentAlbum == .smart(.recents) || currentAlbum == nil {
+            let names = library.roots.map { $0.lastComponentName }.joined(separator: " or ")
+            return EmptyState(icon: "image-x-generic-symbolic", title: "No Photos Yet",
+                              description: "There are no photos or videos in \(names).", offersFolderChoice: true)
+        }
+        return EmptyState(icon: "image-x-generic-symbolic", title: "This Album Is Empty",
+                          description: "Choose another album above.", offersFolderChoice: false)
+    }
+
+    private func updateEmptyState() {
+        let state = emptyStateShown
+        if let state {
+            adw_status_page_set_icon_name(emptyState.opaque, state.icon)
+            adw_status_page_set_title(emptyState.opaque, state.title)
+            adw_status_page_set_description(emptyState.opaque, state.description)
+            gtk_widget_set_visible(chooseFolderButton, state.offersFolderChoice && onChooseFolder != nil ? 1 : 0)
+        }
+        gtk_widget_set_visible(emptyState, state == nil ? 0 : 1)
+    }
+
+    /// Asks for a folder (the portal's chooser where there is one) and hands it to the host.
+    private func chooseFolder() {
+        guard folderChooser == nil else { return }
+        let root = gtk_widget_get_root(widget).map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GtkWindow.self) }
+        guard let chooser = gtk_file_chooser_native_new("Choose a Folder of Photos", root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                        "_Choose", "_Cancel") else { return }
+        let dialog = UnsafeMutableRawPointer(chooser).assumingMemoryBound(to: GtkNativeDialog.self)
+        folderChooser = dialog
+        gtk_native_dialog_set_modal(dialog, 1)
+        Signal.connect(chooser.raw, "response", response: { [weak self] response in
+            guard let self, let chooser = self.folderChooser else { return }
+            var chosen: FilePath?
+            if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(chooser.opaque) {
+                if let path = g_file_get_path(file) {
+                    chosen = FilePath(String(cString: path))
+                    g_free(path)
+                }
+                g_object_unref(file.raw)
+            }
+            gtk_native_dialog_destroy(chooser)
+            g_object_unref(chooser.raw)
+            self.folderChooser = nil
+            if let chosen { self.onChooseFolder?(chosen) }
+        })
+        gtk_native_dialog_show(dialog)
     }
 
     // MARK: Cells
@@ -438,12 +488,12 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     }
 
     /// Picks or unpicks the previewed photo (by id: positions move while the index changes).
-    private func togglePreviewed() {
+    func togglePreviewed() {
         guard let id = preview.assetID, let position = model.position(of: id) else { return }
         toggle(at: position)
     }
 
-    private func movePreview(by step: Int) {
+    func movePreview(by step: Int) {
         guard let id = preview.assetID, let position = model.position(of: id) else { return }
         var next = position + step
         while next >= 0 && next < model.count && model.assetID(at: next) == nil { next += step }
@@ -482,82 +532,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
     }
 
-    private func showToast(_ text: String) {
-        gtk_label_set_text(toastLabel.opaque, text)
-        gtk_revealer_set_reveal_child(toast.opaque, 1)
-        if toastTimer != 0 { g_source_remove(toastTimer) }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        toastTimer = g_timeout_add(2000, { data in
-            let view = Unmanaged<PickerView>.fromOpaque(data!).takeUnretainedValue()
-            gtk_revealer_set_reveal_child(view.toast.opaque, 0)
-            view.toastTimer = 0
-            return 0
-        }, context)
-    }
-
-    // MARK: Keyboard
-
-    private func installKeys() {
-        let keys = gtk_event_controller_key_new()!
-        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
-        Signal.connect(keys.raw, "key-pressed", key: { [unowned self] keyval, modifiers in
-            let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
-            let alt = modifiers & GDK_ALT_MASK.rawValue != 0
-            if self.preview.isVisible {
-                switch Int32(keyval) {
-                case GDK_KEY_Escape: self.closePreview()
-                case GDK_KEY_Left, GDK_KEY_Up: self.movePreview(by: -1)
-                case GDK_KEY_Right, GDK_KEY_Down: self.movePreview(by: 1)
-                case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
-                    if control { self.confirm() } else if self.preview.buttonHasFocus { return false } else { self.togglePreviewed() }
-                default: return false
-                }
-                return true
-            }
-            switch Int32(keyval) {
-            case GDK_KEY_p, GDK_KEY_P:
-                guard !control, let position = self.focusedPosition else { return false }
-                self.openPreview(at: position)
-                return true
-            case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add:
-                guard control else { return false }
-                self.zoom(by: 1)
-                return true
-            case GDK_KEY_minus, GDK_KEY_KP_Subtract:
-                guard control else { return false }
-                self.zoom(by: -1)
-                return true
-            case GDK_KEY_Return, GDK_KEY_KP_Enter:
-                if control { self.confirm(); return true }
-                if alt, let position = self.focusedPosition { self.openPreview(at: position); return true }
-                if let position = self.focusedPosition { self.toggle(at: position); return true }
-                return false
-            case GDK_KEY_space:
-                if let position = self.focusedPosition { self.toggle(at: position); return true }
-                return false
-            case GDK_KEY_Escape:
-                self.onCancel?()
-                return true
-            default:
-                return false
-            }
-        })
-        gtk_widget_add_controller(widget, keys)
-        // Ctrl+scroll zooms, as in image viewers and file managers.
-        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
-        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
-        Signal.connect(scroll.raw, "scroll", delta: { [unowned self] dy in
-            guard let event = gtk_event_controller_get_current_event(scroll),
-                  gdk_event_get_modifier_state(event).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
-            // Touchpads send many small steps: zoom once per whole notch.
-            self.scrollDelta += dy
-            if abs(self.scrollDelta) >= 1 {
-                self.zoom(by: self.scrollDelta < 0 ? 1 : -1)
-                self.scrollDelta = 0
-            }
-            return true
-        })
-        gtk_widget_add_controller(scroller, scroll)
+    /// A short message over the grid that goes by itself.
+    func showToast(_ text: String) {
+        let toast = adw_toast_new(text)!
+        adw_toast_set_timeout(toast, 2)
+        adw_toast_overlay_add_toast(toasts.opaque, toast)
     }
 
     // MARK: Remembering
@@ -581,4 +560,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_grab_focus(grid)
         if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
     }
+}
+
+extension FilePath {
+    /// "Pictures" for /home/ann/Pictures: how a folder is named to a person.
+    var lastComponentName: String { String(decoding: lastComponent, as: UTF8.self) }
 }

@@ -1,3 +1,4 @@
+import CAdw
 import CGtk
 import PhotoLibrary
 import Thumbnails
@@ -6,10 +7,16 @@ import Thumbnails
 /// caller gets the picked assets (in pick order) or nil for a cancel.
 public enum PickerWindow {
     public struct Options {
-        public var showsCamera = true
+        /// The camera cell; off until it shows a live camera (a dead tile only confuses).
+        public var showsCamera = false
         public var maximum: Int?
         public var title = "Pick Photos"
         public var confirmLabel = "Add"
+        /// The album to open; nil for Recents, or for the remembered album when `restoresAlbum`.
+        public var album: Album?
+        /// Launched from the desktop's app menu: reopen the album of last time. A script's
+        /// picker opens on Recents (or `album`), as phones' pickers do.
+        public var restoresAlbum = false
         public init() {}
     }
 
@@ -38,7 +45,9 @@ public enum PickerWindow {
         let loader = ThumbnailLoader()
         defer { loader.shutdown() }
         let session = Session(library: library, loader: loader, options: options)
-        let application = gtk_application_new("io.github.photopick.Photopick", G_APPLICATION_NON_UNIQUE)!
+        // AdwApplication: its style manager follows the desktop's dark, high-contrast and
+        // accent settings, and its stylesheet gives the named colours the picker's CSS uses.
+        let application = adw_application_new("io.github.photopick.Photopick", G_APPLICATION_NON_UNIQUE)!
         Signal.connect(application.raw, "activate") { build(session, application: application) }
         _ = g_application_run(application.cast(), 0, nil)
         session.watcher?.stop()
@@ -46,8 +55,8 @@ public enum PickerWindow {
         return session.result
     }
 
-    private static func build(_ session: Session, application: UnsafeMutablePointer<GtkApplication>) {
-        let window = gtk_application_window_new(application)!
+    private static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
+        let window = adw_application_window_new(application.cast(GtkApplication.self))!
         gtk_window_set_title(window.cast(), session.options.title)
         let state = PickerState.load()
         gtk_window_set_default_size(window.cast(), Int32(max(state.windowWidth ?? 960, minimumWidth)), Int32(max(state.windowHeight ?? 720, minimumHeight)))
@@ -58,13 +67,17 @@ public enum PickerWindow {
         view.confirmLabel = session.options.confirmLabel
         if let size = state.cellSize { view.setCellSize(size) }
         session.view = view
-        let header = gtk_header_bar_new()!
-        gtk_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
-        gtk_header_bar_set_show_title_buttons(header.opaque, 0)
-        gtk_header_bar_pack_start(header.opaque, view.cancelButton)
-        gtk_header_bar_pack_end(header.opaque, view.confirmButton)
-        gtk_window_set_titlebar(window.cast(), header)
-        gtk_window_set_child(window.cast(), view.widget)
+        // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
+        let header = adw_header_bar_new()!
+        adw_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
+        adw_header_bar_set_show_start_title_buttons(header.opaque, 0)
+        adw_header_bar_set_show_end_title_buttons(header.opaque, 0)
+        adw_header_bar_pack_start(header.opaque, view.cancelButton)
+        adw_header_bar_pack_end(header.opaque, view.confirmButton)
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(content.cast(), header)
+        gtk_box_append(content.cast(), view.widget)
+        adw_application_window_set_content(window.cast(), content)
 
         let remember = { [weak view] in
             guard let view else { return }
@@ -91,7 +104,8 @@ public enum PickerWindow {
             close()
         }
         view.onCancel = { close() }
-        try? view.showAlbums(selecting: state.album.flatMap(view.album(forKey:)))
+        let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
+        try? view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         view.startScan()
         // Keep the index current while the window is open; changes arrive on the watcher's
         // thread and are applied on the GTK thread.

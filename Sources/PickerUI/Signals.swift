@@ -50,6 +50,15 @@ enum Signal {
         return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
     }
 
+    /// `void (*)(GObject *self, int response, gpointer data)`: a native dialog's response.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, response handler: @escaping (Int32) -> Void) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, response, data in
+            (box(data) as (Int32) -> Void)(response)
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
     /// `gboolean (*)(GObject *self, gpointer data)`: a window's close-request.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, stop handler: @escaping () -> Bool) -> gulong {

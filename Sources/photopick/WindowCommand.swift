@@ -11,6 +11,8 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         libraryOption,
         OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
         OptionParser.Option("max", .integer, "Allow at most N picks", argument: "N"),
+        OptionParser.Option("album", short: "a", .string, "Open this album (default: Recents); see photopick albums", argument: "NAME"),
+        OptionParser.Option("desktop", .flag, "Launched from the app menu: reopen the album of last time"),
     ])
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the commands)") }
@@ -27,7 +29,16 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     for notice in library.notices { warn(notice.message) }
     // The window opens at once; indexing (all of it on a first run) goes on behind it.
     var options = PickerWindow.Options()
-    options.showsCamera = !parser.flag("no-camera")
+    if let name = parser.string("album") {
+        guard let album = try library.album(named: name) else {
+            return usage("no album named “\(name)” (photopick albums lists them)")
+        }
+        options.album = album
+    }
+    options.restoresAlbum = parser.flag("desktop")
+    // The camera cell stays hidden until it shows a live camera; --no-camera is accepted
+    // already so that scripts written now keep working then.
+    options.showsCamera = false
     options.maximum = parser.integer("max")
     guard let picked = PickerWindow.run(library: library, options: options) else { return ExitStatus.failure }
     var output = StandardOutput()

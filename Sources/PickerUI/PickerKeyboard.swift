@@ -1,0 +1,135 @@
+import CGtk
+
+/// The picker's keys. Escape (cancel, or back from the preview) and Ctrl+Enter (confirm) work
+/// from anywhere in the window, header bar included; the grid's own keys (Space and Enter pick,
+/// P previews, Ctrl+plus/minus zoom) act only while a photo has the focus; Tab moves between
+/// regions (header, grid, strip) instead of walking through thousands of photos.
+extension PickerView {
+    func installKeys() {
+        installWindowShortcuts()
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
+            guard let self else { return false }
+            if self.preview.isVisible { return self.previewKey(keyval, modifiers) }
+            guard self.focusIsInGrid else { return false }
+            return self.gridKey(keyval, modifiers)
+        })
+        gtk_widget_add_controller(widget, keys)
+        // Ctrl+scroll zooms, as in image viewers and file managers.
+        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
+        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
+        Signal.connect(scroll.raw, "scroll", delta: { [weak self] dy in
+            guard let self, let event = gtk_event_controller_get_current_event(scroll),
+                  gdk_event_get_modifier_state(event).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
+            // Touchpads send many small steps: zoom once per whole notch.
+            self.scrollDelta += dy
+            if abs(self.scrollDelta) >= 1 {
+                self.zoom(by: self.scrollDelta < 0 ? 1 : -1)
+                self.scrollDelta = 0
+            }
+            return true
+        })
+        gtk_widget_add_controller(scroller, scroll)
+    }
+
+    /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has
+    /// the focus (a button in the header, the album switcher, the strip).
+    private func installWindowShortcuts() {
+        let controller = gtk_shortcut_controller_new()!
+        gtk_shortcut_controller_set_scope(controller, GTK_SHORTCUT_SCOPE_GLOBAL)
+        addShortcut(to: controller, "Escape") { view in
+            if view.preview.isVisible { view.closePreview() } else { view.onCancel?() }
+        }
+        for trigger in ["<Control>Return", "<Control>KP_Enter"] {
+            addShortcut(to: controller, trigger) { view in view.confirm() }
+        }
+        gtk_widget_add_controller(widget, controller)
+    }
+
+    private final class ShortcutBox {
+        weak var view: PickerView?
+        let action: (PickerView) -> Void
+        init(_ view: PickerView, _ action: @escaping (PickerView) -> Void) {
+            self.view = view
+            self.action = action
+        }
+    }
+
+    private func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping (PickerView) -> Void) {
+        let box = Unmanaged.passRetained(ShortcutBox(self, action)).toOpaque()
+        let callback = gtk_callback_action_new({ _, _, data in
+            let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
+            guard let view = box.view, view.isAlive else { return 0 }
+            box.action(view)
+            return 1
+        }, box, { data in Unmanaged<ShortcutBox>.fromOpaque(data!).release() })
+        let shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), callback)
+        gtk_shortcut_controller_add_shortcut(controller, shortcut)
+    }
+
+    /// Whether the keyboard focus is on a photo of the grid.
+    var focusIsInGrid: Bool {
+        guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
+        return focus == grid || gtk_widget_is_ancestor(focus, grid) != 0
+    }
+
+    private func gridKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+        let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
+        let alt = modifiers & GDK_ALT_MASK.rawValue != 0
+        let shift = modifiers & GDK_SHIFT_MASK.rawValue != 0
+        switch Int32(keyval) {
+        case GDK_KEY_p, GDK_KEY_P:
+            guard !control, let position = focusedPosition else { return false }
+            openPreview(at: position)
+            return true
+        case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add:
+            guard control else { return false }
+            zoom(by: 1)
+            return true
+        case GDK_KEY_minus, GDK_KEY_KP_Subtract:
+            guard control else { return false }
+            zoom(by: -1)
+            return true
+        case GDK_KEY_Return, GDK_KEY_KP_Enter:
+            if control { return false }  // the window's confirm shortcut
+            if alt, let position = focusedPosition { openPreview(at: position); return true }
+            if let position = focusedPosition { toggle(at: position); return true }
+            return false
+        case GDK_KEY_space:
+            if let position = focusedPosition { toggle(at: position); return true }
+            return false
+        case GDK_KEY_Tab, GDK_KEY_KP_Tab, GDK_KEY_ISO_Left_Tab:
+            return leaveGrid(forward: !shift && Int32(keyval) != GDK_KEY_ISO_Left_Tab)
+        default:
+            return false
+        }
+    }
+
+    private func previewKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+        let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
+        switch Int32(keyval) {
+        case GDK_KEY_Escape: closePreview()
+        case GDK_KEY_Left, GDK_KEY_Up: movePreview(by: -1)
+        case GDK_KEY_Right, GDK_KEY_Down: movePreview(by: 1)
+        case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
+            if control { confirm() } else if preview.buttonHasFocus { return false } else { togglePreviewed() }
+        default: return false
+        }
+        return true
+    }
+
+    /// Tab from a photo goes to the strip (when something is picked) or the header; Shift+Tab
+    /// to the header. Returns false to let GTK move the focus when neither takes it.
+    private func leaveGrid(forward: Bool) -> Bool {
+        if forward, gtk_revealer_get_reveal_child(strip.widget.opaque) != 0,
+           gtk_widget_child_focus(strip.widget, GTK_DIR_TAB_FORWARD) != 0 {
+            return true
+        }
+        let header = forward ? [albumSwitcher, cancelButton, confirmButton] : [confirmButton, albumSwitcher, cancelButton]
+        for candidate in header where gtk_widget_get_mapped(candidate) != 0 && gtk_widget_is_sensitive(candidate) != 0 {
+            if gtk_widget_grab_focus(candidate) != 0 { return true }
+        }
+        return false
+    }
+}
