@@ -16,6 +16,8 @@ final class GridCell {
     private let duration: UnsafeMutablePointer<GtkWidget>
     private let heart: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
+    /// Words under the status icon: "Damaged file".
+    private let problem: UnsafeMutablePointer<GtkWidget>
     private unowned let picker: PickerView
 
     /// The list item this cell is the child of (set at setup, for positions).
@@ -49,12 +51,28 @@ final class GridCell {
         style(picture, "thumbnail")
         gtk_overlay_set_child(content.opaque, picture)
 
+        let statusBox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
+        gtk_widget_set_halign(statusBox, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(statusBox, GTK_ALIGN_CENTER)
+        gtk_widget_set_can_target(statusBox, 0)
         status = gtk_image_new()
         style(status, "status-icon")
-        gtk_widget_set_halign(status, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(status, GTK_ALIGN_CENTER)
         gtk_image_set_pixel_size(status.opaque, 32)
-        gtk_overlay_add_overlay(content.opaque, status)
+        problem = gtk_label_new(nil)
+        style(problem, "problem", "dim-label")
+        gtk_label_set_wrap(problem.opaque, 1)
+        gtk_label_set_justify(problem.opaque, GTK_JUSTIFY_CENTER)
+        gtk_box_append(statusBox.cast(), status)
+        gtk_box_append(statusBox.cast(), problem)
+        gtk_overlay_add_overlay(content.opaque, statusBox)
+
+        // An empty circle where the number goes, shown on hover: this tile can be picked.
+        let circle = gtk_label_new(nil)!
+        style(circle, "pick-circle")
+        gtk_widget_set_halign(circle, GTK_ALIGN_END)
+        gtk_widget_set_valign(circle, GTK_ALIGN_START)
+        gtk_widget_set_can_target(circle, 0)
+        gtk_overlay_add_overlay(content.opaque, circle)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
@@ -105,7 +123,7 @@ final class GridCell {
             return
         }
         guard let id = AssetItem.assetID(of: item), let asset = try? picker.library.asset(id: id) else {
-            show(status: "image-missing-symbolic", tooltip: "This file is no longer in the library")
+            show(problem: .gone)
             return
         }
         assetID = id
@@ -134,7 +152,10 @@ final class GridCell {
                     self.show(status: "video-x-generic-symbolic", tooltip: nil)
                 }
             case .failure(let failure):
-                self.show(status: "image-missing-symbolic", tooltip: "Cannot show this file: \(failure)")
+                guard let problem = CellProblem(failure) else { return }
+                self.picker.noteUnshowable(id, problem)
+                self.show(problem: problem)
+                self.describe(self.accessibleName(for: asset, number: self.picker.selection.number(of: id)))
             }
         }
     }
@@ -184,6 +205,8 @@ final class GridCell {
         assetID = nil
         gtk_picture_set_paintable(picture.opaque, nil)
         gtk_widget_set_visible(status, 0)
+        gtk_widget_set_visible(problem, 0)
+        gtk_widget_remove_css_class(root, "broken")
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
         gtk_widget_remove_css_class(root, "camera")
@@ -215,6 +238,15 @@ final class GridCell {
         if let tooltip { gtk_widget_set_tooltip_text(root, tooltip) }
     }
 
+    /// A file that cannot be shown says so in words (and cannot be picked: PickerView.toggle).
+    private func show(problem: CellProblem) {
+        gtk_widget_add_css_class(root, "broken")
+        gtk_image_set_from_icon_name(status.opaque, problem.icon)
+        gtk_widget_set_visible(status, 1)
+        gtk_label_set_text(self.problem.opaque, problem.title)
+        gtk_widget_set_visible(self.problem, 1)
+    }
+
     private func showNumber(_ number: Int?) {
         if let number {
             gtk_label_set_text(badge.opaque, String(number))
@@ -229,6 +261,7 @@ final class GridCell {
     /// What a screen reader says: "Photo, 12 March 2024, picked 2 of 3".
     func accessibleName(for asset: Asset, number: Int?) -> String {
         var name = asset.kind == .video ? "Video" : "Photo"
+        if let problem = picker.unshowable[asset.id] { name += ", " + problem.title.lowercased() + ", cannot be picked" }
         name += ", " + asset.captureDate.spokenDate
         if let duration = asset.duration, asset.kind == .video { name += ", " + formatDuration(duration) }
         if asset.isFavorite { name += ", favourite" }

@@ -60,7 +60,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private var prefetcher: Prefetcher?
 
     struct WeakCell { weak var cell: GridCell? }
-    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize), scale: scale) }
+    /// The thumbnail size for the cells. Cells drawn up to 8 % larger than a flavour keep it (a
+    /// 130-point cell takes the 128-pixel flavour, not one with four times the pixels).
+    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize) * 92 / 100, scale: scale) }
 
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
@@ -154,6 +156,11 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
         installKeys()
+        // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
+        // when the window moves to another monitor. Cells bind before the window exists: start
+        // from the display's first monitor.
+        scale = Self.likelyScaleFactor
+        Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
 
         strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
         strip.onMove = { [unowned self] dragged, target in
@@ -427,6 +434,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// layout pass: see the hadjustment handler.
     private func fitColumns() {
         guard isAlive, let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
+        followScaleFactor()
         let width = Int(gtk_adjustment_get_page_size(adjustment))
         guard width > 0 else { return }
         let columns = max(1, min(60, width / (cellSize + 4)))
@@ -438,6 +446,24 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             shownCellSize = shown
             if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
         }
+    }
+
+    /// The scale of the display's first monitor: the grid's own is known only once it is shown.
+    static var likelyScaleFactor: Int {
+        guard let display = gdk_display_get_default(), let monitors = gdk_display_get_monitors(display),
+              g_list_model_get_n_items(monitors) > 0, let monitor = g_list_model_get_item(monitors, 0) else { return 1 }
+        defer { g_object_unref(monitor) }
+        return max(1, min(8, Int(gdk_monitor_get_scale_factor(OpaquePointer(monitor)))))
+    }
+
+    /// Takes the grid's scale factor; cells ask again for the flavour that covers them.
+    func followScaleFactor() {
+        let factor = max(1, min(8, Int(gtk_widget_get_scale_factor(grid))))
+        guard factor != scale else { return }
+        let oldFlavor = flavor
+        scale = factor
+        prefetcher = Prefetcher(loader: loader, flavor: flavor)
+        if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
     }
 
     /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
@@ -502,8 +528,22 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     // MARK: Picking
 
+    /// Files whose thumbnail failed for a reason of the file itself: they cannot be picked
+    /// (a person would send a file nobody can open).
+    private(set) var unshowable: [Int64: CellProblem] = [:]
+
+    func noteUnshowable(_ id: Int64, _ problem: CellProblem) {
+        unshowable[id] = problem
+    }
+
     func toggle(at position: Int) {
         guard let id = model.assetID(at: position) else { return }
+        if selection.number(of: id) == nil, let problem = unshowable[id] {
+            cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
+            showToast("\(problem.explanation), so it cannot be picked")
+            gtk_widget_error_bell(grid)
+            return
+        }
         if selection.toggle(id) == .refusedAtMaximum {
             cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
             showToast("You can pick up to \(selection.maximum ?? 0)")

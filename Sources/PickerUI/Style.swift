@@ -4,15 +4,18 @@ import CGtk
 enum Style {
     nonisolated(unsafe) private static var installed = false
 
+    // Colours are libadwaita's named colours, so the picker follows the light, dark and
+    // high-contrast styles and the accent colour.
     static let css = """
-    @define-color pick_accent #3584e4;
     .photo-grid { padding: 4px; }
     .photo-grid > child { padding: 2px; }
+    /* The keyboard focus: a ring in the text colour around the cell, unlike the pick ring. */
+    .photo-grid > child { border-radius: 10px; }
+    .photo-grid > child:focus:focus-visible { outline: 2px solid @window_fg_color; outline-offset: -1px; }
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
-    .cell.picked .thumbnail { opacity: 0.78; }
-    .cell.picked { outline: 3px solid @pick_accent; outline-offset: -3px; }
+    .cell.picked { outline: 3px solid @accent_bg_color; outline-offset: -3px; }
     @keyframes refused-shake {
       0% { margin-left: 0; margin-right: 0; }
       20% { margin-left: 10px; margin-right: -10px; }
@@ -22,29 +25,36 @@ enum Style {
       100% { margin-left: 0; margin-right: 0; }
     }
     .cell.refused { animation: refused-shake 0.4s ease-out; }
-    .cell.camera .thumbnail { background-color: alpha(currentColor, 0.16); }
-    .pick-badge {
-      min-width: 22px; min-height: 22px; margin: 6px; padding: 0 4px;
-      border-radius: 999px; background-color: @pick_accent; color: white;
-      font-weight: bold; font-size: 0.9em; border: 2px solid white;
+    .pick-badge, .pick-circle {
+      min-width: 24px; min-height: 24px; margin: 7px; padding: 0;
+      border-radius: 999px; border: 2px solid white;
     }
-    .pick-badge.small { min-width: 16px; min-height: 16px; margin: 2px; font-size: 0.7em; border-width: 1px; }
+    .pick-badge {
+      background-color: @accent_bg_color; color: @accent_fg_color;
+      font-weight: bold; font-feature-settings: "tnum";
+      box-shadow: 0 1px 3px alpha(black, 0.35);
+    }
+    /* An empty circle on hover says a tile can be picked. */
+    .pick-circle { background-color: alpha(black, 0.15); opacity: 0; transition: opacity 150ms ease-out;
+      box-shadow: 0 1px 3px alpha(black, 0.35); }
+    .cell:hover .pick-circle { opacity: 1; }
+    .cell.picked .pick-circle, .cell.broken .pick-circle { opacity: 0; }
+    .pick-badge.small { min-width: 20px; min-height: 20px; margin: 3px; font-size: 0.8em; }
     .duration {
       margin: 6px; padding: 1px 5px; border-radius: 6px; color: white;
-      background-color: rgba(0, 0, 0, 0.55); font-size: 0.8em; font-weight: bold;
+      background-color: alpha(black, 0.55); font-size: 0.8em; font-weight: bold;
     }
-    .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px rgba(0, 0, 0, 0.6); }
+    .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .status-icon { opacity: 0.6; }
+    .problem { font-size: 0.85em; margin: 0 6px; }
     .picked-strip { padding: 6px 8px; }
     .picked-item { padding: 0; border-radius: 6px; }
     .picked-item picture { border-radius: 6px; }
-    .toast { padding: 8px 16px; border-radius: 999px; background-color: rgba(0, 0, 0, 0.75); color: white; }
-    .preview { background-color: @theme_bg_color; padding: 8px; }
+    .preview { background-color: @window_bg_color; padding: 8px; }
     .preview-bar { padding: 4px; }
     .album-row { padding: 4px 2px; }
     .album-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
-    .empty-state { opacity: 0.7; font-size: 1.3em; padding: 24px; }
-    .index-progress { padding: 6px 12px; font-size: 0.9em; opacity: 0.8; }
+    .index-progress { padding: 6px 12px; font-size: 0.9em; }
     """
 
     static func install() {

@@ -44,6 +44,12 @@ public struct ImageDecoder: Sendable {
         guard let scaled = decoded else {
             return .failure(.undecodable(PixbufError(taking: error).message))
         }
+        // GdkPixbuf hands back what it decoded of a cut-off PNG or GIF, grey below the cut,
+        // without an error: such a file is damaged, not a photo to send.
+        if let missing = Self.missingEnd(of: file) {
+            g_object_unref(UnsafeMutableRawPointer(scaled))
+            return .failure(.undecodable(missing))
+        }
         var pixbuf = Pixbuf(owning: scaled)
         // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option (read it
         // before turning: the turned copy carries no options).
@@ -57,6 +63,22 @@ public struct ImageDecoder: Sendable {
 }
 
 extension ImageDecoder {
+    /// Why a PNG or GIF is cut off (its last chunk or trailer is missing), or nil.
+    static func missingEnd(of file: OpenFile) -> String? {
+        let head = file.read(at: 0, count: 8)
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            // The last chunk is IEND: length 0, "IEND", CRC (AE 42 60 82).
+            let tail = file.read(at: max(0, file.size - 12), count: 12)
+            return tail == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82] ? nil : "the PNG file is cut off (no end chunk)"
+        }
+        if head.starts(with: Array("GIF8".utf8)) {
+            // A GIF ends with its trailer byte; some writers pad after it with zeros.
+            let tail = file.read(at: max(0, file.size - 16), count: 16)
+            return tail.reversed().drop(while: { $0 == 0 }).first == 0x3B ? nil : "the GIF file is cut off (no trailer)"
+        }
+        return nil
+    }
+
     /// Decodes an embedded preview to fit in `box` and turns it upright with the photo's orientation.
     public func decode(_ preview: EmbeddedPreview, fittingIn box: Int) -> Pixbuf? {
         guard let loader = gdk_pixbuf_loader_new() else { return nil }

@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// What a cell shows and allows, end to end: damaged files cannot be picked, and thumbnails are
+/// made for the display's scale.
+final class CellTests: XCTestCase {
+    private var display: VirtualDisplay!
+    private var library: URL!
+    private var dataHome: URL!
+    private var cacheHome: URL!
+
+    override func setUpWithError() throws {
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            throw XCTSkip("no \(tool)")
+        }
+        display = try VirtualDisplay()
+        library = TestSupport.temporaryDirectory("cells-library").appendingPathComponent("Pictures")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+        dataHome = TestSupport.temporaryDirectory("cells-data")
+        cacheHome = TestSupport.temporaryDirectory("cells-cache")
+    }
+
+    private func recents() throws -> [String] {
+        let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", library.path],
+                                         environment: ["XDG_DATA_HOME": dataHome.path])
+        XCTAssertEqual(result.status, 0, result.error)
+        return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    func testDamagedFilesSayWhyAndCannotBePicked() throws {
+        // A PNG and a GIF whose headers read (they are assets) but whose data is cut off: the
+        // two newest files by file time (the copied screenshots carry no date but theirs).
+        let downloads = library.appendingPathComponent("Downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let png = try Data(contentsOf: library.appendingPathComponent("Screenshots/Screenshot from 2024-03-12 09-41-00.png"))
+        let gif = try Data(contentsOf: library.appendingPathComponent("GIFs/bounce.gif"))
+        let cutPNG = downloads.appendingPathComponent("cut.png"), cutGIF = downloads.appendingPathComponent("cut.gif")
+        try png.prefix(300).write(to: cutPNG)
+        try gif.prefix(gif.count / 2).write(to: cutGIF)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: cutPNG.path)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(3000)], ofItemAtPath: cutGIF.path)
+        let order = try recents()
+        XCTAssertEqual(Array(order.prefix(2)), [cutPNG.path, cutGIF.path], "the damaged files are assets, first in Recents")
+        let picker = try WindowProcess(display: display, arguments: ["--library", library.path], dataHome: dataHome, cacheHome: cacheHome)
+        defer { picker.stop() }
+        usleep(800_000)  // their thumbnails fail
+        // Space on the damaged PNG and a click on the damaged GIF are refused; the third photo
+        // is picked.
+        try picker.keys("space")
+        try picker.click(x: 210, y: 115)
+        try picker.keys("Right", "space", "ctrl+Return")  // the click moved the focus to the GIF
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[2]], "only the readable photo is printed")
+    }
+
+    func testThumbnailsCoverTheDevicePixelsOnAScaledDisplay() throws {
+        _ = try recents()
+        let thumbnails = cacheHome.appendingPathComponent("thumbnails")
+        let picker = try WindowProcess(display: display, arguments: ["--library", library.path], dataHome: dataHome, cacheHome: cacheHome,
+                                       environment: ["GDK_SCALE": "2"])
+        defer { picker.stop() }
+        usleep(1_500_000)
+        try picker.keys("Escape")
+        XCTAssertEqual(picker.finish().status, 1)
+        // 120-point cells at scale 2 are 240 device pixels: the 256-pixel "large" flavour.
+        let large = (try? FileManager.default.contentsOfDirectory(atPath: thumbnails.appendingPathComponent("large").path)) ?? []
+        let normal = (try? FileManager.default.contentsOfDirectory(atPath: thumbnails.appendingPathComponent("normal").path)) ?? []
+        XCTAssertGreaterThan(large.count, 10, "large thumbnails were made for the visible cells")
+        // (Album covers are 40 px: the drop-down may ask for them in the normal size.)
+        XCTAssertLessThan(normal.count, 12, "no 128-pixel thumbnails stretched over 240-pixel cells")
+    }
+}

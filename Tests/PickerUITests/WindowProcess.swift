@@ -1,0 +1,76 @@
+import Foundation
+import TestSupport
+
+/// `photopick` on a virtual display, with standard error kept in a file so a test can read the
+/// GTK messages it printed.
+struct WindowProcess {
+    let process = Process()
+    let display: VirtualDisplay
+    let windowID: String
+    private let output = Pipe()
+    private let errorFile: URL
+
+    init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL, environment extra: [String: String] = [:],
+         title: String = "Pick Photos") throws {
+        self.display = display
+        errorFile = TestSupport.temporaryDirectory("window-stderr").appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display.name
+        environment["GSK_RENDERER"] = "cairo"
+        environment["XDG_DATA_HOME"] = dataHome.path
+        environment["XDG_CACHE_HOME"] = cacheHome.path
+        environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
+        environment["TZ"] = "UTC"
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        let found = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", title])
+        windowID = found.split(separator: "\n").first.map(String.init) ?? ""
+        usleep(600_000)
+        try display.xdotool(["windowfocus", "--sync", windowID])
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Clicks at a point of the window (which sits at the top left: no window manager runs).
+    func click(x: Int, y: Int) throws {
+        try display.xdotool(["mousemove", String(x), String(y), "click", "1"])
+        usleep(150_000)
+    }
+
+    func keys(_ keys: String...) throws {
+        for key in keys {
+            try display.xdotool(["key", key])
+            usleep(80_000)
+        }
+    }
+
+    /// What GTK and GLib printed that a person should never see: criticals, warnings, errors
+    /// (the missing session bus of a bare test display aside).
+    var problems: String {
+        let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { line in
+            (line.contains("CRITICAL") || line.contains("WARNING") || line.contains("ERROR") || line.contains("Fatal"))
+                && !line.contains("session bus")
+        }.joined(separator: "\n")
+    }
+
+    func finish(timeout: TimeInterval = 20) -> (status: Int32, lines: [String]) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        stop()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
