@@ -82,7 +82,9 @@ public enum PickerWindow {
         let remember = { [weak view] in
             guard let view else { return }
             var state = PickerState.load()
-            state.album = view.albumKey
+            // Only the app from the menu remembers its album: a script's Recents must not
+            // replace the album the person left the app on.
+            if session.options.restoresAlbum { state.album = view.albumKey }
             state.cellSize = view.cellSize
             var width: Int32 = 0, height: Int32 = 0
             gtk_window_get_default_size(window.cast(), &width, &height)
