@@ -2,6 +2,7 @@ import CAdw
 import CGtk
 import Glibc
 import Dispatch
+import Foundation
 import PickerModel
 import PhotoLibrary
 import Thumbnails
@@ -306,17 +307,23 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 lastPosted = now
                 MainLoopDispatcher.shared.post { self.apply(change) }
             }
-            _ = try? library.scan(progress: { progress in
-                if progress.elapsedSeconds - lastPosted >= 0.5 { post(now: progress.elapsedSeconds) }
-                guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
-                lastShown = progress.elapsedSeconds
-                MainLoopDispatcher.shared.post { if self.isAlive { self.showProgress(progress, expected: expected) } }
-            }, committed: { change in
-                pending.merge(change)
-            })
+            var failure: String?
+            do {
+                try library.scan(progress: { progress in
+                    if progress.elapsedSeconds - lastPosted >= 0.5 { post(now: progress.elapsedSeconds) }
+                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
+                    lastShown = progress.elapsedSeconds
+                    MainLoopDispatcher.shared.post { if self.isAlive { self.showProgress(progress, expected: expected) } }
+                }, committed: { change in
+                    pending.merge(change)
+                })
+            } catch {
+                failure = "Indexing stopped: \(error)"
+            }
             post(now: 0)
             MainLoopDispatcher.shared.post {
                 guard self.isAlive else { return }
+                if let failure { self.report(failure) }
                 self.scanning = false
                 gtk_revealer_set_reveal_child(self.progress.opaque, 0)
                 self.updateEmptyState()
@@ -570,6 +577,18 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         if let maximum = selection.maximum, count >= maximum { text = "\(confirmLabel) \(count) of \(maximum)" }
         gtk_button_set_label(confirmButton.cast(), text)
         gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
+    }
+
+    /// A problem the person could act on (a full disk, an index that could not be written, new
+    /// files that will not show up): said once over the grid until dismissed, and on standard
+    /// error for whoever started the picker from a terminal.
+    public func report(_ problem: String, printing: Bool = true) {
+        if printing { FileHandle.standardError.write(Data("photopick: \(problem)\n".utf8)) }
+        guard isAlive else { return }
+        let toast = adw_toast_new(problem)!
+        adw_toast_set_timeout(toast, 0)
+        adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)
+        adw_toast_overlay_add_toast(toasts.opaque, toast)
     }
 
     /// A short message over the grid that goes by itself.

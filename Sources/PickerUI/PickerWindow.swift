@@ -108,13 +108,19 @@ public enum PickerWindow {
         view.onCancel = { close() }
         let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
         try? view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
+        // (The command line has printed them already.)
+        for notice in session.library.notices { view.report(notice.message, printing: false) }
         view.startScan()
         // Keep the index current while the window is open; changes arrive on the watcher's
         // thread and are applied on the GTK thread.
         let watcher = LibraryWatcher(library: session.library, onChange: { change in
             MainLoopDispatcher.shared.post { view.apply(change) }
         })
-        try? watcher.start()
+        do {
+            try watcher.start()
+        } catch {
+            view.report("New photos will show up only after Photopick restarts: \(error)")
+        }
         session.watcher = watcher
         gtk_window_present(window.cast())
         view.focusFirstPhoto()
