@@ -159,7 +159,7 @@ extension HostileValueTests {
         var media = MediaFile(kind: .video, mimeType: "video/mp4", width: -5, height: 480, orientation: 99,
                               captureDate: CaptureDate(millisecondsSinceEpoch: 0, utcOffsetMinutes: Int.max, source: .embedded),
                               duration: .infinity, frameCount: -1, rating: 1000)
-        media = media.plausible
+        media = media.plausible(modificationTimeNanoseconds: 0)
         XCTAssertNil(media.width)
         XCTAssertNil(media.height, "one side alone is no use")
         XCTAssertEqual(media.orientation, 1)
@@ -170,6 +170,6 @@ extension HostileValueTests {
         let sane = MediaFile(kind: .video, mimeType: "video/mp4", width: 1920, height: 1080, orientation: 6,
                              captureDate: CaptureDate(millisecondsSinceEpoch: 0, utcOffsetMinutes: -330, source: .embedded),
                              duration: 12.5, frameCount: 2, rating: 5)
-        XCTAssertEqual(sane.plausible, sane)
+        XCTAssertEqual(sane.plausible(modificationTimeNanoseconds: 0), sane)
     }
 }

@@ -21,6 +21,11 @@ public struct CaptureDate: Hashable, Sendable {
         self.source = source
     }
 
+    /// A file's modification time as a capture date (the date of a file with none inside).
+    init(fileModificationTimeNanoseconds nanoseconds: Int64) {
+        self.init(millisecondsSinceEpoch: nanoseconds.floorDivided(by: 1_000_000), utcOffsetMinutes: nil, source: .fileModificationTime)
+    }
+
     /// Parses EXIF's "YYYY:MM:DD HH:MM:SS" (and XMP's ISO 8601 "YYYY-MM-DDTHH:MM:SS"), with the
     /// optional sub-second digits and "+HH:MM" offset EXIF keeps in separate tags. Without an
     /// offset the wall-clock time is taken in the local time zone, as photo managers do. Returns

@@ -62,13 +62,15 @@ struct EmbeddedMetadata {
         result.lens = string("Exif.Photo.LensModel") ?? string("Xmp.exifEX.LensModel") ?? string("Xmp.aux.Lens")
         result.rating = Plausible.rating(integer("Xmp.xmp.Rating") ?? integer("Exif.Image.Rating"))
 
+        // A date from before 1900 or after tomorrow is a camera's clock gone wrong: the next tag
+        // is tried, and in the end the file's modification time is used.
         if let original = string("Exif.Photo.DateTimeOriginal") {
-            result.captureDate = CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
-                                                   offset: string("Exif.Photo.OffsetTimeOriginal"))
+            result.captureDate = Plausible.captureDate(CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
+                                                                         offset: string("Exif.Photo.OffsetTimeOriginal")))
         }
         if result.captureDate == nil {
             for tag in ["Xmp.exif.DateTimeOriginal", "Xmp.photoshop.DateCreated", "Exif.Photo.DateTimeDigitized"] {
-                if let text = string(tag), let date = CaptureDate.parse(text) {
+                if let text = string(tag), let date = Plausible.captureDate(CaptureDate.parse(text)) {
                     result.captureDate = date
                     break
                 }

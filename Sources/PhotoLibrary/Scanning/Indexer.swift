@@ -204,7 +204,7 @@ final class Indexer {
         switch outcome {
         case .media(let read):
             // The readers check what they read; this is the last check before it is kept.
-            let media = read.plausible
+            let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds)
             let traits = AlbumRules.traits(of: media, fileName: name)
             statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)
                 .bind(11, media.orientation).bind(12, media.captureDate.millisecondsSinceEpoch)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The ranges a number from a file must fall in to be believed. Headers are written by cameras
 /// with broken firmware, by fuzzers and by truncated downloads; an index may have been written by
 /// an older Photopick that believed them. Each reader checks what it reads where it enters, the
@@ -51,6 +53,28 @@ public enum Plausible {
         minutes.flatMap { utcOffsetMinutes.contains($0) ? $0 : nil }
     }
 
+    /// Capture dates recorded inside a file are believed from 1900-01-01 UTC…
+    static let earliestCaptureMilliseconds: Int64 = -2_208_988_800_000
+    /// …to a day after now (a camera a time zone ahead, or its clock a little fast).
+    static let captureLeadMilliseconds: Int64 = 86_400_000
+
+    /// A date recorded inside a file, when believable. A camera whose clock says 2099 is wrong,
+    /// and believing it would keep its photos above today's in Recents for ever; the caller falls
+    /// back to the file's modification time. File times themselves are passed through.
+    static func captureDate(_ date: CaptureDate?, now: Int64 = currentMilliseconds()) -> CaptureDate? {
+        guard let date else { return nil }
+        guard date.source == .embedded else { return date }
+        let latest = now.addingReportingOverflow(captureLeadMilliseconds).partialValue
+        return (earliestCaptureMilliseconds...latest).contains(date.millisecondsSinceEpoch) ? date : nil
+    }
+
+    /// Milliseconds since 1970 by the system clock.
+    static func currentMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
     /// Frame counts are only compared with 1; a negative one is unknown.
     static func frameCount(_ value: Int?) -> Int? {
         value.flatMap { $0 >= 0 ? $0 : nil }
@@ -58,9 +82,13 @@ public enum Plausible {
 }
 
 extension MediaFile {
-    /// The file with every number that is out of range made unknown: what the index stores.
-    var plausible: MediaFile {
+    /// The file with every number that is out of range made unknown, and an unbelievable capture
+    /// date replaced by the file's modification time: what the index stores.
+    func plausible(modificationTimeNanoseconds: Int64) -> MediaFile {
         var checked = self
+        if Plausible.captureDate(captureDate) == nil {
+            checked.captureDate = CaptureDate(fileModificationTimeNanoseconds: modificationTimeNanoseconds)
+        }
         let size = Plausible.size(width: width, height: height)
         checked.width = size?.width
         checked.height = size?.height
@@ -68,7 +96,7 @@ extension MediaFile {
         checked.duration = Plausible.duration(duration)
         checked.frameCount = Plausible.frameCount(frameCount)
         checked.rating = Plausible.rating(rating)
-        checked.captureDate.utcOffsetMinutes = Plausible.utcOffset(captureDate.utcOffsetMinutes)
+        checked.captureDate.utcOffsetMinutes = Plausible.utcOffset(checked.captureDate.utcOffsetMinutes)
         return checked
     }
 }
