@@ -173,3 +173,29 @@ extension HostileValueTests {
         XCTAssertEqual(sane.plausible(modificationTimeNanoseconds: 0), sane)
     }
 }
+
+extension HostileValueTests {
+    /// The schema version is a number in the index file's header too: no Photopick writes a
+    /// negative one, so such a file is kept aside as damaged and the index rebuilt.
+    func testAnIndexWithANegativeSchemaVersionIsKeptAsideAndRebuilt() throws {
+        let library = TestSupport.temporaryDirectory("schema-library")
+        try HostileFiles.write(HostileFiles.mp4(duration: 7000, timescale: 1000), to: library, name: "clip.mp4")
+        let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("schema-index").appendingPathComponent("index.sqlite").path)
+        let file: String
+        do {
+            let index = try PhotoLibrary(roots: [FilePath(library.path)], location: location)
+            try index.scan()
+            file = try XCTUnwrap(index.location.databasePath)
+        }
+        let update = try TestSupport.run("/usr/bin/sqlite3", [file, "PRAGMA user_version = -1"])
+        XCTAssertEqual(update.status, 0, update.error)
+
+        let index = try PhotoLibrary(roots: [FilePath(library.path)], location: location)
+        XCTAssertTrue(index.notices.contains { $0.kind == .rebuilt && $0.message.contains("schema version -1") }, "\(index.notices)")
+        let folder = (file as NSString).deletingLastPathComponent
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".corrupt-") }.isEmpty,
+                       "the file is kept for inspection")
+        try index.scan()
+        XCTAssertEqual(try index.fetchAssets(in: .smart(.recents)).count, 1)
+    }
+}
