@@ -24,20 +24,26 @@ struct PickerState {
         }
         func integer(_ key: String) -> Int? { string(key).flatMap { Int($0) } }
         state.album = string("album")
-        state.cellSize = integer("cell-size")
-        state.windowWidth = integer("window-width")
-        state.windowHeight = integer("window-height")
+        // The file may have been edited by hand or written by something else: a size GTK cannot
+        // take (3000000000 traps on the way to a C int, a negative one is a GTK critical) is
+        // forgotten, and the cell size is brought into the range the grid offers.
+        state.cellSize = integer("cell-size").map { min(max($0, PickerView.cellSizes.first!), PickerView.cellSizes.last!) }
+        state.windowWidth = integer("window-width").flatMap { windowSides.contains($0) ? $0 : nil }
+        state.windowHeight = integer("window-height").flatMap { windowSides.contains($0) ? $0 : nil }
         return state
     }
+
+    /// Window sides that are remembered, in pixels.
+    static let windowSides = 360...16384
 
     /// Saves quietly: a read-only state folder only means nothing is remembered.
     func save() {
         guard let keyFile = g_key_file_new() else { return }
         defer { g_key_file_free(keyFile) }
         if let album { g_key_file_set_string(keyFile, "picker", "album", album) }
-        if let cellSize { g_key_file_set_integer(keyFile, "picker", "cell-size", Int32(cellSize)) }
-        if let windowWidth { g_key_file_set_integer(keyFile, "picker", "window-width", Int32(windowWidth)) }
-        if let windowHeight { g_key_file_set_integer(keyFile, "picker", "window-height", Int32(windowHeight)) }
+        if let cellSize { g_key_file_set_integer(keyFile, "picker", "cell-size", Int32(clamping: cellSize)) }
+        if let windowWidth { g_key_file_set_integer(keyFile, "picker", "window-width", Int32(clamping: windowWidth)) }
+        if let windowHeight { g_key_file_set_integer(keyFile, "picker", "window-height", Int32(clamping: windowHeight)) }
         let folder = Self.file.parent
         _ = folder.withCString { g_mkdir_with_parents($0, 0o700) }
         _ = Self.file.withCString { g_key_file_save_to_file(keyFile, $0, nil) }

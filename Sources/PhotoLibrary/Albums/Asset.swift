@@ -39,16 +39,19 @@ public struct Asset: Hashable, Sendable, Identifiable {
         folderID = row.int64(2)
         kind = MediaKind(rawValue: row.int(3)) ?? .other
         mimeType = row.string(4)
-        width = row.optionalInt(5)
-        height = row.optionalInt(6)
-        orientation = row.int(7)
-        captureDate = CaptureDate(millisecondsSinceEpoch: row.int64(8), utcOffsetMinutes: row.optionalInt(9),
+        // An index written by an older version may hold whatever its readers believed (a duration
+        // of 1.8e19 seconds, a negative width): values out of range are read as unknown.
+        let size = Plausible.size(width: row.optionalInt(5), height: row.optionalInt(6))
+        width = size?.width
+        height = size?.height
+        orientation = Plausible.orientation(row.int(7)) ?? 1
+        captureDate = CaptureDate(millisecondsSinceEpoch: row.int64(8), utcOffsetMinutes: Plausible.utcOffset(row.optionalInt(9)),
                                   source: CaptureDate.Source(rawValue: row.int(10)) ?? .fileModificationTime)
         make = row.string(11)
         model = row.string(12)
         lens = row.string(13)
-        duration = row.optionalDouble(14)
-        rating = row.optionalInt(15)
+        duration = Plausible.duration(row.optionalDouble(14))
+        rating = Plausible.rating(row.optionalInt(15))
         albums = AlbumBits(rawValue: row.int64(16))
         burstKey = row.string(17)
         pairedID = row.isNull(18) ? nil : row.int64(18)

@@ -46,6 +46,12 @@ enum IndexDatabase {
             let connection = try SQLiteConnection(path: path)
             try prepare(connection)
             let version = try connection.integer("PRAGMA user_version") ?? 0
+            if version < 0 {
+                // No Photopick writes that (migrations would start at index -1): damaged, or not ours.
+                let aside = try moveAside(path, reason: "corrupt")
+                notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) has an impossible schema version \(version); kept it as \(aside) and rebuilt it"))
+                return try open(location, notices: &notices)
+            }
             if version > Schema.currentVersion {
                 let aside = try moveAside(path, reason: "newer-schema-v\(version)")
                 notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was written by a newer Photopick (schema \(version)); kept it as \(aside) and rebuilt it"))

@@ -21,6 +21,11 @@ public struct CaptureDate: Hashable, Sendable {
         self.source = source
     }
 
+    /// A file's modification time as a capture date (the date of a file with none inside).
+    init(fileModificationTimeNanoseconds nanoseconds: Int64) {
+        self.init(millisecondsSinceEpoch: nanoseconds.floorDivided(by: 1_000_000), utcOffsetMinutes: nil, source: .fileModificationTime)
+    }
+
     /// Parses EXIF's "YYYY:MM:DD HH:MM:SS" (and XMP's ISO 8601 "YYYY-MM-DDTHH:MM:SS"), with the
     /// optional sub-second digits and "+HH:MM" offset EXIF keeps in separate tags. Without an
     /// offset the wall-clock time is taken in the local time zone, as photo managers do. Returns
@@ -95,19 +100,22 @@ public struct CaptureDate: Hashable, Sendable {
     /// ISO 8601 text: with the recorded offset when known ("2024-03-12T09:41:00+01:00"), in local
     /// time with the local offset for file times (an exact instant), and as bare local time when the
     /// camera gave a wall-clock time without saying its zone.
+    /// Any instant formats without trapping (an index may hold Int64.min); beyond what the C
+    /// library can break down, the fields stay at their zero values.
     public var iso8601: String {
         var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000))
         var fields = tm()
         var suffix = ""
-        if let offset = utcOffsetMinutes {
-            seconds += time_t(offset * 60)
+        if let offset = Plausible.utcOffset(utcOffsetMinutes) {
+            seconds = seconds.addingReportingOverflow(time_t(offset * 60)).partialValue
             gmtime_r(&seconds, &fields)
             suffix = Self.formatOffset(offset)
         } else {
             localtime_r(&seconds, &fields)
             if source == .fileModificationTime { suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60)) }
         }
-        let milliseconds = Int(millisecondsSinceEpoch - millisecondsSinceEpoch.floorDivided(by: 1000) * 1000)
+        let remainder = millisecondsSinceEpoch % 1000
+        let milliseconds = Int(remainder < 0 ? remainder + 1000 : remainder)
         var text = "\(pad(Int(fields.tm_year) + 1900, 4))-\(pad(Int(fields.tm_mon) + 1))-\(pad(Int(fields.tm_mday)))"
         text += "T\(pad(Int(fields.tm_hour))):\(pad(Int(fields.tm_min))):\(pad(Int(fields.tm_sec)))"
         if milliseconds != 0 { text += ".\(pad(milliseconds, 3))" }

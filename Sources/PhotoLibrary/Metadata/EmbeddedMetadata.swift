@@ -6,7 +6,7 @@ import Synchronization
 struct EmbeddedMetadata {
     var pixelWidth: Int?
     var pixelHeight: Int?
-    /// The raw EXIF orientation tag, 1-8 when valid.
+    /// The EXIF orientation tag; nil when missing or outside 1-8.
     var orientation: Int?
     var captureDate: CaptureDate?
     var make: String?
@@ -34,8 +34,11 @@ struct EmbeddedMetadata {
             throw MetadataReadError(message: message)
         }
         var result = EmbeddedMetadata()
-        let width = gexiv2_metadata_get_pixel_width(metadata), height = gexiv2_metadata_get_pixel_height(metadata)
-        if width > 0, height > 0 { result.pixelWidth = Int(width); result.pixelHeight = Int(height) }
+        // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side.
+        if let size = Plausible.size(width: gexiv2_metadata_get_pixel_width(metadata), height: gexiv2_metadata_get_pixel_height(metadata)) {
+            result.pixelWidth = size.width
+            result.pixelHeight = size.height
+        }
 
         func string(_ tag: String) -> String? {
             guard gexiv2_metadata_try_has_tag(metadata, tag, nil) != 0 else { return nil }
@@ -53,19 +56,21 @@ struct EmbeddedMetadata {
             return Int(text) ?? Int(text.prefix { $0 == "-" || $0.isNumber })
         }
 
-        result.orientation = integer("Exif.Image.Orientation") ?? integer("Xmp.tiff.Orientation")
+        result.orientation = Plausible.orientation(integer("Exif.Image.Orientation") ?? integer("Xmp.tiff.Orientation"))
         result.make = string("Exif.Image.Make")
         result.model = string("Exif.Image.Model")
         result.lens = string("Exif.Photo.LensModel") ?? string("Xmp.exifEX.LensModel") ?? string("Xmp.aux.Lens")
-        result.rating = integer("Xmp.xmp.Rating") ?? integer("Exif.Image.Rating")
+        result.rating = Plausible.rating(integer("Xmp.xmp.Rating") ?? integer("Exif.Image.Rating"))
 
+        // A date from before 1900 or after tomorrow is a camera's clock gone wrong: the next tag
+        // is tried, and in the end the file's modification time is used.
         if let original = string("Exif.Photo.DateTimeOriginal") {
-            result.captureDate = CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
-                                                   offset: string("Exif.Photo.OffsetTimeOriginal"))
+            result.captureDate = Plausible.captureDate(CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
+                                                                         offset: string("Exif.Photo.OffsetTimeOriginal")))
         }
         if result.captureDate == nil {
             for tag in ["Xmp.exif.DateTimeOriginal", "Xmp.photoshop.DateCreated", "Exif.Photo.DateTimeDigitized"] {
-                if let text = string(tag), let date = CaptureDate.parse(text) {
+                if let text = string(tag), let date = Plausible.captureDate(CaptureDate.parse(text)) {
                     result.captureDate = date
                     break
                 }
@@ -115,11 +120,12 @@ public struct EmbeddedPreview: Sendable {
         var bestArea = Int.max
         var index = 0
         while let properties = list[index] {
-            let width = Int(gexiv2_preview_properties_get_width(properties))
-            let height = Int(gexiv2_preview_properties_get_height(properties))
-            if min(width, height) >= minimumSide, width * height < bestArea {
+            // Two 32-bit sides from the file: their product may not fit an Int unless checked.
+            if let size = Plausible.size(width: gexiv2_preview_properties_get_width(properties),
+                                         height: gexiv2_preview_properties_get_height(properties)),
+               min(size.width, size.height) >= minimumSide, size.width * size.height < bestArea {
                 best = properties
-                bestArea = width * height
+                bestArea = size.width * size.height
             }
             index += 1
         }
@@ -135,9 +141,10 @@ public struct EmbeddedPreview: Sendable {
         var orientationError: UnsafeMutablePointer<GError>?
         let orientation = Int(gexiv2_metadata_try_get_tag_long(metadata, "Exif.Image.Orientation", &orientationError))
         g_clear_error(&orientationError)
+        guard let side = Plausible.size(width: gexiv2_preview_image_get_width(image),
+                                        height: gexiv2_preview_image_get_height(image)) else { return nil }
         return EmbeddedPreview(data: Array(UnsafeBufferPointer(start: bytes, count: Int(size))),
-                               width: Int(gexiv2_preview_image_get_width(image)),
-                               height: Int(gexiv2_preview_image_get_height(image)),
+                               width: side.width, height: side.height,
                                orientation: (1...8).contains(orientation) ? orientation : 1)
     }
 }

@@ -37,8 +37,9 @@ enum ImageHeaders {
         }
     }
 
+    /// A size both of whose sides are believable (a PNG may claim 2^32 - 1 pixels a side).
     private static func positive(_ width: Int, _ height: Int) -> (width: Int, height: Int)? {
-        width > 0 && height > 0 ? (width, height) : nil
+        Plausible.size(width: width, height: height)
     }
 
     // MARK: GIF

@@ -32,8 +32,7 @@ enum MetadataReader {
             let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
             return .failed("not a \(ContentType.description(of: nameGuess.mimeType)): the content is \(what)")
         }
-        let modificationDate = CaptureDate(millisecondsSinceEpoch: version.modificationTimeNanoseconds.floorDivided(by: 1_000_000),
-                                           utcOffsetMinutes: nil, source: .fileModificationTime)
+        let modificationDate = CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds)
         if contentGuess.isVideo {
             return readVideo(file, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
         }
@@ -46,9 +45,11 @@ enum MetadataReader {
             return .failed("damaged or truncated video: no movie header")
         case .success(let header):
             var date = modificationDate
-            // Cameras without a clock write 0 (1904 or 1970): only trust plausible times.
-            if let created = header.createdAt, created > 315_532_800, created < 253_402_300_800 {
-                date = CaptureDate(millisecondsSinceEpoch: created * 1000, utcOffsetMinutes: 0, source: .embedded)
+            // Cameras without a clock write 0 (1904 or 1970): only trust times after 1980, and none
+            // more than a day ahead (the bound before 9999 keeps the multiplication from overflowing).
+            if let created = header.createdAt, created > 315_532_800, created < 253_402_300_800,
+               let embedded = Plausible.captureDate(CaptureDate(millisecondsSinceEpoch: created * 1000, utcOffsetMinutes: 0, source: .embedded)) {
+                date = embedded
             }
             return .media(MediaFile(kind: .video, mimeType: mimeType, width: header.width, height: header.height,
                                     captureDate: date, duration: header.duration))

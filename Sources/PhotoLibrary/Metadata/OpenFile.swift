@@ -100,7 +100,8 @@ struct SequentialReader {
         return result
     }
 
-    mutating func skip(_ count: Int64) { position += max(0, count) }
+    /// Skips ahead, at most to the end of the file: a declared length may be anything up to 2^63.
+    mutating func skip(_ count: Int64) { position += min(max(0, count), max(0, file.size - position)) }
 }
 
 extension Array where Element == UInt8 {

@@ -90,8 +90,9 @@ enum VideoHeaders {
                       let timescale = moov.bigEndian(at: base + 2 * fieldWidth, width: 4),
                       let duration = moov.bigEndian(at: base + 2 * fieldWidth + 4, width: fieldWidth) else { continue }
                 sawMovieHeader = true
-                if timescale > 0, duration != UInt64.max, duration != UInt64(UInt32.max) || version == 1 {
-                    header.duration = Double(duration) / Double(timescale)
+                // All ones means "unknown"; a zero timescale or a claim beyond 30 days is not believed.
+                if duration != UInt64.max, duration != UInt64(UInt32.max) || version == 1 {
+                    header.duration = Plausible.duration(units: duration, timescale: timescale)
                 }
                 // Beyond year 9999 is a broken clock, not a date (and would overflow later arithmetic).
                 if created > UInt64(isoEpochOffset), created < UInt64(isoEpochOffset) + 253_402_300_800 {
@@ -119,9 +120,8 @@ enum VideoHeaders {
         guard let a = data.bigEndian(at: matrixOffset, width: 4), let d = data.bigEndian(at: matrixOffset + 16, width: 4),
               let width = data.bigEndian(at: matrixOffset + 36, width: 4),
               let height = data.bigEndian(at: matrixOffset + 40, width: 4) else { return nil }
-        let w = Int(width >> 16), h = Int(height >> 16)
-        guard w > 0, h > 0 else { return nil }
-        return a == 0 && d == 0 ? (h, w) : (w, h)
+        guard let size = Plausible.size(width: width >> 16, height: height >> 16) else { return nil }
+        return a == 0 && d == 0 ? (size.height, size.width) : size
     }
 
     // MARK: Matroska and WebM
@@ -169,9 +169,14 @@ enum VideoHeaders {
             }
         }
         guard sawInfo else { return .failure(.noMovieHeader) }
-        if let rawDuration, rawDuration.isFinite, rawDuration >= 0 {
-            header.duration = rawDuration * Double(timecodeScale) / 1_000_000_000
+        // The float may be infinite or NaN, and a finite one times the scale may overflow to
+        // infinity: only the product is checked, and only a plausible one is kept.
+        if let rawDuration {
+            header.duration = Plausible.duration(rawDuration * Double(timecodeScale) / 1_000_000_000)
         }
+        let size = Plausible.size(width: header.width, height: header.height)
+        header.width = size?.width
+        header.height = size?.height
         return .success(header)
     }
 

@@ -202,7 +202,9 @@ final class Indexer {
         statement.bind(1, folderID).bind(2, blob: name).bind(3, blob: path.bytes).bind(4, version.size)
             .bind(5, version.modificationTimeNanoseconds).bind(6, Int64(bitPattern: version.inode))
         switch outcome {
-        case .media(let media):
+        case .media(let read):
+            // The readers check what they read; this is the last check before it is kept.
+            let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds)
             let traits = AlbumRules.traits(of: media, fileName: name)
             statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)
                 .bind(11, media.orientation).bind(12, media.captureDate.millisecondsSinceEpoch)

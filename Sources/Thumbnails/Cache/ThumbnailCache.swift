@@ -140,7 +140,7 @@ public final class ThumbnailCache: Sendable {
             text.append(("Thumb::Image::Width", String(imageSize.width)))
             text.append(("Thumb::Image::Height", String(imageSize.height)))
         }
-        if let movieLength { text.append(("Thumb::Movie::Length", String(Int(movieLength.rounded())))) }
+        if let seconds = Plausible.duration(movieLength) { text.append(("Thumb::Movie::Length", String(Int(seconds.rounded())))) }
         try write(pixbuf.withAlpha(), to: path(for: original, flavor: flavor), text: text)
     }
 

@@ -1,0 +1,102 @@
+import Glibc
+
+/// The ranges a number from a file must fall in to be believed. Headers are written by cameras
+/// with broken firmware, by fuzzers and by truncated downloads; an index may have been written by
+/// an older Photopick that believed them. Each reader checks what it reads where it enters, the
+/// indexer checks again before storing, and rows read back are checked once more; a value outside
+/// its range becomes unknown (nil), never a trap and never a 584-billion-year video.
+public enum Plausible {
+    /// Longest believable video, in seconds: 30 days. Longer claims are broken headers, not films.
+    public static let maximumDuration: Double = 30 * 24 * 3600
+    /// Longest believable side of a photo or video, in pixels (PNG allows 2^31 - 1; the largest
+    /// stitched panoramas stay well below a million).
+    public static let maximumSide = 1 << 20
+    /// UTC offsets run from -12:00 to +14:00; a little more is allowed for historical local times.
+    public static let utcOffsetMinutes = -16 * 60...16 * 60
+    /// XMP ratings run from -1 (rejected) to 5 stars.
+    public static let ratings = -1...5
+    /// EXIF orientations.
+    public static let orientations = 1...8
+
+    /// A duration in seconds: finite, not negative, at most `maximumDuration`.
+    public static func duration(_ seconds: Double?) -> Double? {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds <= maximumDuration else { return nil }
+        return seconds
+    }
+
+    /// A duration of `units` at `timescale` units per second (an MP4 mvhd): nil for a zero timescale.
+    static func duration(units: UInt64, timescale: UInt64) -> Double? {
+        guard timescale > 0 else { return nil }
+        return duration(Double(units) / Double(timescale))
+    }
+
+    /// A displayed size: both sides from 1 to `maximumSide`, or nothing (one side alone is no use).
+    public static func size(width: Int?, height: Int?) -> (width: Int, height: Int)? {
+        guard let width, let height, (1...maximumSide).contains(width), (1...maximumSide).contains(height) else { return nil }
+        return (width, height)
+    }
+
+    /// The same for unsigned header fields, which may not even fit an `Int`.
+    static func size<T: BinaryInteger>(width: T, height: T) -> (width: Int, height: Int)? {
+        size(width: Int(exactly: width), height: Int(exactly: height))
+    }
+
+    public static func orientation(_ value: Int?) -> Int? {
+        value.flatMap { orientations.contains($0) ? $0 : nil }
+    }
+
+    public static func rating(_ value: Int?) -> Int? {
+        value.flatMap { ratings.contains($0) ? $0 : nil }
+    }
+
+    public static func utcOffset(_ minutes: Int?) -> Int? {
+        minutes.flatMap { utcOffsetMinutes.contains($0) ? $0 : nil }
+    }
+
+    /// Capture dates recorded inside a file are believed from 1900-01-01 UTC…
+    static let earliestCaptureMilliseconds: Int64 = -2_208_988_800_000
+    /// …to a day after now (a camera a time zone ahead, or its clock a little fast).
+    static let captureLeadMilliseconds: Int64 = 86_400_000
+
+    /// A date recorded inside a file, when believable. A camera whose clock says 2099 is wrong,
+    /// and believing it would keep its photos above today's in Recents for ever; the caller falls
+    /// back to the file's modification time. File times themselves are passed through.
+    static func captureDate(_ date: CaptureDate?, now: Int64 = currentMilliseconds()) -> CaptureDate? {
+        guard let date else { return nil }
+        guard date.source == .embedded else { return date }
+        let latest = now.addingReportingOverflow(captureLeadMilliseconds).partialValue
+        return (earliestCaptureMilliseconds...latest).contains(date.millisecondsSinceEpoch) ? date : nil
+    }
+
+    /// Milliseconds since 1970 by the system clock.
+    static func currentMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Frame counts are only compared with 1; a negative one is unknown.
+    static func frameCount(_ value: Int?) -> Int? {
+        value.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
+extension MediaFile {
+    /// The file with every number that is out of range made unknown, and an unbelievable capture
+    /// date replaced by the file's modification time: what the index stores.
+    func plausible(modificationTimeNanoseconds: Int64) -> MediaFile {
+        var checked = self
+        if Plausible.captureDate(captureDate) == nil {
+            checked.captureDate = CaptureDate(fileModificationTimeNanoseconds: modificationTimeNanoseconds)
+        }
+        let size = Plausible.size(width: width, height: height)
+        checked.width = size?.width
+        checked.height = size?.height
+        checked.orientation = Plausible.orientation(orientation) ?? 1
+        checked.duration = Plausible.duration(duration)
+        checked.frameCount = Plausible.frameCount(frameCount)
+        checked.rating = Plausible.rating(rating)
+        checked.captureDate.utcOffsetMinutes = Plausible.utcOffset(checked.captureDate.utcOffsetMinutes)
+        return checked
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import PhotoLibrary
+import TestSupport
+import XCTest
+@testable import PickerUI
+
+/// Text the cells show, and the remembered window state, for any value a file can hold.
+final class FormattingTests: XCTestCase {
+    func testDurationsFormatAsMinutesAndHours() {
+        XCTAssertEqual(formatDuration(0), "0:00")
+        XCTAssertEqual(formatDuration(7.4), "0:07")
+        XCTAssertEqual(formatDuration(59.6), "1:00")
+        XCTAssertEqual(formatDuration(3723), "1:02:03")
+        XCTAssertEqual(formatDuration(30 * 86_400), "720:00:00")
+    }
+
+    func testAnyDoubleFormatsWithoutTrapping() {
+        for value in [Double.nan, -Double.nan, .infinity, -.infinity, -1, -0.4, 1.8446744073709552e19, 9.3e18, .greatestFiniteMagnitude,
+                      -.greatestFiniteMagnitude, .leastNonzeroMagnitude] {
+            let text = formatDuration(value)
+            XCTAssertFalse(text.contains("-"), "\(value): \(text)")
+            XCTAssertLessThanOrEqual(text.count, 12, "\(value): \(text)")
+        }
+        XCTAssertEqual(formatDuration(.nan), "")
+        XCTAssertEqual(formatDuration(.infinity), "")
+        XCTAssertEqual(formatDuration(-5), "")
+        XCTAssertEqual(formatDuration(-0.2), "0:00", "rounding noise around zero is zero")
+    }
+
+    func testSpokenDatesOfAnyInstant() {
+        XCTAssertEqual(CaptureDate(millisecondsSinceEpoch: 1_710_236_460_000, utcOffsetMinutes: 0, source: .embedded).spokenDate,
+                       "12 March 2024")
+        for milliseconds in [Int64.min, Int64.max, -1] {
+            XCTAssertFalse(CaptureDate(millisecondsSinceEpoch: milliseconds, utcOffsetMinutes: nil, source: .embedded).spokenDate.isEmpty)
+        }
+    }
+
+    // MARK: The state file
+
+    private func loadState(_ lines: [String]) throws -> PickerState {
+        let home = TestSupport.temporaryDirectory("state")
+        let file = home.appendingPathComponent("photopick/state.ini")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try (["[picker]"] + lines).joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let previous = getenv("XDG_STATE_HOME").map { String(cString: $0) }
+        setenv("XDG_STATE_HOME", home.path, 1)
+        defer { if let previous { setenv("XDG_STATE_HOME", previous, 1) } else { unsetenv("XDG_STATE_HOME") } }
+        return PickerState.load()
+    }
+
+    func testWindowSizesOutOfRangeAreIgnored() throws {
+        for bad in ["3000000000", "-500", "-1", "0", "359", "16385", "99999999999999999999", "wide", "", "960.5"] {
+            let state = try loadState(["window-width=\(bad)", "window-height=\(bad)"])
+            XCTAssertNil(state.windowWidth, bad)
+            XCTAssertNil(state.windowHeight, bad)
+        }
+        let good = try loadState(["window-width=1280", "window-height=360"])
+        XCTAssertEqual(good.windowWidth, 1280)
+        XCTAssertEqual(good.windowHeight, 360)
+    }
+
+    func testTheCellSizeIsClampedAndTheAlbumKept() throws {
+        let large = try loadState(["cell-size=3000000000", "album=Videos"])
+        XCTAssertEqual(large.cellSize, PickerView.cellSizes.last)
+        XCTAssertEqual(large.album, "Videos")
+        XCTAssertEqual(try loadState(["cell-size=-3"]).cellSize, PickerView.cellSizes.first)
+        XCTAssertEqual(try loadState(["cell-size=160"]).cellSize, 160)
+        XCTAssertNil(try loadState(["cell-size=big"]).cellSize)
+    }
+}
