@@ -22,11 +22,11 @@ let package = Package(
         .systemLibrary(name: "CGdkPixbuf", path: "Sources/CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
                        providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // GTK4 (with GDK and GdkPixbuf) for the picker window; no library target may depend on it.
-        .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "gtk4",
-                       providers: [.apt(["libgtk-4-dev"])]),
-        // libadwaita: the window follows the desktop's style (dark, high contrast, accent).
-        .systemLibrary(name: "CAdw", path: "Sources/CAdw", pkgConfig: "libadwaita-1",
-                       providers: [.apt(["libadwaita-1-dev"])]),
+        // libadwaita comes in the same module: the window follows the desktop's style (dark, high
+        // contrast, accent). Two modules that both include GTK's headers split GTK's
+        // declarations between them (GTK_ORIENTATION_* went missing in files without the other).
+        .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1",
+                       providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
 
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
         .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2"]),
@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "CGLib"]),
 
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["PickerModel", "Thumbnails", "PhotoLibrary", "CGtk", "CAdw"]),
+        .target(name: "PickerUI", dependencies: ["PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // The command-line program.
         .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CGLib"]),

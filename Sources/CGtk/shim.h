@@ -1,5 +1,6 @@
-// GTK4 with GDK and GdkPixbuf, for the picker window (not for library code).
+// GTK4 with GDK and GdkPixbuf, and libadwaita, for the picker window (not for library code).
 #include <gtk/gtk.h>
+#include <adwaita.h>
 
 // gtk_accessible_update_property is variadic: set one string property (a label) through the
 // value-array form.

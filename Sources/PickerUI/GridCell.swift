@@ -128,8 +128,8 @@ final class GridCell {
         }
         assetID = id
         gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
-        if let seconds = asset.duration, asset.kind == .video {
-            gtk_label_set_text(duration.opaque, formatDuration(seconds))
+        if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
+            gtk_label_set_text(duration.opaque, text)
             gtk_widget_set_visible(duration, 1)
         }
         describe(accessibleName(for: asset, number: picker.selection.number(of: id)))

@@ -1,4 +1,3 @@
-import CAdw
 import CGtk
 import PhotoLibrary
 import Thumbnails
