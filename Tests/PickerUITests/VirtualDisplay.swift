@@ -40,7 +40,9 @@ final class VirtualDisplay {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { return nil }
+            let polled = poll(&poller, 1, 100)
+            if polled < 0 && errno == EINTR { continue }
+            guard polled >= 0 else { return nil }
             guard poller.revents != 0 else { continue }
             var byte: UInt8 = 0
             guard read(handle.fileDescriptor, &byte, 1) == 1 else { return nil }  // end of file: it exited
