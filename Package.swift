@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "Thumbnails", "PhotoLibrary", "CGtk"],
                           path: "bench/PickerBenchmark"),
 
-        // Helpers the test targets share: temporary folders, running programs, make-library.
+        // Helpers the test targets share: temporary folders, running programs, generated libraries.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
         .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "CGLib"]),

@@ -3,7 +3,7 @@
 
   bench/run-index-benchmark [--files 60000] [--exiftool-files N] [--runs 15]
 
-1. Cold index of a make-library library, files/s, next to `exiftool -fast2 -r` on the same tree.
+1. Cold index of a generated library (Tests/Generator/make-test-library), files/s, next to `exiftool -fast2 -r` on the same tree.
 2. Unchanged rescan of the same library: its time as a fraction of the cold one.
 3. `photopick ls --album Recents --limit 50` on 1k, 60k and 1M-asset indexes (the 1M index is
    synthesised by inserting rows), interleaved, median of --runs each; peak RSS of each.
@@ -13,7 +13,8 @@ import argparse, json, os, resource, shutil, sqlite3, statistics, subprocess, sy
 
 here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(here)
-make_library = os.environ.get("PHOTOPICK_MAKE_LIBRARY", os.path.join(os.path.dirname(top), "shared/tools/make-library"))
+# The project's generator, as the tests use it (PHOTOPICK_MAKE_LIBRARY names another one).
+make_library = os.environ.get("PHOTOPICK_MAKE_LIBRARY", os.path.join(top, "Tests/Generator/make-test-library"))
 
 
 def run(argv, env=None, quiet=True):
@@ -26,12 +27,15 @@ def run(argv, env=None, quiet=True):
 
 
 def library(path, n):
-    """A make-library tree of n files, made once and reused across runs."""
+    """A generated tree of n files, made once and reused across runs (the stamp names its generator)."""
     stamp = path + ".summary.json"
-    if os.path.exists(stamp) and json.load(open(stamp)).get("n") == n:
-        return json.load(open(stamp))
+    if os.path.exists(stamp):
+        made = json.load(open(stamp))
+        if made.get("n") == n and made.get("made_by") == make_library:
+            return made
     out = subprocess.run([make_library, "--out", path, "-n", str(n), "--force"], check=True, capture_output=True)
     summary = json.loads(out.stdout)
+    summary["made_by"] = make_library
     json.dump(summary, open(stamp, "w"))
     return summary
 
@@ -58,7 +62,7 @@ def synthesise(photopick, root, data_home, count):
                    (root_id, path, ("folder-%03d" % index).encode()))
         folders.append(db.execute("SELECT last_insert_rowid()").fetchone()[0])
     first_folder = folders[0]
-    # Photos over ten years; 5 % favourites, 3 % videos, 8 % screenshots, like make-library.
+    # Photos over ten years; 5 % favourites, 3 % videos, 8 % screenshots, roughly as generated libraries.
     db.execute("""
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
         INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
@@ -82,7 +86,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=60000)
     parser.add_argument("--exiftool-files", type=int, default=0,
-                        help="run exiftool on a make-library tree of this many files instead of the full one (0: same tree)")
+                        help="run exiftool on a generated tree of this many files instead of the full one (0: same tree)")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--work", default="/tmp/photopick-bench")
     parser.add_argument("--skip-exiftool", action="store_true")

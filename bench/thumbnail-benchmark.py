@@ -3,7 +3,7 @@
 
   bench/run-thumbnail-benchmark [--files 2000] [--big 20]
 
-Sets: 2,000 JPEGs from a 60k make-library library, and 20 JPEGs of 12 megapixels (made by
+Sets: 2,000 JPEGs from a 60k generated library, and 20 JPEGs of 12 megapixels (made by
 ImageMagick). For each: Photopick cold (empty cache), disk-cache hit, memory (LRU) hit, next to
 vipsthumbnail and gdk-pixbuf-thumbnailer over the same files, each using both cores (two processes
 side by side for the peers, two workers for Photopick). Counts decodes on the main thread.

@@ -2,28 +2,54 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// An Xvfb server for driving the real window as a person would, with xdotool.
+/// An Xvfb server for driving the real window as a person would, with xdotool. It ends with the
+/// test that made it (or, made outside a test, with the test process), and dies with the process
+/// even when that crashes: see `TestProcesses`.
 final class VirtualDisplay {
     let name: String
     private let server: Process
 
     init() throws {
-        var number = 90 + Int(getpid() % 50)
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
-        name = ":\(number)"
-        server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        server.arguments = [name, "-screen", "0", "1100x800x24", "-nolisten", "tcp"]
-        server.standardOutput = FileHandle.nullDevice
+        // -displayfd: Xvfb picks a free display itself and writes its number once it accepts
+        // connections, so no guessing and no polling for the socket.
+        let ready = Pipe()
+        server = TestProcesses.process("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1100x800x24", "-nolisten", "tcp"])
+        server.standardOutput = ready
         server.standardError = FileHandle.nullDevice
         try server.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") && Date() < deadline { usleep(20_000) }
+        guard let number = Self.readLine(ready.fileHandleForReading, timeout: 10).flatMap(Int.init) else {
+            TestProcesses.stop(server)
+            throw NSError(domain: "VirtualDisplay", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb did not start"])
+        }
+        name = ":\(number)"
+        // A server killed outright leaves its lock file and socket behind: remove them then.
+        TestProcesses.adopt(server) { killedHard in
+            guard killedHard else { return }
+            unlink("/tmp/.X\(number)-lock")
+            unlink("/tmp/.X11-unix/X\(number)")
+        }
     }
 
     deinit {
-        server.terminate()
-        server.waitUntilExit()
+        TestProcesses.stop(server)
+    }
+
+    /// The first line a child writes to a pipe, waiting at most `timeout` seconds.
+    private static func readLine(_ handle: FileHandle, timeout: TimeInterval) -> String? {
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&poller, 1, 100)
+            if polled < 0 && errno == EINTR { continue }
+            guard polled >= 0 else { return nil }
+            guard poller.revents != 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(handle.fileDescriptor, &byte, 1) == 1 else { return nil }  // end of file: it exited
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
     }
 
     /// Runs xdotool on this display.
@@ -34,7 +60,8 @@ final class VirtualDisplay {
     }
 }
 
-/// `photopick` running on a virtual display, its output collected.
+/// `photopick` running on a virtual display, its output collected. Like the display, it never
+/// outlives the test that started it.
 final class RunningPicker {
     let process = Process()
     private let output = Pipe()
@@ -43,8 +70,7 @@ final class RunningPicker {
 
     init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL) throws {
         self.display = display
-        process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
-        process.arguments = arguments
+        TestProcesses.wrap(process, TestSupport.photopick, arguments)
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display.name
         environment["GSK_RENDERER"] = "cairo"
@@ -58,6 +84,7 @@ final class RunningPicker {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        TestProcesses.adopt(process)
         // Wait for the window, then give it the keyboard (no window manager runs here).
         let window = try display.xdotool(["search", "--sync", "--name", "Pick Photos"]).split(separator: "\n").first.map(String.init) ?? ""
         usleep(600_000)
@@ -95,9 +122,91 @@ final class RunningPicker {
     func finish(timeout: TimeInterval = 20) -> (status: Int32, lines: [String]) {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        TestProcesses.stop(process)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+    }
+
+    deinit {
+        TestProcesses.stop(process)
+    }
+}
+
+/// The servers and pickers the window tests start, which must never outlive the tests:
+/// - each runs under `setpriv --pdeathsig KILL`, so the kernel kills it when the test process dies,
+///   even by a crash or SIGKILL (the signal follows the thread that started it: the tests start
+///   them on the main thread, which lives as long as the process);
+/// - one started during a test is stopped when that test finishes (an observer of the test run),
+///   since XCTest keeps every test case object, and so its properties, until the process exits;
+/// - one started outside a test (a class's setUp) and anything left is stopped by an atexit handler.
+enum TestProcesses {
+    private final class Entry {
+        let process: Process
+        let cleanup: (_ killedHard: Bool) -> Void
+        /// Started during a test (stopped when it finishes) or outside one (stopped at exit).
+        var duringTest: Bool?
+        init(_ process: Process, _ cleanup: @escaping (Bool) -> Void) { self.process = process; self.cleanup = cleanup }
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var entries: [ObjectIdentifier: Entry] = [:]
+
+    private static let installed: Void = {
+        XCTestObservationCenter.shared.addTestObserver(Observer())
+        atexit { TestProcesses.stopAll() }
+    }()
+
+    /// A process that runs `executable` under a parent-death signal.
+    static func process(_ executable: String, _ arguments: [String]) -> Process {
+        let process = Process()
+        wrap(process, executable, arguments)
+        return process
+    }
+
+    static func wrap(_ process: Process, _ executable: String, _ arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--pdeathsig", "KILL", "--", executable] + arguments
+    }
+
+    /// Tracks a started process until it is stopped.
+    static func adopt(_ process: Process, cleanup: @escaping (_ killedHard: Bool) -> Void = { _ in }) {
+        _ = installed
+        lock.withLock { entries[ObjectIdentifier(process)] = Entry(process, cleanup) }
+    }
+
+    /// Ends a process: SIGTERM, then SIGKILL if it is still there after `grace` seconds. Idempotent.
+    static func stop(_ process: Process, grace: TimeInterval = 3) {
+        let entry = lock.withLock { entries.removeValue(forKey: ObjectIdentifier(process)) }
+        guard process.processIdentifier > 0 else { return }
+        var killedHard = false
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(grace)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killedHard = true
+                process.waitUntilExit()
+            }
+        }
+        entry?.cleanup(killedHard)
+    }
+
+    private static func stopAll() {
+        let all = lock.withLock { Array(entries.values) }
+        for entry in all { stop(entry.process, grace: 1) }
+    }
+
+    /// Processes started outside a test are known as such when the next test starts; those started
+    /// in a test are stopped when it finishes.
+    private final class Observer: NSObject, XCTestObservation {
+        func testCaseWillStart(_ testCase: XCTestCase) {
+            TestProcesses.lock.withLock { for entry in TestProcesses.entries.values where entry.duringTest == nil { entry.duringTest = false } }
+        }
+
+        func testCaseDidFinish(_ testCase: XCTestCase) {
+            let ending = TestProcesses.lock.withLock { TestProcesses.entries.values.filter { $0.duringTest != false } }
+            for entry in ending { TestProcesses.stop(entry.process) }
+        }
     }
 }

@@ -6,10 +6,20 @@ public enum TestSupport {
     /// The package's top folder (Tests/PhotoLibraryTests/TestSupport.swift is two levels down).
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `../shared/tools/make-library` beside the checkout (PHOTOPICK_MAKE_LIBRARY overrides).
+    /// The library generator the tests use: the project's own `Tests/Generator/make-test-library`,
+    /// or the program PHOTOPICK_MAKE_LIBRARY names (same options, same manifest shape).
     public static var makeLibrary: String {
         ProcessInfo.processInfo.environment["PHOTOPICK_MAKE_LIBRARY"]
-            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/make-library").path
+            ?? packageRoot.appendingPathComponent("Tests/Generator/make-test-library").path
+    }
+
+    /// The workspace's `../shared/tools/make-library` beside the checkout, when it is there: a second,
+    /// independently written generator some tests also check the index against. Nil, with the reason,
+    /// in a fresh clone.
+    public static var workspaceMakeLibrary: (path: String?, reason: String) {
+        let path = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/make-library").path
+        if FileManager.default.isExecutableFile(atPath: path) { return (path, "") }
+        return (nil, "no \(path) beside this checkout (it exists only in the original workspace)")
     }
 
     /// The built `photopick` executable, next to the test bundle.
@@ -26,8 +36,8 @@ public enum TestSupport {
     /// The folder that holds every temporary folder of this test run.
     public static let temporaryBase = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())")
 
-    /// Removes the run's temporary folders when the test process ends (make-library leaves
-    /// mode-000 files in them, so permissions are restored first).
+    /// Removes the run's temporary folders when the test process ends (generated libraries hold
+    /// mode-000 files and folders, so permissions are restored first).
     private static let cleanup: Void = {
         atexit {
             let base = TestSupport.temporaryBase.path
@@ -71,27 +81,31 @@ public enum TestSupport {
     }
 }
 
-/// A library written by make-library and its manifest, made once per test process.
+/// A library written by a generator (the project's by default) and its manifest.
 public final class GeneratedLibrary: @unchecked Sendable {
     public let root: URL
     public let summary: [String: Any]
     public let files: [[String: Any]]
+    /// The program that wrote it.
+    public let generator: String
 
+    /// The library most tests share, made once per test process.
     public static let shared: GeneratedLibrary = {
-        do { return try GeneratedLibrary(count: 1200) } catch { fatalError("make-library failed: \(error)") }
+        do { return try GeneratedLibrary(count: 1200) } catch { fatalError("\(TestSupport.makeLibrary) failed: \(error)") }
     }()
 
-    public init(count: Int) throws {
+    public init(count: Int, generator: String = TestSupport.makeLibrary) throws {
+        self.generator = generator
         let directory = TestSupport.temporaryDirectory("library")
         root = directory.appendingPathComponent("Pictures")
         let manifest = directory.appendingPathComponent("manifest.json")
-        let result = try TestSupport.run(TestSupport.makeLibrary, ["--out", root.path, "-n", String(count), "--seed", "7",
-                                                                   "--manifest", manifest.path, "--force"])
+        let result = try TestSupport.run(generator, ["--out", root.path, "-n", String(count), "--seed", "7",
+                                                     "--manifest", manifest.path, "--force"])
         guard result.status == 0 else {
-            throw NSError(domain: "make-library", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.error])
+            throw NSError(domain: generator, code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.error])
         }
-        // Python writes undecodable name bytes as lone surrogate escapes, which Foundation rejects;
-        // those entries carry "path_b64" with the exact bytes, so the text form can be replaced.
+        // Some generators write undecodable name bytes as lone surrogate escapes, which Foundation
+        // rejects; those entries carry "path_b64" with the exact bytes, so the text form can be replaced.
         var text = try String(contentsOf: manifest, encoding: .utf8)
         let loneSurrogate = try NSRegularExpression(pattern: #"(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"#)
         text = loneSurrogate.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: #"\\ufffd"#)

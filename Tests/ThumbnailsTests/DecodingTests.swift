@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 @testable import Thumbnails
 
-/// Decoding: orientation, formats, videos, and the hostile files of make-library.
+/// Decoding: orientation, formats, videos, and the hostile files of the generated library.
 final class DecodingTests: XCTestCase {
     private func thumbnailer(thumbnailers: [ExternalThumbnailer]? = []) -> Thumbnailer {
         Thumbnailer(cache: ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cache").appendingPathComponent("thumbnails").path)),

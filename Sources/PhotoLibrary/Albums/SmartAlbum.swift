@@ -1,5 +1,6 @@
 /// The albums the library makes from what files are, as a phone's photo picker does.
-/// Membership rules follow `../shared/tools/make-library`'s `rules`; see `AlbumRules`.
+/// Membership rules are the README's ("Albums"); see `AlbumRules`. The tests check them against
+/// the manifest of `Tests/Generator/make-test-library`.
 public enum SmartAlbum: Int, CaseIterable, Sendable {
     case recents, favorites, videos, screenshots, selfies, panoramas, bursts, livePhotos, animated
 
