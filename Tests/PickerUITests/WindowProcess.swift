@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 
 /// `photopick` on a virtual display, with standard error kept in a file so a test can read the
-/// GTK messages it printed.
+/// GTK messages it printed, and an environment of the test's choosing. Like RunningPicker, it
+/// never outlives its test (TestProcesses).
 struct WindowProcess {
     let process = Process()
     let display: VirtualDisplay
@@ -15,8 +16,7 @@ struct WindowProcess {
         self.display = display
         errorFile = TestSupport.temporaryDirectory("window-stderr").appendingPathComponent("stderr.txt")
         FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
-        process.arguments = arguments
+        TestProcesses.wrap(process, TestSupport.photopick, arguments)
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display.name
         environment["GSK_RENDERER"] = "cairo"
@@ -30,6 +30,7 @@ struct WindowProcess {
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
+        TestProcesses.adopt(process)
         let found = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", title])
         windowID = found.split(separator: "\n").first.map(String.init) ?? ""
         usleep(600_000)
@@ -70,7 +71,6 @@ struct WindowProcess {
     }
 
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        TestProcesses.stop(process)
     }
 }
