@@ -261,6 +261,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     }
 
     private var pendingChange = LibraryChange()
+    /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
+    private var focusWhenFilled = false
     private var computingChange = false
 
     private func computeNextChange() {
@@ -278,7 +280,10 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 self.computingChange = false
                 guard self.isAlive else { return }
                 // An album switched meanwhile is already current: its fetch saw this change.
-                if let details, self.model.fetchResult === base { self.model.apply(details) }
+                if let details, self.model.fetchResult === base {
+                    self.model.apply(details)
+                    self.focusFirstPhotoIfStillWanted()
+                }
                 self.computeNextChange()
             }
         }
@@ -614,9 +619,25 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     }
 
     /// Puts the keyboard focus on the first photo (after the camera slot).
+    /// On a first run the grid is empty when the window opens: the first photo takes the focus
+    /// when it arrives (unless the person has put the focus somewhere meanwhile).
     public func focusFirstPhoto() {
+        guard model.count > (model.showsCamera ? 1 : 0) else {
+            // Hold the focus in the empty grid meanwhile: otherwise GTK gives it to the first
+            // button of the header, Cancel, where a Space meant for a photo would cancel.
+            gtk_widget_grab_focus(grid)
+            focusWhenFilled = true
+            return
+        }
+        focusWhenFilled = false
         gtk_widget_grab_focus(grid)
         if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
+    }
+
+    private func focusFirstPhotoIfStillWanted() {
+        guard focusWhenFilled, model.count > (model.showsCamera ? 1 : 0) else { return }
+        let focus = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) }
+        if focus == nil || focus == grid { focusFirstPhoto() } else { focusWhenFilled = false }
     }
 }
 

@@ -16,6 +16,9 @@ public enum PickerWindow {
         /// Launched from the desktop's app menu: reopen the album of last time. A script's
         /// picker opens on Recents (or `album`), as phones' pickers do.
         public var restoresAlbum = false
+        /// A folder chosen from the empty state ("Choose Folder…") is added to the default
+        /// library folders for later runs too (false when the caller named the folders).
+        public var remembersChosenFolders = false
         public init() {}
     }
 
@@ -23,7 +26,8 @@ public enum PickerWindow {
         var result: [Asset]?
         var view: PickerView?
         var watcher: LibraryWatcher?
-        let library: PhotoLibrary
+        /// Replaced when the person adds a folder from the empty state.
+        var library: PhotoLibrary
         let loader: ThumbnailLoader
         let options: Options
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
@@ -105,6 +109,10 @@ public enum PickerWindow {
             close()
         }
         view.onCancel = { close() }
+        view.onChooseFolder = { [weak view] folder in
+            guard let view else { return }
+            reopen(session, application: application, window: window, adding: folder, in: view)
+        }
         let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
         try? view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         // (The command line has printed them already.)
@@ -123,5 +131,30 @@ public enum PickerWindow {
         session.watcher = watcher
         gtk_window_present(window.cast())
         view.focusFirstPhoto()
+    }
+
+    /// The folder chosen from the empty state joins the library: the window is built again
+    /// over the new set of folders (nothing is picked yet: the grid was empty).
+    private static func reopen(_ session: Session, application: UnsafeMutablePointer<AdwApplication>,
+                               window: UnsafeMutablePointer<GtkWidget>, adding folder: FilePath, in view: PickerView) {
+        let roots = session.library.roots.filter(\.isDirectory) + [folder]
+        let library: PhotoLibrary
+        do {
+            library = try PhotoLibrary(roots: roots)
+        } catch {
+            view.report("Cannot open \(folder.displayString): \(error)")
+            return
+        }
+        if session.options.remembersChosenFolders {
+            do { try LibraryFolders.add(folder) } catch { view.report("\(error)") }
+        }
+        session.watcher?.stop()
+        session.watcher = nil
+        session.library = library
+        // Keep the application alive between the two windows.
+        g_application_hold(application.cast())
+        gtk_window_destroy(window.cast())
+        build(session, application: application)
+        g_application_release(application.cast())
     }
 }

@@ -11,10 +11,10 @@ enum ExitStatus {
 struct UsageError: Error { let message: String }
 
 /// The library roots: `--library DIR`… when given (each must be a readable folder), else the
-/// XDG Pictures and Videos folders that exist.
+/// XDG Pictures and Videos folders and the folders added from the picker, those that exist.
 func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
     if given.isEmpty {
-        let existing = XDGDirectories.mediaFolders.filter(\.isDirectory)
+        let existing = LibraryFolders.defaults.filter(\.isDirectory)
         guard !existing.isEmpty else {
             let names = XDGDirectories.mediaFolders.map(\.displayString).joined(separator: ", ")
             throw UsageError(message: "no library folder: \(names) does not exist (use --library DIR)")

@@ -19,7 +19,7 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if let maximum = parser.integer("max"), maximum < 1 { return usage("--max must be 1 or more") }
     // Without --library, a missing Pictures folder is the window's empty state, not an error.
     let given = parser.filenames("library")
-    let roots = given.isEmpty && XDGDirectories.mediaFolders.allSatisfy({ !$0.isDirectory })
+    let roots = given.isEmpty && LibraryFolders.defaults.allSatisfy({ !$0.isDirectory })
         ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
     guard PickerWindow.canOpenDisplay() else {
         warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
@@ -36,6 +36,9 @@ func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         options.album = album
     }
     options.restoresAlbum = parser.flag("desktop")
+    // A folder chosen in the window joins the default folders for later runs; with --library
+    // the person named the folders, and the choice lasts for this window only.
+    options.remembersChosenFolders = given.isEmpty
     // The camera cell stays hidden until it shows a live camera; --no-camera is accepted
     // already so that scripts written now keep working then.
     options.showsCamera = false

@@ -24,6 +24,8 @@ struct WindowProcess {
         environment["XDG_CACHE_HOME"] = cacheHome.path
         environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
         environment["TZ"] = "UTC"
+        // GTK's file chooser saves its settings through dconf, which needs a session bus.
+        environment["GSETTINGS_BACKEND"] = "memory"
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         for (key, value) in extra { environment[key] = value }
         process.environment = environment

@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The empty grid offers "Choose Folder…": the chosen folder joins the library at once, and,
+/// when the picker runs on the default folders, for later runs and every command too.
+final class ChooseFolderTests: XCTestCase {
+    private var display: VirtualDisplay!
+    private var home: URL!
+    private var dataHome: URL!
+    private var cacheHome: URL!
+    private let demo = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
+
+    override func setUpWithError() throws {
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            throw XCTSkip("no \(tool)")
+        }
+        display = try VirtualDisplay()
+        home = TestSupport.temporaryDirectory("choose-home")
+        dataHome = TestSupport.temporaryDirectory("choose-data")
+        cacheHome = TestSupport.temporaryDirectory("choose-cache")
+    }
+
+    /// A home of its own: no Pictures folder, no user-dirs.dirs, no folders added before.
+    private var environment: [String: String] {
+        ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path]
+    }
+
+    private func list(_ arguments: [String]) throws -> [String] {
+        let result = try TestSupport.run(TestSupport.photopick, ["ls"] + arguments,
+                                         environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+        XCTAssertEqual(result.status, 0, result.error)
+        return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// Clicks Choose Folder… and answers GTK's folder chooser by typing the path.
+    private func choose(_ folder: URL, in picker: WindowProcess) throws {
+        try picker.click(x: 480, y: 513)  // the status page's button, in a 960x720 window
+        _ = try display.xdotool(["search", "--sync", "--name", "Choose a Folder"])
+        usleep(500_000)
+        try picker.keys("ctrl+l")
+        try display.xdotool(["type", "--delay", "10", folder.path + "/"])
+        usleep(300_000)
+        try picker.keys("Return")
+        usleep(1_500_000)  // the picker reopens and indexes the folder
+        // No window manager gives the new window the keyboard: give it.
+        let window = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", "Pick Photos"]).split(separator: "\n").last.map(String.init) ?? ""
+        try display.xdotool(["windowfocus", "--sync", window])
+    }
+
+    func testAMissingPicturesFolderIsReplacedByTheChosenOneForGood() throws {
+        let picker = try WindowProcess(display: display, arguments: [], dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+        defer { picker.stop() }
+        try choose(demo, in: picker)
+        let recents = try list(["--library", demo.path])
+        try picker.keys("space", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0, picker.problems)
+        XCTAssertEqual(lines, [recents[0]], "the chosen folder's newest photo was picked")
+        // Later runs, and the script commands, use it without being told.
+        XCTAssertEqual(try list([]), recents)
+        XCTAssertEqual(picker.problems, "")
+    }
+
+    func testAFolderChosenBesideNamedFoldersLastsForThisWindowOnly() throws {
+        let empty = TestSupport.temporaryDirectory("choose-empty")
+        let picker = try WindowProcess(display: display, arguments: ["--library", empty.path], dataHome: dataHome,
+                                       cacheHome: cacheHome, environment: environment)
+        defer { picker.stop() }
+        try choose(demo, in: picker)
+        let recents = try list(["--library", empty.path, "--library", demo.path])
+        try picker.keys("space", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0, picker.problems)
+        XCTAssertEqual(lines, [recents[0]])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/photopick/folders").path),
+                       "folders named with --library are the script's choice: nothing is remembered")
+    }
+}
