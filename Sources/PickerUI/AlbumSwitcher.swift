@@ -171,7 +171,7 @@ final class AlbumSwitcher {
     }
 
     /// Enter in the search entry: the first match.
-    private func chooseFirstMatch() {
+    func chooseFirstMatch() {
         applySearch()
         if let first = matchingRows.first { choose(first) } else { gtk_widget_error_bell(search) }
     }
@@ -179,10 +179,11 @@ final class AlbumSwitcher {
     // MARK: Opening and closing
 
     private func opened() {
-        // Up to 70% of the window's height, less the search entry: long lists scroll.
+        // Up to 70% of the window's height (less the search entry, the arrow and the popover's
+        // margins, 80 px): long lists scroll.
         if let root = gtk_widget_get_root(widget) {
             let height = gtk_widget_get_height(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self))
-            gtk_scrolled_window_set_max_content_height(scroller.opaque, max(160, Int32(Double(height) * 0.7) - 60))
+            gtk_scrolled_window_set_max_content_height(scroller.opaque, max(160, Int32(Double(height) * 0.7) - 80))
         }
     }
 

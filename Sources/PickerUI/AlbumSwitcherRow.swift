@@ -95,20 +95,21 @@ final class AlbumSwitcherRow {
     /// Whether the row stays in the list for a search (`query` in lower case; empty matches all).
     func matches(_ query: String) -> Bool { query.isEmpty || searchKey.contains(query) }
 
-    /// Marks the open album: a check mark, and for screen readers the selected state and a description.
+    /// Marks the open album: a check mark, and for screen readers the selected state (GtkListBoxRow
+    /// starts with it false) and the description "current album".
     func setCurrent(_ current: Bool) {
         guard current != isCurrent else { return }
         isCurrent = current
         gtk_widget_set_opacity(check, current ? 1 : 0)
         let accessible = OpaquePointer(widget)
+        var state = GTK_ACCESSIBLE_STATE_SELECTED
+        var value = GValue()
+        // SELECTED may be undefined, so GTK reads it as an int, not a gboolean.
+        g_value_init(&value, GType(6 << 2))  // G_TYPE_INT
+        g_value_set_int(&value, current ? 1 : 0)
+        gtk_accessible_update_state_value(accessible, 1, &state, &value)
+        g_value_unset(&value)
         if current {
-            var state = GTK_ACCESSIBLE_STATE_SELECTED
-            var value = GValue()
-            // SELECTED may be undefined, so GTK reads it as an int, not a gboolean.
-            g_value_init(&value, GType(6 << 2))  // G_TYPE_INT
-            g_value_set_int(&value, 1)
-            gtk_accessible_update_state_value(accessible, 1, &state, &value)
-            g_value_unset(&value)
             var property = GTK_ACCESSIBLE_PROPERTY_DESCRIPTION
             value = GValue()
             g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
@@ -116,7 +117,6 @@ final class AlbumSwitcherRow {
             gtk_accessible_update_property_value(accessible, 1, &property, &value)
             g_value_unset(&value)
         } else {
-            gtk_accessible_reset_state(accessible, GTK_ACCESSIBLE_STATE_SELECTED)
             gtk_accessible_reset_property(accessible, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION)
         }
     }
