@@ -99,13 +99,26 @@ final class AlbumSwitcher {
 
     // MARK: Albums
 
-    /// Fills the list (rows are reused, so a refresh while the popover is open keeps its place)
-    /// and marks `current`.
+    /// Shows `albums` (smart albums first, then folders, whatever the order given) and marks
+    /// `current`. The rows are made when the popover opens, not at start-up: a few hundred
+    /// folders take tens of milliseconds.
     func show(_ albums: [AlbumSummary], current: Album) {
-        // Smart albums first, then folders, whatever order they came in.
-        let ordered = albums.filter { if case .smart = $0.album { true } else { false } }
+        self.albums = albums.filter { if case .smart = $0.album { true } else { false } }
             + albums.filter { if case .folder = $0.album { true } else { false } }
-        for (index, summary) in ordered.enumerated() {
+        rowsAreStale = true
+        if isOpen { updateRows() }
+        setCurrent(current)
+    }
+
+    private var albums: [AlbumSummary] = []
+    private var rowsAreStale = false
+
+    /// Brings the rows in line with `albums`, reusing them (so a refresh while the popover is
+    /// open keeps its place).
+    private func updateRows() {
+        guard rowsAreStale else { return }
+        rowsAreStale = false
+        for (index, summary) in albums.enumerated() {
             if index < rows.count {
                 rows[index].bind(summary)
             } else {
@@ -116,14 +129,14 @@ final class AlbumSwitcher {
                 gtk_list_box_append(list.opaque, row.widget)
             }
         }
-        while rows.count > ordered.count {
+        while rows.count > albums.count {
             let row = rows.removeLast()
             row.cancelCover()
             gtk_list_box_remove(list.opaque, row.widget)
         }
         gtk_list_box_invalidate_filter(list.opaque)
         gtk_list_box_invalidate_headers(list.opaque)
-        setCurrent(current)
+        for row in rows { row.setCurrent(row.summary.album == current) }
         updateCovers()
     }
 
@@ -131,7 +144,7 @@ final class AlbumSwitcher {
     func setCurrent(_ album: Album) {
         current = album
         for row in rows { row.setCurrent(row.summary.album == album) }
-        let name = rows.first { $0.summary.album == album }?.summary.name ?? ""
+        let name = albums.first { $0.album == album }?.name ?? ""
         gtk_label_set_text(buttonLabel.opaque, name)
         photopick_accessible_set_label(widget, "Album: \(name)")
     }
@@ -148,7 +161,7 @@ final class AlbumSwitcher {
         return rows.indices.contains(index) && rows[index].widget.raw == listRow ? rows[index] : nil
     }
 
-    private func choose(_ row: AlbumSwitcherRow) {
+    func choose(_ row: AlbumSwitcherRow) {
         let album = row.summary.album
         popdown()
         setCurrent(album)
@@ -178,7 +191,8 @@ final class AlbumSwitcher {
 
     // MARK: Opening and closing
 
-    private func opened() {
+    func opened() {
+        updateRows()
         // Up to 70% of the window's height (less the search entry, the arrow and the popover's
         // margins, 80 px): long lists scroll.
         if let root = gtk_widget_get_root(widget) {
@@ -187,7 +201,7 @@ final class AlbumSwitcher {
         }
     }
 
-    private func mapped() {
+    func mapped() {
         gtk_widget_grab_focus(search)
         // Scroll to the open album once the list is laid out (a frame or two).
         scrollTicks = 0
@@ -225,7 +239,7 @@ final class AlbumSwitcher {
         return true
     }
 
-    private func closed() {
+    func closed() {
         // The next opening starts with the whole list.
         gtk_editable_set_text(search.opaque, "")
         applySearch()
@@ -256,89 +270,4 @@ final class AlbumSwitcher {
         var bounds = graphene_rect_t()
         return gtk_widget_compute_bounds(row.widget, list, &bounds) != 0 ? bounds : nil
     }
-}
-
-// MARK: Wiring
-
-extension AlbumSwitcher {
-    /// The list box's filter (the search) and section headings ("Albums", "Folders"). GTK calls
-    /// both with the previous *shown* row, so headings follow the search.
-    private func installListFunctions() {
-        gtk_list_box_set_filter_func(list.opaque, { listRow, data in
-            guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
-                  let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
-            return row.matches(switcher.query) ? 1 : 0
-        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
-        gtk_list_box_set_header_func(list.opaque, { listRow, before, data in
-            guard let listRow, let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
-                  let row = switcher.row(for: UnsafeMutableRawPointer(listRow)) else { return }
-            let previous = switcher.row(for: before.map(UnsafeMutableRawPointer.init))
-            guard previous?.section != row.section else {
-                gtk_list_box_row_set_header(listRow, nil)
-                return
-            }
-            let text = row.section == .albums ? "Albums" : "Folders"
-            if let header = gtk_list_box_row_get_header(listRow) {
-                gtk_label_set_text(OpaquePointer(header), text)
-            } else {
-                let header = gtk_label_new(text)!
-                gtk_label_set_xalign(header.opaque, 0)
-                style(header, "heading", "dim-label", "album-switcher-heading")
-                gtk_list_box_row_set_header(listRow, header)
-            }
-        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
-    }
-
-    private func connectSignals() {
-        Signal.connect(list.raw, "row-activated", object: { [weak self] listRow in
-            guard let self, let row = self.row(for: listRow) else { return }
-            self.choose(row)
-        })
-        Signal.connect(search.raw, "search-changed") { [weak self] in self?.applySearch() }
-        Signal.connect(search.raw, "activate") { [weak self] in self?.chooseFirstMatch() }
-        // Escape in the entry stops the search: here that closes the popover, as Escape elsewhere in it.
-        Signal.connect(search.raw, "stop-search") { [weak self] in self?.popdown() }
-        Signal.connect(popover.raw, "show") { [weak self] in self?.opened() }
-        Signal.connect(popover.raw, "map") { [weak self] in self?.mapped() }
-        Signal.connect(popover.raw, "closed") { [weak self] in self?.closed() }
-        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.updateCovers() }
-            Signal.connect(adjustment.raw, "changed") { [weak self] in self?.updateCovers() }
-        }
-
-        // Down in the entry moves to the first match; Up on the first match returns to the entry.
-        let entryKeys = gtk_event_controller_key_new()!
-        gtk_event_controller_set_propagation_phase(entryKeys, GTK_PHASE_CAPTURE)
-        Signal.connect(entryKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
-            guard let self, Int32(keyval) == GDK_KEY_Down || Int32(keyval) == GDK_KEY_KP_Down else { return false }
-            self.applySearch()
-            guard let first = self.matchingRows.first else { return false }
-            gtk_widget_grab_focus(first.widget)
-            return true
-        })
-        gtk_widget_add_controller(search, entryKeys)
-        let listKeys = gtk_event_controller_key_new()!
-        gtk_event_controller_set_propagation_phase(listKeys, GTK_PHASE_CAPTURE)
-        Signal.connect(listKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
-            guard let self, Int32(keyval) == GDK_KEY_Up || Int32(keyval) == GDK_KEY_KP_Up,
-                  let first = self.matchingRows.first, gtk_widget_get_focus_child(self.list) == first.widget else { return false }
-            gtk_widget_grab_focus(self.search)
-            return true
-        })
-        gtk_widget_add_controller(list, listKeys)
-    }
-
-    /// Rows ask for their cover when they come on screen and drop the request when they go.
-    func connectRow(_ row: AlbumSwitcherRow) {
-        Signal.connect(row.widget.raw, "unmap") { [weak row] in row?.cancelCover() }
-    }
-}
-
-/// Sets a string property through a GValue (g_object_set is variadic).
-func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
-    var value = GValue()
-    g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
-    g_value_set_string(&value, text)
-    g_object_set_property(widget.cast(), name, &value)
-    g_value_unset(&value)
 }

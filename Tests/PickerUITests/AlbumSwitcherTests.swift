@@ -184,7 +184,8 @@ final class AlbumSwitcherTests: XCTestCase {
         let setup = try openSwitcher()
         defer { setup.close() }
         let switcher = setup.switcher
-        XCTAssertEqual(setup.loader.queuedCount, 0, "nothing before the popover opens")
+        XCTAssertEqual(switcher.rows.count, 0, "no rows before the popover opens")
+        XCTAssertEqual(setup.loader.queuedCount, 0, "no covers before the popover opens")
         open(switcher)
         let rowsShown = switcher.rows.filter { row in (try? isInView(row, switcher)) == true }.count
         XCTAssertGreaterThan(rowsShown, 4)

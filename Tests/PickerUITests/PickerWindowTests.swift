@@ -22,6 +22,11 @@ final class PickerWindowTests: XCTestCase {
         cacheHome = TestSupport.temporaryDirectory("window-cache")
     }
 
+    override func tearDown() {
+        display = nil  // stops the server: XCTest keeps case objects, so deinit alone came too late
+        super.tearDown()
+    }
+
     /// Recents as `photopick ls` prints it: the grid's order after the camera slot.
     private func recents() throws -> [String] {
         let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", library.path],
