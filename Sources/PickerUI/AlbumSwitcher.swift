@@ -241,9 +241,14 @@ final class AlbumSwitcher {
 
     func closed() {
         // The next opening starts with the whole list.
+        isClosing = true
         gtk_editable_set_text(search.opaque, "")
+        isClosing = false
         applySearch()
     }
+
+    /// The entry is being cleared for the next opening: the focus must stay where it went.
+    private(set) var isClosing = false
 
     // MARK: Covers
 

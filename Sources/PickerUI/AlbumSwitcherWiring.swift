@@ -37,6 +37,13 @@ extension AlbumSwitcher {
             self.choose(row)
         })
         Signal.connect(search.raw, "search-changed") { [weak self] in self?.applySearch() }
+        // Typing in the list goes to the entry (the key capture): the focus follows, so that a
+        // space or a second letter also goes there instead of activating a row.
+        Signal.connect(search.raw, "changed") { [weak self] in
+            guard let self, !self.isClosing, gtk_widget_get_mapped(self.search) != 0,
+                  gtk_widget_get_focus_child(self.search) == nil else { return }
+            gtk_widget_grab_focus(self.search)
+        }
         Signal.connect(search.raw, "activate") { [weak self] in self?.chooseFirstMatch() }
         // Escape in the entry stops the search: here that closes the popover, as Escape elsewhere in it.
         Signal.connect(search.raw, "stop-search") { [weak self] in self?.popdown() }

@@ -301,6 +301,19 @@ final class AlbumSwitcherWindowTests: XCTestCase {
         assertPickedFromTarget(picker.finish())
     }
 
+    func testTypingWhileInTheListGoesOnWithTheSearch() throws {
+        let picker = try open()
+        try search(picker, "")
+        try picker.keys("Down")  // the first row, Recents
+        // A space here must not activate the row: the typing moved the focus to the entry.
+        try picker.display.xdotool(["type", "--delay", "30", "long way"])
+        usleep(400_000)
+        try picker.keys("Return")
+        usleep(500_000)
+        try picker.keys("space", "ctrl+Return")
+        assertPickedFromTarget(picker.finish())
+    }
+
     func testClickingARowMovesTheFocusToTheFirstPhoto() throws {
         let picker = try open()
         try search(picker, "long way")
