@@ -40,6 +40,8 @@ enum Style {
     .toast { padding: 8px 16px; border-radius: 999px; background-color: rgba(0, 0, 0, 0.75); color: white; }
     .preview { background-color: @theme_bg_color; padding: 8px; }
     .preview-bar { padding: 4px; }
+    .album-row { padding: 4px 2px; }
+    .album-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
     .empty-state { opacity: 0.7; font-size: 1.3em; padding: 24px; }
     .index-progress { padding: 6px 12px; font-size: 0.9em; opacity: 0.8; }
     """
