@@ -12,3 +12,19 @@ static inline void photopick_accessible_set_label(GtkWidget *widget, const char 
     gtk_accessible_update_property_value(GTK_ACCESSIBLE(widget), 1, &property, &value);
     g_value_unset(&value);
 }
+
+// Tests: whether an accessible's state or string property holds a value (the gtk_test_accessible_check_*
+// functions are variadic). The state is read as an int: GTK collects booleans that may be undefined so.
+static inline gboolean photopick_accessible_state_is(GtkWidget *widget, GtkAccessibleState state, int expected) {
+    char *message = gtk_test_accessible_check_state(GTK_ACCESSIBLE(widget), state, expected);
+    gboolean equal = message == NULL;
+    g_free(message);
+    return equal;
+}
+
+static inline gboolean photopick_accessible_property_is(GtkWidget *widget, GtkAccessibleProperty property, const char *expected) {
+    char *message = gtk_test_accessible_check_property(GTK_ACCESSIBLE(widget), property, expected);
+    gboolean equal = message == NULL;
+    g_free(message);
+    return equal;
+}

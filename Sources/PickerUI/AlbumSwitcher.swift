@@ -2,77 +2,277 @@ import CGtk
 import PhotoLibrary
 import Thumbnails
 
-/// Rows of the album drop-down's list: the album's cover (its newest photo), name and count.
-/// Covers are requested when a row is bound, that is when the list opens, not at start-up.
-final class AlbumRowFactory {
-    let factory: OpaquePointer
-    private weak var picker: PickerView?
-
-    deinit { g_object_unref(factory.raw) }
-
-    init(picker: PickerView) {
-        self.picker = picker
-        factory = gtk_signal_list_item_factory_new()
-        Signal.connect(factory.raw, "setup", object: { item in
-            let row = AlbumRow()
-            gtk_list_item_set_child(OpaquePointer(item), row.widget)
-            attach(row, to: item, key: AlbumRow.key)
-        })
-        Signal.connect(factory.raw, "bind", object: { [weak self] item in
-            let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            guard let picker = self?.picker, let row = attached(AlbumRow.self, on: item, key: AlbumRow.key),
-                  let album = picker.album(at: position) else { return }
-            row.bind(album, picker: picker)
-        })
-        Signal.connect(factory.raw, "unbind", object: { item in
-            attached(AlbumRow.self, on: item, key: AlbumRow.key)?.unbind()
-        })
-    }
-}
-
-final class AlbumRow {
-    static let key = "photopick-album-row"
+/// The album switcher in the header bar: a button with the open album's name that opens a popover
+/// with a search entry and every album in two sections, smart albums then folders (a list box:
+/// a few thousand rows are fine, and GtkListView has no section headers before GTK 4.12).
+///
+/// Keyboard: typing filters (case-insensitive, anywhere in the name), Enter opens the first match,
+/// Down moves into the list, Escape closes the popover. Covers are asked for only for the rows on
+/// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
+final class AlbumSwitcher {
+    /// The header button (a GtkMenuButton); the switcher holds a reference to it.
     let widget: UnsafeMutablePointer<GtkWidget>
-    private let cover: UnsafeMutablePointer<GtkWidget>
-    private let name: UnsafeMutablePointer<GtkWidget>
-    private let count: UnsafeMutablePointer<GtkWidget>
-    private var request: ThumbnailRequest?
+    /// An album was chosen; the popover is already closed.
+    var onChoose: ((Album) -> Void)?
+    /// Runs after `onChoose`: closing the popover leaves the keyboard focus on the header
+    /// button, so the picker puts it on the new album's first photo.
+    var onFocusContent: (() -> Void)?
 
-    init() {
-        widget = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10)
-        style(widget, "album-row")
-        cover = gtk_picture_new()
-        gtk_widget_set_size_request(cover, 40, 40)
-        style(cover, "album-cover")
-        name = gtk_label_new(nil)
-        gtk_label_set_xalign(name.opaque, 0)
-        gtk_widget_set_hexpand(name, 1)
-        gtk_label_set_ellipsize(name.opaque, PANGO_ELLIPSIZE_MIDDLE)
-        gtk_label_set_width_chars(name.opaque, 18)
-        gtk_label_set_max_width_chars(name.opaque, 32)
-        count = gtk_label_new(nil)
-        style(count, "dim-label", "numeric")
-        gtk_box_append(widget.cast(), cover)
-        gtk_box_append(widget.cast(), name)
-        gtk_box_append(widget.cast(), count)
+    private(set) var current: Album?
+    private(set) var rows: [AlbumSwitcherRow] = []
+    let popover: UnsafeMutablePointer<GtkWidget>
+    let search: UnsafeMutablePointer<GtkWidget>
+    let scroller: UnsafeMutablePointer<GtkWidget>
+    let list: UnsafeMutablePointer<GtkWidget>
+    private let buttonLabel: UnsafeMutablePointer<GtkWidget>
+    private let library: PhotoLibrary
+    private let loader: ThumbnailLoader
+    /// The search text in lower case.
+    private(set) var query = ""
+    private var scrollTicks = 0
+    private var lastScrollTarget = -1.0
+
+    var isOpen: Bool { gtk_widget_get_visible(popover) != 0 }
+
+    /// User data for GTK callbacks that may outlive the switcher.
+    final class WeakBox {
+        weak var switcher: AlbumSwitcher?
+        init(_ switcher: AlbumSwitcher) { self.switcher = switcher }
     }
 
-    func bind(_ album: AlbumSummary, picker: PickerView) {
-        gtk_label_set_text(name.opaque, album.name)
-        gtk_label_set_text(count.opaque, groupedDigits(album.count))
-        gtk_picture_set_paintable(cover.opaque, nil)
-        guard let result = try? picker.library.fetchAssets(in: album.album), result.count > 0,
-              let asset = try? picker.library.asset(id: result.id(at: 0)) else { return }
-        request = picker.loader.request(asset.path, flavor: .normal) { [weak self] result in
-            guard let self, case .success(let thumbnail) = result, let square = thumbnail.pixbuf?.centredSquare(side: 40),
-                  let texture = gdk_texture_new_for_pixbuf(square.pointer) else { return }
-            gtk_picture_set_paintable(self.cover.opaque, texture)
-            g_object_unref(UnsafeMutableRawPointer(texture))
+    init(library: PhotoLibrary, loader: ThumbnailLoader) {
+        self.library = library
+        self.loader = loader
+        widget = gtk_menu_button_new()
+        g_object_ref_sink(widget.raw)
+        style(widget, "album-switcher")
+        gtk_menu_button_set_has_frame(widget.opaque, 0)
+        gtk_widget_set_tooltip_text(widget, "Choose an album")
+        let face = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        buttonLabel = gtk_label_new(nil)
+        gtk_label_set_ellipsize(buttonLabel.opaque, PANGO_ELLIPSIZE_END)
+        gtk_label_set_max_width_chars(buttonLabel.opaque, 40)
+        style(buttonLabel, "title")
+        gtk_box_append(face.cast(), buttonLabel)
+        gtk_box_append(face.cast(), gtk_image_new_from_icon_name("pan-down-symbolic"))
+        gtk_menu_button_set_child(widget.opaque, face)
+
+        popover = gtk_popover_new()
+        style(popover, "album-switcher-popover")
+        search = gtk_search_entry_new()
+        setStringProperty(search, "placeholder-text", "Search albums")
+        gtk_widget_set_margin_start(search, 6)
+        gtk_widget_set_margin_end(search, 6)
+        gtk_widget_set_margin_top(search, 6)
+        gtk_widget_set_margin_bottom(search, 6)
+        list = gtk_list_box_new()
+        gtk_list_box_set_selection_mode(list.opaque, GTK_SELECTION_NONE)
+        gtk_list_box_set_activate_on_single_click(list.opaque, 1)
+        style(list, "navigation-sidebar", "album-switcher-list")
+        let nothing = gtk_label_new("No album matches")!
+        style(nothing, "dim-label", "album-switcher-empty")
+        gtk_list_box_set_placeholder(list.opaque, nothing)
+        scroller = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_propagate_natural_height(scroller.opaque, 1)
+        gtk_widget_set_size_request(scroller, 380, -1)
+        gtk_scrolled_window_set_child(scroller.opaque, list)
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(content.cast(), search)
+        gtk_box_append(content.cast(), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL))
+        gtk_box_append(content.cast(), scroller)
+        gtk_popover_set_child(popover.cast(), content)
+        gtk_menu_button_set_popover(widget.opaque, popover)
+        // Typing while a row has the focus goes on with the search.
+        gtk_search_entry_set_key_capture_widget(search.opaque, list)
+
+        installListFunctions()
+        connectSignals()
+        AlbumSwitcher.installStyle()
+    }
+
+    deinit {
+        rows.forEach { $0.cancelCover() }
+        if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
+        g_object_unref(widget.raw)
+    }
+
+    // MARK: Albums
+
+    /// Shows `albums` (smart albums first, then folders, whatever the order given) and marks
+    /// `current`. The rows are made when the popover opens, not at start-up: a few hundred
+    /// folders take tens of milliseconds.
+    func show(_ albums: [AlbumSummary], current: Album) {
+        self.albums = albums.filter { if case .smart = $0.album { true } else { false } }
+            + albums.filter { if case .folder = $0.album { true } else { false } }
+        rowsAreStale = true
+        if isOpen { updateRows() }
+        setCurrent(current)
+    }
+
+    private var albums: [AlbumSummary] = []
+    private var rowsAreStale = false
+
+    /// Brings the rows in line with `albums`, reusing them (so a refresh while the popover is
+    /// open keeps its place).
+    private func updateRows() {
+        guard rowsAreStale else { return }
+        rowsAreStale = false
+        for (index, summary) in albums.enumerated() {
+            if index < rows.count {
+                rows[index].bind(summary)
+            } else {
+                // Appended to `rows` first: GTK asks the filter about the row as it is added.
+                let row = AlbumSwitcherRow(summary)
+                rows.append(row)
+                connectRow(row)
+                gtk_list_box_append(list.opaque, row.widget)
+            }
+        }
+        while rows.count > albums.count {
+            let row = rows.removeLast()
+            row.cancelCover()
+            gtk_list_box_remove(list.opaque, row.widget)
+        }
+        gtk_list_box_invalidate_filter(list.opaque)
+        gtk_list_box_invalidate_headers(list.opaque)
+        for row in rows { row.setCurrent(row.summary.album == current) }
+        updateCovers()
+    }
+
+    /// Marks `album` as the open one (the button's text, the check mark).
+    func setCurrent(_ album: Album) {
+        current = album
+        for row in rows { row.setCurrent(row.summary.album == album) }
+        let name = albums.first { $0.album == album }?.name ?? ""
+        gtk_label_set_text(buttonLabel.opaque, name)
+        photopick_accessible_set_label(widget, "Album: \(name)")
+    }
+
+    func popup() { gtk_popover_popup(popover.cast()) }
+    func popdown() { gtk_popover_popdown(popover.cast()) }
+
+    /// The rows the search leaves, in order.
+    var matchingRows: [AlbumSwitcherRow] { rows.filter { $0.matches(query) } }
+
+    func row(for listRow: UnsafeMutableRawPointer?) -> AlbumSwitcherRow? {
+        guard let listRow else { return nil }
+        let index = Int(gtk_list_box_row_get_index(listRow.assumingMemoryBound(to: GtkListBoxRow.self)))
+        return rows.indices.contains(index) && rows[index].widget.raw == listRow ? rows[index] : nil
+    }
+
+    func choose(_ row: AlbumSwitcherRow) {
+        let album = row.summary.album
+        popdown()
+        setCurrent(album)
+        onChoose?(album)
+        onFocusContent?()
+    }
+
+    // MARK: Searching
+
+    /// Applies the entry's text now (the entry reports changes after a short delay; Enter and
+    /// Down must not act on the old text).
+    func applySearch() {
+        let text = String(cString: gtk_editable_get_text(search.opaque)).lowercased()
+        guard text != query else { return }
+        query = text
+        gtk_list_box_invalidate_filter(list.opaque)
+        gtk_list_box_invalidate_headers(list.opaque)
+        // The best match is the first one: show the top of the list.
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) { gtk_adjustment_set_value(adjustment, 0) }
+    }
+
+    /// Enter in the search entry: the first match.
+    func chooseFirstMatch() {
+        applySearch()
+        if let first = matchingRows.first { choose(first) } else { gtk_widget_error_bell(search) }
+    }
+
+    // MARK: Opening and closing
+
+    func opened() {
+        updateRows()
+        // Up to 70% of the window's height (less the search entry, the arrow and the popover's
+        // margins, 80 px): long lists scroll.
+        if let root = gtk_widget_get_root(widget) {
+            let height = gtk_widget_get_height(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self))
+            gtk_scrolled_window_set_max_content_height(scroller.opaque, max(160, Int32(Double(height) * 0.7) - 80))
         }
     }
 
-    func unbind() {
-        request?.cancel()
-        request = nil
+    func mapped() {
+        gtk_widget_grab_focus(search)
+        // Scroll to the open album once the list is laid out (a frame or two).
+        scrollTicks = 0
+        lastScrollTarget = -1
+        if scrollTick == 0 {
+            scrollTick = gtk_widget_add_tick_callback(scroller, { _, _, data in
+                guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 0 }
+                return switcher.scrollToCurrentStep() ? 1 : 0
+            }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+        }
+    }
+
+    private var scrollTick: guint = 0
+
+    /// Centres the open album's row; true to be called again on the next frame. Allocations can
+    /// be a frame old when the popover opens, so this repeats until the target holds still.
+    private func scrollToCurrentStep() -> Bool {
+        scrollTicks += 1
+        guard scrollTicks < 30, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else {
+            scrollTick = 0
+            return false
+        }
+        guard let row = rows.first(where: \.isCurrent), gtk_widget_get_mapped(row.widget) != 0,
+              let bounds = bounds(of: row), bounds.size.height > 0 else { return true }
+        let page = gtk_adjustment_get_page_size(adjustment)
+        let upper = gtk_adjustment_get_upper(adjustment)
+        let target = max(0, min(upper - page, Double(bounds.origin.y + bounds.size.height / 2) - page / 2))
+        gtk_adjustment_set_value(adjustment, target)
+        updateCovers()
+        if target == lastScrollTarget {
+            scrollTick = 0
+            return false
+        }
+        lastScrollTarget = target
+        return true
+    }
+
+    func closed() {
+        // The next opening starts with the whole list.
+        isClosing = true
+        gtk_editable_set_text(search.opaque, "")
+        isClosing = false
+        applySearch()
+    }
+
+    /// The entry is being cleared for the next opening: the focus must stay where it went.
+    private(set) var isClosing = false
+
+    // MARK: Covers
+
+    /// Asks for the covers of the rows on screen and half a screen around; cancels the others.
+    func updateCovers() {
+        guard gtk_widget_get_mapped(list) != 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else {
+            rows.forEach { $0.cancelCover() }
+            return
+        }
+        let page = gtk_adjustment_get_page_size(adjustment)
+        let top = gtk_adjustment_get_value(adjustment) - page / 2, bottom = top + page * 2
+        for row in rows {
+            // Rows the search hides are unmapped; rows not laid out yet have no height.
+            if page > 0, gtk_widget_get_mapped(row.widget) != 0, let bounds = bounds(of: row), bounds.size.height > 0,
+               Double(bounds.origin.y + bounds.size.height) >= top, Double(bounds.origin.y) <= bottom {
+                row.loadCover(library: library, loader: loader)
+            } else {
+                row.cancelCover()
+            }
+        }
+    }
+
+    func bounds(of row: AlbumSwitcherRow) -> graphene_rect_t? {
+        var bounds = graphene_rect_t()
+        return gtk_widget_compute_bounds(row.widget, list, &bounds) != 0 ? bounds : nil
     }
 }

@@ -17,7 +17,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     /// The picker's content: grid, empty state and strip, in a vertical box.
     public let widget: UnsafeMutablePointer<GtkWidget>
-    /// The album drop-down (a header bar title).
+    /// The album switcher's button (a header bar title).
     public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
     /// "Add 3": the primary action.
     public let confirmButton: UnsafeMutablePointer<GtkWidget>
@@ -43,13 +43,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private var scanning = false
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     private(set) var isAlive = true
-    private var switcherHandler: gulong = 0
     var scrollDelta = 0.0
-    private var albumNames: OpaquePointer?
     private var selectionObservation: SelectionStore.Observation?
-    private var albumRows: AlbumRowFactory?
+    private let switcher: AlbumSwitcher
     /// Runs fitColumns after a layout pass that changed the width.
     private let columnFitting = MainLoopSource()
+    /// Focuses the first photo once a new album is laid out.
+    private let focusRetry = MainLoopSource()
 
     /// Cell edge in points, and the display scale.
     private(set) var cellSize = 120
@@ -129,8 +129,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_box_append(widget.cast(), toasts)
         gtk_box_append(widget.cast(), strip.widget)
 
-        albumSwitcher = gtk_drop_down_new(nil, nil)
-        style(albumSwitcher, "album-switcher")
+        switcher = AlbumSwitcher(library: library, loader: loader)
+        albumSwitcher = switcher.widget
         confirmButton = gtk_button_new_with_label("Add")
         style(confirmButton, "suggested-action")
         gtk_widget_set_sensitive(confirmButton, 0)
@@ -139,7 +139,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
         Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
         Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
-        switcherHandler = Signal.connect(albumSwitcher.raw, "notify::selected", object: { [weak self] _ in self?.albumChosen() })
+        switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
+        switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
         Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
@@ -181,9 +182,6 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
         attach(self, to: widget.raw, key: "photopick-picker")
         Signal.connect(widget.raw, "destroy") { [weak self] in self?.tearDown() }
-        let rows = AlbumRowFactory(picker: self)
-        gtk_drop_down_set_list_factory(albumSwitcher.opaque, rows.factory)
-        albumRows = rows
         Style.install()
     }
 
@@ -191,6 +189,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     private func tearDown() {
         isAlive = false
         columnFitting.cancel()
+        focusRetry.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
             g_object_unref(chooser.raw)
@@ -210,37 +209,23 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// The grid's vertical scroll position, for programmatic scrolling.
     public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
 
-    /// The album at a row of the switcher.
-    func album(at index: Int) -> AlbumSummary? { albums.indices.contains(index) ? albums[index] : nil }
-
     // MARK: Albums
 
     /// Fills the album switcher (counts read now, when the list is shown) and opens `album`.
     public func showAlbums(selecting album: Album? = nil) throws {
         let album = album ?? currentAlbum ?? .smart(.recents)
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == album }
-        let names = albums.map(\.name)
-        var cNames = names.map { strdup($0) } + [nil]
-        defer { cNames.forEach { free($0) } }
-        let list = cNames.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
-        }
-        // Replacing the list resets the selection: keep that from switching albums twice.
-        g_signal_handler_block(albumSwitcher.raw, switcherHandler)
-        gtk_drop_down_set_model(albumSwitcher.opaque, list)
-        g_object_unref(UnsafeMutableRawPointer(list))
-        let index = albums.firstIndex { $0.album == album } ?? 0
-        gtk_drop_down_set_selected(albumSwitcher.opaque, guint(index))
-        g_signal_handler_unblock(albumSwitcher.raw, switcherHandler)
-        albumChosen()
+        // An album that is gone (a deleted folder) falls back to the first, Recents.
+        let shown = albums.first { $0.album == album }?.album ?? albums.first?.album ?? album
+        switcher.show(albums, current: shown)
+        albumChosen(shown)
     }
 
-    private func albumChosen() {
-        let index = Int(gtk_drop_down_get_selected(albumSwitcher.opaque))
+    private func albumChosen(_ album: Album) {
         // Refilling the list re-selects the open album: keep its fetch result.
-        guard albums.indices.contains(index), albums[index].album != currentAlbum || model.fetchResult == nil,
-              let result = try? library.fetchAssets(in: albums[index].album, types: types) else { return }
-        currentAlbum = albums[index].album
+        guard album != currentAlbum || model.fetchResult == nil,
+              let result = try? library.fetchAssets(in: album, types: types) else { return }
+        currentAlbum = album
         prefetcher?.reset()
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
@@ -622,7 +607,12 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// On a first run the grid is empty when the window opens: the first photo takes the focus
     /// when it arrives (unless the person has put the focus somewhere meanwhile).
     public func focusFirstPhoto() {
-        guard model.count > (model.showsCamera ? 1 : 0) else {
+        focusFirstPhoto(attempts: 3)
+    }
+
+    private func focusFirstPhoto(attempts: Int) {
+        let first = model.showsCamera ? 1 : 0
+        guard model.count > first else {
             // Hold the focus in the empty grid meanwhile: otherwise GTK gives it to the first
             // button of the header, Cancel, where a Space meant for a photo would cancel.
             gtk_widget_grab_focus(grid)
@@ -630,8 +620,17 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             return
         }
         focusWhenFilled = false
+        // The grid would give the focus back to the position it remembers (from the album
+        // shown before): focus the first photo's own item widget, at the top.
+        if let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
+        let firstCell = cells.compactMap(\.cell).first { cell in
+            cell.assetID != nil && cell.listItem.map { Int(gtk_list_item_get_position($0)) } == first
+        }
+        if let firstCell, let item = gtk_widget_get_parent(firstCell.root), gtk_widget_grab_focus(item) != 0 { return }
+        // Not laid out yet (the album was just replaced): again once GTK has laid it out.
         gtk_widget_grab_focus(grid)
-        if model.showsCamera && model.count > 1 { _ = gtk_widget_child_focus(grid, GTK_DIR_RIGHT) }
+        guard attempts > 0 else { return }
+        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusFirstPhoto(attempts: attempts - 1) }
     }
 
     private func focusFirstPhotoIfStillWanted() {

@@ -71,4 +71,26 @@ final class KeyboardTests: XCTestCase {
         XCTAssertEqual(status, 0)
         XCTAssertEqual(lines, [order[2]])
     }
+
+    func testAfterChoosingAnAlbumTheFocusIsOnItsFirstPhoto() throws {
+        _ = try recents()
+        let screenshots = String(decoding: try TestSupport.run(TestSupport.photopick, ["ls", "--cached", "--album", "Screenshots", "--library", library.path],
+                                                                environment: ["XDG_DATA_HOME": dataHome.path]).output, as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        XCTAssertGreaterThan(screenshots.count, 2)
+        let picker = try open()
+        // The focus moved along Recents; the new album starts at its first photo, whatever the
+        // grid remembered, and the keys work there (no trap in the switcher).
+        try picker.keys("Right", "Right", "Right")
+        try picker.click(x: 480, y: 26)  // the album switcher
+        usleep(500_000)
+        try display.xdotool(["type", "--delay", "30", "Screenshots"])
+        usleep(300_000)
+        try picker.keys("Return")
+        usleep(500_000)
+        try picker.keys("space", "Right", "space", "ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, Array(screenshots.prefix(2)))
+    }
 }

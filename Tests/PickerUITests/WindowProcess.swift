@@ -15,7 +15,7 @@ struct WindowProcess {
          title: String = "Pick Photos") throws {
         self.display = display
         errorFile = TestSupport.temporaryDirectory("window-stderr").appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         TestProcesses.wrap(process, TestSupport.photopick, arguments)
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display.name

@@ -1,0 +1,93 @@
+import CGtk
+
+// The album switcher's GTK wiring: the list box's filter and headings, signals, keys.
+
+extension AlbumSwitcher {
+    /// The list box's filter (the search) and section headings ("Albums", "Folders"). GTK gives
+    /// the header function the previous *shown* row, so the headings follow the search.
+    func installListFunctions() {
+        gtk_list_box_set_filter_func(list.opaque, { listRow, data in
+            guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
+                  let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
+            return row.matches(switcher.query) ? 1 : 0
+        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+        gtk_list_box_set_header_func(list.opaque, { listRow, before, data in
+            guard let listRow, let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
+                  let row = switcher.row(for: UnsafeMutableRawPointer(listRow)) else { return }
+            let previous = switcher.row(for: before.map(UnsafeMutableRawPointer.init))
+            guard previous?.section != row.section else {
+                gtk_list_box_row_set_header(listRow, nil)
+                return
+            }
+            let text = row.section == .albums ? "Albums" : "Folders"
+            if let header = gtk_list_box_row_get_header(listRow) {
+                gtk_label_set_text(OpaquePointer(header), text)
+            } else {
+                let header = gtk_label_new(text)!
+                gtk_label_set_xalign(header.opaque, 0)
+                style(header, "heading", "dim-label", "album-switcher-heading")
+                gtk_list_box_row_set_header(listRow, header)
+            }
+        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+    }
+
+    func connectSignals() {
+        Signal.connect(list.raw, "row-activated", object: { [weak self] listRow in
+            guard let self, let row = self.row(for: listRow) else { return }
+            self.choose(row)
+        })
+        Signal.connect(search.raw, "search-changed") { [weak self] in self?.applySearch() }
+        // Typing in the list goes to the entry (the key capture): the focus follows, so that a
+        // space or a second letter also goes there instead of activating a row.
+        Signal.connect(search.raw, "changed") { [weak self] in
+            guard let self, !self.isClosing, gtk_widget_get_mapped(self.search) != 0,
+                  gtk_widget_get_focus_child(self.search) == nil else { return }
+            gtk_widget_grab_focus(self.search)
+        }
+        Signal.connect(search.raw, "activate") { [weak self] in self?.chooseFirstMatch() }
+        // Escape in the entry stops the search: here that closes the popover, as Escape elsewhere in it.
+        Signal.connect(search.raw, "stop-search") { [weak self] in self?.popdown() }
+        Signal.connect(popover.raw, "show") { [weak self] in self?.opened() }
+        Signal.connect(popover.raw, "map") { [weak self] in self?.mapped() }
+        Signal.connect(popover.raw, "closed") { [weak self] in self?.closed() }
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
+            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.updateCovers() }
+            Signal.connect(adjustment.raw, "changed") { [weak self] in self?.updateCovers() }
+        }
+
+        // Down in the entry moves to the first match; Up on the first match returns to the entry.
+        let entryKeys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(entryKeys, GTK_PHASE_CAPTURE)
+        Signal.connect(entryKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
+            guard let self, Int32(keyval) == GDK_KEY_Down || Int32(keyval) == GDK_KEY_KP_Down else { return false }
+            self.applySearch()
+            guard let first = self.matchingRows.first else { return false }
+            gtk_widget_grab_focus(first.widget)
+            return true
+        })
+        gtk_widget_add_controller(search, entryKeys)
+        let listKeys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(listKeys, GTK_PHASE_CAPTURE)
+        Signal.connect(listKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
+            guard let self, Int32(keyval) == GDK_KEY_Up || Int32(keyval) == GDK_KEY_KP_Up,
+                  let first = self.matchingRows.first, gtk_widget_get_focus_child(self.list) == first.widget else { return false }
+            gtk_widget_grab_focus(self.search)
+            return true
+        })
+        gtk_widget_add_controller(list, listKeys)
+    }
+
+    /// Rows ask for their cover when they come on screen and drop the request when they go.
+    func connectRow(_ row: AlbumSwitcherRow) {
+        Signal.connect(row.widget.raw, "unmap") { [weak row] in row?.cancelCover() }
+    }
+}
+
+/// Sets a string property through a GValue (g_object_set is variadic).
+func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
+    var value = GValue()
+    g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
+    g_value_set_string(&value, text)
+    g_object_set_property(widget.cast(), name, &value)
+    g_value_unset(&value)
+}
