@@ -66,6 +66,13 @@ final class GridCell {
         gtk_box_append(statusBox.cast(), problem)
         gtk_overlay_add_overlay(content.opaque, statusBox)
 
+        // The pick ring: an accent border with a white inner line, so that it shows on a photo
+        // of the accent's own colour (blue sky under a blue ring).
+        let ring = gtk_label_new(nil)!
+        style(ring, "pick-ring")
+        gtk_widget_set_can_target(ring, 0)
+        gtk_overlay_add_overlay(content.opaque, ring)
+
         // An empty circle where the number goes, shown on hover: this tile can be picked.
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")

@@ -15,7 +15,8 @@ enum Style {
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
-    .cell.picked { outline: 3px solid @accent_bg_color; outline-offset: -3px; }
+    .pick-ring { border-radius: 8px; border: 3px solid transparent; }
+    .cell.picked .pick-ring { border-color: @accent_bg_color; box-shadow: inset 0 0 0 2px alpha(white, 0.9); }
     @keyframes refused-shake {
       0% { margin-left: 0; margin-right: 0; }
       20% { margin-left: 10px; margin-right: -10px; }
