@@ -1,4 +1,5 @@
 import CGtk
+import Glibc
 import PickerModel
 import PhotoLibrary
 import Thumbnails
@@ -122,7 +123,9 @@ final class PreviewPane {
         request?.cancel()
         observation = nil
         if let stream {
-            g_signal_handler_disconnect(stream.raw, errorHandler)
+            if errorHandler != 0 { g_signal_handler_disconnect(stream.raw, errorHandler) }
+            errorHandler = 0
+            GStreamerPlayer.stop(stream)
             gtk_media_file_clear(stream.cast())
             g_object_unref(stream.raw)
             self.stream = nil
@@ -158,8 +161,11 @@ final class PreviewPane {
             return
         }
         errorHandler = Signal.connect(stream.raw, "notify::error", object: { [weak self] _ in
-            guard let self, let stream = self.stream, let error = gtk_media_stream_get_error(stream) else { return }
-            self.fail(String(cString: error.pointee.message))
+            // Later, not inside the player's own error emission: failing closes that player.
+            MainLoopDispatcher.shared.post {
+                guard let self, self.stream == stream, let error = gtk_media_stream_get_error(stream) else { return }
+                self.fail(String(cString: error.pointee.message))
+            }
         })
         gtk_widget_set_visible(picture, 0)
         gtk_widget_set_visible(video, 1)
@@ -186,10 +192,11 @@ final class PreviewPane {
     /// Stops playback and closes the file now (GtkVideo's controls may keep the stream alive).
     private func releaseVideo() {
         guard let stream else { return }
-        g_signal_handler_disconnect(stream.raw, errorHandler)
+        if errorHandler != 0 { g_signal_handler_disconnect(stream.raw, errorHandler) }
         errorHandler = 0
         gtk_media_stream_pause(stream)
         gtk_video_set_media_stream(video.opaque, nil)
+        GStreamerPlayer.stop(stream)
         gtk_media_file_clear(stream.cast())
         g_object_unref(stream.raw)
         self.stream = nil
@@ -206,5 +213,31 @@ final class PreviewPane {
         } else {
             gtk_widget_add_css_class(pickButton, "suggested-action")
         }
+    }
+}
+
+/// GStreamer 1.22's GstPlayer (Debian 12) never frees its signal adapter, which keeps the inner
+/// GstPlay and its pipeline alive: after GTK drops the player the file stays open and the
+/// pipeline keeps its state. Stopping the player first sends the pipeline to READY, which closes
+/// the file. GTK has no API for it: the player is the first field after GtkMediaFile in GTK's
+/// GStreamer stream (gtkgstmediafile.c), read only when the stream is of that type and
+/// gst_player_stop is already loaded in the process.
+private enum GStreamerPlayer {
+    typealias Stop = @convention(c) (UnsafeMutableRawPointer) -> Void
+
+    static let stopFunction: Stop? = {
+        guard let library = dlopen("libgstplayer-1.0.so.0", RTLD_NOW | RTLD_NOLOAD),
+              let symbol = dlsym(library, "gst_player_stop") else { return nil }
+        return unsafeBitCast(symbol, to: Stop.self)
+    }()
+
+    static func stop(_ stream: UnsafeMutablePointer<GtkMediaStream>) {
+        let instance = stream.raw.assumingMemoryBound(to: GTypeInstance.self)
+        guard let type = instance.pointee.g_class?.pointee.g_type,
+              let name = g_type_name(type), String(cString: name) == "GtkGstMediaFile",
+              let stop = stopFunction,
+              let player = stream.raw.advanced(by: MemoryLayout<GtkMediaFile>.size).load(as: UnsafeMutableRawPointer?.self)
+        else { return }
+        stop(player)
     }
 }
