@@ -76,7 +76,6 @@ final class PreviewPane {
         photopick_accessible_set_label(backButton, "Back to the grid")
         gtk_widget_set_visible(backButton, 0)
         pickButton = gtk_toggle_button_new_with_label("Pick")!
-        style(pickButton, "preview-pick")
         gtk_widget_set_tooltip_text(pickButton, "Pick or unpick (Space)")
         gtk_widget_set_visible(pickButton, 0)
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }

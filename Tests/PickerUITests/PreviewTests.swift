@@ -202,7 +202,7 @@ final class PreviewPlaybackTests: XCTestCase {
 
     func testAVideoPlaysMutedAndIsClosedWhenThePreviewMovesOnOrCloses() throws {
         let (view, video, photo, path) = try openPicker()
-        let preview = view.previewPane
+        let preview = view.preview
         XCTAssertFalse(visible(view.previewBackButton), "the preview's header buttons wait for the preview")
         XCTAssertFalse(visible(view.previewPickButton))
 
@@ -264,10 +264,10 @@ final class PreviewPlaybackTests: XCTestCase {
         let junk = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
         try junk.write(to: URL(fileURLWithPath: path))
         view.openPreview(at: video)
-        pump(seconds: 10) { view.previewPane.problemText != nil }
-        let problem = try XCTUnwrap(view.previewPane.problemText, "a line says why the video does not play")
+        pump(seconds: 10) { view.preview.problemText != nil }
+        let problem = try XCTUnwrap(view.preview.problemText, "a line says why the video does not play")
         XCTAssertTrue(problem.hasPrefix("This video cannot be played: "), problem)
-        XCTAssertNil(view.previewPane.stream, "the failed player is closed")
+        XCTAssertNil(view.preview.stream, "the failed player is closed")
         pump(seconds: 3) { !isOpen(path) }
         XCTAssertFalse(isOpen(path))
     }
