@@ -119,9 +119,7 @@ final class PreviewPlaybackTests: XCTestCase {
         // Another class of this run may have started GTK on its display already: share it.
         if gdk_display_get_default() == nil {
             guard let server = try? VirtualDisplay() else { return }
-            display = server
-            // GTK stays connected until the process ends: stop the server then, not before.
-            atexit { PreviewPlaybackTests.display = nil }
+            display = server  // kept for the whole run: GTK stays connected to it (stopped at exit)
             setenv("DISPLAY", server.name, 1)
             setenv("GSK_RENDERER", "cairo", 1)
             unsetenv("WAYLAND_DISPLAY")
