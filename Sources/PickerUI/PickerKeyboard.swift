@@ -106,14 +106,34 @@ extension PickerView {
         }
     }
 
+    /// The focus may sit in the header bar (the pick toggle) or in a video's controls, outside
+    /// or below this widget: while the preview shows, its keys are caught on the whole window,
+    /// before either (a focused seek bar would take the arrows).
+    func installPreviewKeys() {
+        guard let root = gtk_widget_get_root(widget), root != previewKeysRoot else { return }
+        previewKeysRoot = root
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
+            guard let self, self.isAlive, self.preview.isVisible else { return false }
+            return self.previewKey(keyval, modifiers)
+        })
+        gtk_widget_add_controller(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), keys)
+    }
+
     private func previewKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
         let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
         switch Int32(keyval) {
         case GDK_KEY_Escape: closePreview()
         case GDK_KEY_Left, GDK_KEY_Up: movePreview(by: -1)
         case GDK_KEY_Right, GDK_KEY_Down: movePreview(by: 1)
-        case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
-            if control { confirm() } else if preview.buttonHasFocus { return false } else { togglePreviewed() }
+        case GDK_KEY_space: if control { confirm() } else { togglePreviewed() }
+        case GDK_KEY_Return, GDK_KEY_KP_Enter:
+            if control { confirm(); return true }
+            // Enter on a focused button (Back, the pick toggle, the video's play button) is its own.
+            if let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
+               g_type_check_instance_is_a(focus.raw.assumingMemoryBound(to: GTypeInstance.self), gtk_button_get_type()) != 0 { return false }
+            togglePreviewed()
         default: return false
         }
         return true

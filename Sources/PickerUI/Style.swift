@@ -52,7 +52,10 @@ enum Style {
     .picked-item { padding: 0; border-radius: 6px; }
     .picked-item picture { border-radius: 6px; }
     .preview { background-color: @window_bg_color; padding: 8px; }
-    .preview-bar { padding: 4px; }
+    .preview-caption, .preview-problem {
+      margin: 12px; padding: 6px 14px; border-radius: 999px; color: white; background-color: rgba(0, 0, 0, 0.6);
+    }
+    .preview-problem { border-radius: 12px; font-weight: bold; }
     .album-row { padding: 4px 2px; }
     .album-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
     .index-progress { padding: 6px 12px; font-size: 0.9em; }
