@@ -204,8 +204,18 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     /// Bound cells waiting for their thumbnail: zero once the visible cells show pictures.
     public var cellsWaitingForThumbnails: Int { GridCell.waiting }
-    /// Cells bound so far, and the seconds spent binding them.
-    public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindSeconds) }
+    /// Cells bound so far, and the wall seconds spent binding them.
+    public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindTime.wall) }
+    /// Time spent on the GTK thread in the picker's own code so far: binding cells, the scroll
+    /// handler (row batches, prefetch). Results delivered from workers are counted by
+    /// MainLoopDispatcher.
+    public static var timeSpent: TimeSpent {
+        var total = GridCell.bindTime
+        total.wall += scrollTime.wall
+        total.cpu += scrollTime.cpu
+        return total
+    }
+    nonisolated(unsafe) static var scrollTime = TimeSpent()
     /// The grid's vertical scroll position, for programmatic scrolling.
     public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
 
@@ -474,16 +484,22 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     /// Warms the thumbnails of the next screen in the direction of scrolling.
     private func scrolled() {
+        Self.scrollTime.measure { prefetchAroundView() }
+    }
+
+    private func prefetchAroundView() {
         guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
         let width = max(1, Int(gtk_widget_get_width(grid)))
-        let cellSpan = cellSize + 4
+        let cellSpan = max(shownCellSize, cellSize) + 4
         let columns = max(1, width / cellSpan)
         let firstRow = Int(gtk_adjustment_get_value(adjustment)) / cellSpan
         let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
         let visible = (firstRow * columns)..<min(model.count, (firstRow + rows) * columns)
         guard !visible.isEmpty else { return }
-        // The rows of the cells about to be bound, in one query instead of one per cell.
-        let ahead = max(0, visible.lowerBound - visible.count)..<min(model.count, visible.upperBound + visible.count)
+        // The rows of the cells GTK may bind next, in one query instead of one per cell: GtkGridView
+        // keeps about 30 rows of cells around the view and binds them as they enter that band.
+        let band = 16 * columns
+        let ahead = max(0, visible.lowerBound - band)..<min(model.count, visible.upperBound + band)
         _ = try? library.assets(ids: ahead.compactMap { model.assetID(at: $0) })
         if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
         prefetcher?.update(visible: visible, count: model.count) { [library, model] position in

@@ -59,6 +59,17 @@ enum Signal {
         return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
     }
 
+    /// `gboolean (*)(GtkWidget *, int x, int y, gboolean keyboard, GtkTooltip *, gpointer)`:
+    /// query-tooltip.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, tooltip handler: @escaping (OpaquePointer) -> Bool) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, gboolean, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = { _, _, _, _, tooltip, data in
+            guard let tooltip else { return 0 }
+            return (box(data) as (OpaquePointer) -> Bool)(tooltip) ? 1 : 0
+        }
+        return PickerUI.connect(instance, signal, unsafeBitCast(thunk, to: GCallback.self), handler)
+    }
+
     /// `gboolean (*)(GObject *self, gpointer data)`: a window's close-request.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, stop handler: @escaping () -> Bool) -> gulong {
