@@ -203,13 +203,13 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     // MARK: Measuring (bench/)
 
     /// Bound cells waiting for their thumbnail: zero once the visible cells show pictures.
-    public var cellsWaitingForThumbnails: Int { GridCell.waiting }
+    @_spi(Testing) public var cellsWaitingForThumbnails: Int { GridCell.waiting }
     /// Cells bound so far, and the wall seconds spent binding them.
-    public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindTime.wall) }
+    @_spi(Testing) public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindTime.wall) }
     /// Time spent on the GTK thread in the picker's own code so far: binding cells, the scroll
     /// handler (row batches, prefetch). Results delivered from workers are counted by
     /// MainLoopDispatcher.
-    public static var timeSpent: TimeSpent {
+    @_spi(Testing) public static var timeSpent: TimeSpent {
         var total = GridCell.bindTime
         total.wall += scrollTime.wall
         total.cpu += scrollTime.cpu
@@ -217,7 +217,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     }
     nonisolated(unsafe) static var scrollTime = TimeSpent()
     /// The grid's vertical scroll position, for programmatic scrolling.
-    public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
+    @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
 
     // MARK: Albums
 

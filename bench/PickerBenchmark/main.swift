@@ -11,7 +11,7 @@
 import CGtk
 import Glibc
 import PhotoLibrary
-import PickerUI
+@_spi(Testing) import PickerUI
 import Thumbnails
 
 let arguments = CommandLine.arguments
