@@ -25,7 +25,8 @@ final class AlbumSwitcher {
     let scroller: UnsafeMutablePointer<GtkWidget>
     let list: UnsafeMutablePointer<GtkWidget>
     private let buttonLabel: UnsafeMutablePointer<GtkWidget>
-    private let library: PhotoLibrary
+    /// The newest asset of an album, for its cover (asked only for rows on screen).
+    private let coverPath: (Album) -> FilePath?
     private let loader: ThumbnailLoader
     /// The search text in lower case.
     private(set) var query = ""
@@ -40,8 +41,8 @@ final class AlbumSwitcher {
         init(_ switcher: AlbumSwitcher) { self.switcher = switcher }
     }
 
-    init(library: PhotoLibrary, loader: ThumbnailLoader) {
-        self.library = library
+    init(coverPath: @escaping (Album) -> FilePath?, loader: ThumbnailLoader) {
+        self.coverPath = coverPath
         self.loader = loader
         widget = gtk_menu_button_new()
         g_object_ref_sink(widget.raw)
@@ -264,7 +265,7 @@ final class AlbumSwitcher {
             // Rows the search hides are unmapped; rows not laid out yet have no height.
             if page > 0, gtk_widget_get_mapped(row.widget) != 0, let bounds = bounds(of: row), bounds.size.height > 0,
                Double(bounds.origin.y + bounds.size.height) >= top, Double(bounds.origin.y) <= bottom {
-                row.loadCover(library: library, loader: loader)
+                row.loadCover(lookingUp: coverPath, loader: loader)
             } else {
                 row.cancelCover()
             }

@@ -122,12 +122,11 @@ final class AlbumSwitcherRow {
     }
 
     /// Asks for the cover (the album's newest photo), unless it is loaded or on its way.
-    func loadCover(library: PhotoLibrary, loader: ThumbnailLoader) {
+    func loadCover(lookingUp lookup: (Album) -> FilePath?, loader: ThumbnailLoader) {
         guard !hasCover, request == nil else { return }
         if coverPath == nil {
             // Looked up once per binding: an album's newest photo is one short query.
-            let result = try? library.fetchAssets(in: summary.album)
-            coverPath = .some(result.flatMap { $0.count > 0 ? try? library.asset(id: $0.id(at: 0))?.path : nil })
+            coverPath = .some(lookup(summary.album))
         }
         guard let path = coverPath ?? nil else { return }
         let side = Self.coverSide * Int(max(1, gtk_widget_get_scale_factor(widget)))

@@ -137,7 +137,7 @@ final class GridCell {
             bindCamera()
             return
         }
-        guard let id = AssetItem.assetID(of: item), let asset = try? picker.library.asset(id: id) else {
+        guard let id = AssetItem.assetID(of: item), let asset = picker.controller.asset(id) else {
             show(problem: .gone)
             return
         }
@@ -150,7 +150,7 @@ final class GridCell {
         describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
         showNumber(picker.selection.number(of: id))
         observation = picker.selection.observe(id) { [weak self] number in
-            guard let self, let asset = try? self.picker.library.asset(id: id) else { return }
+            guard let self, let asset = self.picker.controller.asset(id) else { return }
             GridCell.badgeUpdates += 1
             self.showNumber(number)
             self.describe(self.accessibleName(for: asset, number: number))
@@ -181,7 +181,7 @@ final class GridCell {
 
     /// Says the cell's name again (the number of picks changed: "picked 2 of 4").
     func refreshDescription() {
-        guard let id = assetID, let asset = try? picker.library.asset(id: id) else { return }
+        guard let id = assetID, let asset = picker.controller.asset(id) else { return }
         describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
     }
 

@@ -55,7 +55,7 @@ final class PickedStrip {
 
     /// Brings the strip in line with `picked`: new items slide in, removed ones slide out, the
     /// rest are renumbered and put in order.
-    func show(_ picked: [Int64], library: PhotoLibrary, loader: ThumbnailLoader) {
+    func show(_ picked: [Int64], rows: (Int64) -> Asset?, loader: ThumbnailLoader) {
         let wanted = Set(picked)
         for (id, item) in items where !wanted.contains(id) {
             items[id] = nil
@@ -76,7 +76,7 @@ final class PickedStrip {
                 item = existing
                 gtk_box_reorder_child_after(row.cast(), item.revealer, previous)
             } else {
-                guard let asset = try? library.asset(id: id) else { continue }
+                guard let asset = rows(id) else { continue }
                 item = make(id: id, asset: asset, loader: loader)
                 items[id] = item
                 gtk_box_insert_child_after(row.cast(), item.revealer, previous)

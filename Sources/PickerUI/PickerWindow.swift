@@ -25,7 +25,6 @@ public enum PickerWindow {
     final class Session {
         var result: [Asset]?
         var view: PickerView?
-        var watcher: LibraryWatcher?
         /// Replaced when the person adds a folder from the empty state.
         var library: PhotoLibrary
         let loader: ThumbnailLoader
@@ -53,7 +52,7 @@ public enum PickerWindow {
         let application = adw_application_new("io.github.photopick.Photopick", G_APPLICATION_NON_UNIQUE)!
         Signal.connect(application.raw, "activate") { build(session, application: application) }
         _ = g_application_run(application.cast(), 0, nil)
-        session.watcher?.stop()
+        session.view?.controller.close()
         g_object_unref(application.raw)
         return session.result
     }
@@ -120,17 +119,7 @@ public enum PickerWindow {
         // (The command line has printed them already.)
         for notice in session.library.notices { view.report(notice.message, printing: false) }
         view.startScan()
-        // Keep the index current while the window is open; changes arrive on the watcher's
-        // thread and are applied on the GTK thread.
-        let watcher = LibraryWatcher(library: session.library, onChange: { change in
-            MainLoopDispatcher.shared.post { view.apply(change) }
-        })
-        do {
-            try watcher.start()
-        } catch {
-            view.report("New photos will show up only after Photopick restarts: \(error)")
-        }
-        session.watcher = watcher
+        view.controller.startWatching()
         gtk_window_present(window.cast())
         view.focusFirstPhoto()
     }
@@ -150,8 +139,6 @@ public enum PickerWindow {
         if session.options.remembersChosenFolders {
             do { try LibraryFolders.add(folder) } catch { view.report("\(error)") }
         }
-        session.watcher?.stop()
-        session.watcher = nil
         session.library = library
         // Keep the application alive between the two windows.
         g_application_hold(application.cast())

@@ -17,16 +17,16 @@ extension PickerView {
 
     var emptyStateShown: EmptyState? {
         guard (model.fetchResult?.count ?? 0) == 0 else { return nil }
-        if scanning {
+        if controller.isScanning {
             return EmptyState(icon: "folder-pictures-symbolic", title: "Looking for Photos",
                               description: "Photos and videos appear here as they are found.", offersFolderChoice: false)
         }
-        if let missing = library.roots.first(where: { !$0.isDirectory }) {
+        if let missing = controller.roots.first(where: { !$0.isDirectory }) {
             return EmptyState(icon: "folder-pictures-symbolic", title: "No \(missing.lastComponentName) Folder",
                               description: "Choose the folder where your photos are.", offersFolderChoice: true)
         }
-        if currentAlbum == .smart(.recents) || currentAlbum == nil {
-            let names = library.roots.map { $0.lastComponentName }.joined(separator: " or ")
+        if controller.currentAlbum == .smart(.recents) || controller.currentAlbum == nil {
+            let names = controller.roots.map { $0.lastComponentName }.joined(separator: " or ")
             return EmptyState(icon: "image-x-generic-symbolic", title: "No Photos Yet",
                               description: "There are no photos or videos in \(names).", offersFolderChoice: true)
         }

@@ -100,11 +100,9 @@ extension PickerView {
         // keeps about 30 rows of cells around the view and binds them as they enter that band.
         let band = 16 * columns
         let ahead = max(0, visible.lowerBound - band)..<min(model.count, visible.upperBound + band)
-        _ = try? library.assets(ids: ahead.compactMap { model.assetID(at: $0) })
+        controller.readRows(at: ahead)
         if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
-        prefetcher?.update(visible: visible, count: model.count) { [library, model] position in
-            model.assetID(at: position).flatMap { try? library.asset(id: $0) }?.path
-        }
+        prefetcher?.update(visible: visible, count: model.count) { [controller] position in controller.path(at: position) }
     }
 
     /// Puts the keyboard focus on the first photo (after the camera slot).

@@ -36,7 +36,7 @@ extension PickerView {
 
     public func confirm() {
         guard selection.count > 0 else { return }
-        let assets = (try? library.assets(ids: selection.picked)) ?? []
+        let assets = controller.assets(selection.picked)
         onConfirm?(assets)
     }
 

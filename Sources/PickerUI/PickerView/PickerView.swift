@@ -10,10 +10,12 @@ import Thumbnails
 /// and a strip of what is picked. A widget another GTK4 program can embed as a panel; a window
 /// (PickerWindow) only hosts it and puts `albumSwitcher` and `confirmButton` in its header bar.
 public final class PickerView: @unchecked Sendable {  // used on the GTK thread only
-    public let library: PhotoLibrary
+    /// What the picker knows (library, albums, selection, scan, changes), without GTK.
+    public let controller: PickerController
+    public var library: PhotoLibrary { controller.library }
     public let loader: ThumbnailLoader
-    public let selection: SelectionStore
-    let model: AssetListModel
+    public var selection: SelectionStore { controller.selection }
+    var model: AssetListModel { controller.model }
 
     /// The picker's content: grid, empty state and strip, in a vertical box.
     public let widget: UnsafeMutablePointer<GtkWidget>
@@ -29,8 +31,6 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     let preview = PreviewPane()
     /// Toasts ("You can pick up to 3") float over the grid.
     let toasts: UnsafeMutablePointer<GtkWidget>
-    var albums: [AlbumSummary] = []
-    var currentAlbum: Album?
     let progress: UnsafeMutablePointer<GtkWidget>
     let progressLabel: UnsafeMutablePointer<GtkWidget>
     /// An icon, a title, a line of text and an action, when the grid has nothing to show.
@@ -40,7 +40,6 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// how: the window reopens the picker on the library with that folder added).
     public var onChooseFolder: ((FilePath) -> Void)?
     var folderChooser: UnsafeMutablePointer<GtkNativeDialog>?
-    var scanning = false
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     var isAlive = true
     var scrollDelta = 0.0
@@ -68,18 +67,17 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     public var onConfirm: (([Asset]) -> Void)?
     public var onCancel: (() -> Void)?
     /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
-    public var types: [String] = [] {
-        didSet { if let album = currentAlbum { currentAlbum = nil; try? showAlbums(selecting: album) } }
+    public var types: [String] {
+        get { controller.types }
+        set { controller.types = newValue }
     }
 
     /// The primary button's words: "Add" by default, or what a script asked for.
     public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
 
     // State the extensions in the files beside this one work with.
-    var pendingChange = LibraryChange()
     /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
     var focusWhenFilled = false
-    var computingChange = false
     /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
     var shownCellSize = 120
     /// The window the preview's keys are caught on (see installPreviewKeys).
@@ -89,10 +87,10 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     var unshowable: [Int64: CellProblem] = [:]
 
     public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = false) {
-        self.library = library
+        let controller = PickerController(library: library, maximum: maximum, showsCamera: showsCamera,
+                                          post: { MainLoopDispatcher.shared.post($0) })
+        self.controller = controller
         self.loader = loader
-        selection = SelectionStore(maximum: maximum)
-        model = AssetListModel(showsCamera: showsCamera)
         strip = PickedStrip()
 
         // The view uses libadwaita's widgets and colours also inside a plain GTK window.
@@ -103,7 +101,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
         // gtk_grid_view_new takes ownership of the selection model and the factory.
         let factory = gtk_signal_list_item_factory_new()!
-        let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(model.object)!))
+        let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(controller.model.object)!))
         grid = gtk_grid_view_new(noSelection, factory)
         // GtkGridView keeps up to 30 rows × max-columns cells: the maximum follows the width
         // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
@@ -142,7 +140,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_box_append(widget.cast(), toasts)
         gtk_box_append(widget.cast(), strip.widget)
 
-        switcher = AlbumSwitcher(library: library, loader: loader)
+        switcher = AlbumSwitcher(coverPath: { [controller] album in controller.coverPath(of: album) }, loader: loader)
         albumSwitcher = switcher.widget
         confirmButton = gtk_button_new_with_label("Add")
         style(confirmButton, "suggested-action")
@@ -170,6 +168,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
         installKeys()
+        listenToController()
         // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
         // when the window moves to another monitor. Cells bind before the window exists: start
         // from the display's first monitor.
@@ -190,7 +189,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
             for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
                 cell.refreshDescription()
             }
-            self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
+            self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
         }
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
         attach(self, to: widget.raw, key: "photopick-picker")
@@ -200,6 +199,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
 
     /// The widgets are going away: drop timers, requests and pending work.
     func tearDown() {
+        controller.close()
         isAlive = false
         columnFitting.cancel()
         focusRetry.cancel()

@@ -1,0 +1,257 @@
+import Dispatch
+import PhotoLibrary
+
+/// What the picker knows, without a widget in sight: the library, the albums and the open one,
+/// the grid's model of it, the selection, the scan that keeps the index current, the changes
+/// that arrive while the window is open, the type filter and the problems to tell the person.
+/// It is the only picker code that touches `PhotoLibrary` or starts work on another thread; the
+/// widgets (PickerUI) bind to it and tests drive it without a display.
+///
+/// Used on the GTK thread only. Work done elsewhere comes back through `post`, which runs a
+/// closure on that thread (the GLib main loop; a test's own queue in tests).
+public final class PickerController: @unchecked Sendable {
+    public let library: PhotoLibrary
+    public let selection: SelectionStore
+    /// The open album as the grid's GListModel.
+    public let model: AssetListModel
+
+    /// The albums the switcher lists: smart albums and folders that hold something, Recents and
+    /// the open album always.
+    public private(set) var albums: [AlbumSummary] = []
+    public private(set) var currentAlbum: Album?
+    /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
+    public var types: [String] = [] {
+        didSet {
+            guard types != oldValue, let album = currentAlbum else { return }
+            currentAlbum = nil
+            open(album)
+        }
+    }
+    public private(set) var isScanning = false
+
+    // What the widgets listen to; each runs on the GTK thread.
+    /// The album list or the open album changed (for the switcher).
+    public var onAlbumsChanged: (() -> Void)?
+    /// The model now holds another album (from its start).
+    public var onAlbumOpened: (() -> Void)?
+    /// The open album's contents changed, or a change turned out to touch nothing shown.
+    public var onContentChanged: (() -> Void)?
+    /// Progress of a first scan: (progress, the number of files expected).
+    public var onScanProgress: ((ScanProgress, Int) -> Void)?
+    /// The scan is over (its last changes may still be on their way into the model).
+    public var onScanFinished: (() -> Void)?
+    /// Something the person could act on, in words: said once.
+    public var onProblem: ((String) -> Void)?
+
+    private let post: (@escaping () -> Void) -> Void
+    private var isClosed = false
+    private var pendingChange = LibraryChange()
+    private var computingChange = false
+    private var watcher: LibraryWatcher?
+
+    public init(library: PhotoLibrary, maximum: Int? = nil, showsCamera: Bool = false,
+                post: @escaping (@escaping () -> Void) -> Void) {
+        self.library = library
+        self.post = post
+        selection = SelectionStore(maximum: maximum)
+        model = AssetListModel(showsCamera: showsCamera)
+    }
+
+    /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
+    public func close() {
+        isClosed = true
+        watcher?.stop()
+        watcher = nil
+        onAlbumsChanged = nil
+        onAlbumOpened = nil
+        onContentChanged = nil
+        onScanProgress = nil
+        onScanFinished = nil
+        onProblem = nil
+    }
+
+    /// Tells the index's notices (rebuilt, kept in memory …) to the person.
+    public func reportNotices() {
+        for notice in library.notices { onProblem?(notice.message) }
+    }
+
+    // MARK: Rows
+
+    /// The folders the library is made of.
+    public var roots: [FilePath] { library.roots }
+
+    /// An asset's row: from the library's cache, or one query.
+    public func asset(_ id: Int64) -> Asset? { try? library.asset(id: id) }
+
+    /// Rows in the order of `ids` (those still in the index), in one query for the missing.
+    public func assets(_ ids: [Int64]) -> [Asset] { (try? library.assets(ids: ids)) ?? [] }
+
+    /// Reads the rows of the open album's `positions` in one query, so that the cells bound
+    /// next find them in the cache instead of querying one by one on the GTK thread.
+    public func readRows(at positions: Range<Int>) {
+        _ = try? library.assets(ids: positions.compactMap { model.assetID(at: $0) })
+    }
+
+    /// The path of the asset at a position of the open album.
+    public func path(at position: Int) -> FilePath? {
+        model.assetID(at: position).flatMap(asset)?.path
+    }
+
+    /// The newest asset of `album`, for its cover in the switcher.
+    public func coverPath(of album: Album) -> FilePath? {
+        guard let result = try? library.fetchAssets(in: album), result.count > 0 else { return nil }
+        return asset(result.id(at: 0))?.path
+    }
+
+    // MARK: Albums
+
+    /// Reads the album list again (counts now) and opens `album` (else the open one, else
+    /// Recents; an album that is gone falls back to Recents).
+    public func reloadAlbums(selecting album: Album? = nil) throws {
+        let wanted = album ?? currentAlbum ?? .smart(.recents)
+        albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
+        open(shown)
+        onAlbumsChanged?()
+    }
+
+    /// Opens `album` in the model. Picks stay: they belong to the library, not to an album.
+    public func open(_ album: Album) {
+        // Refilling the list re-selects the open album: keep its fetch result.
+        guard album != currentAlbum || model.fetchResult == nil else { return }
+        let result: FetchResult
+        do {
+            result = try library.fetchAssets(in: album, types: types)
+        } catch {
+            onProblem?("Cannot open the album: \(error)")
+            return
+        }
+        currentAlbum = album
+        // The rows of the first screens in one query, before their cells bind one by one.
+        _ = try? library.assets(ids: result.ids(in: 0..<300))
+        model.replace(with: result)
+        result.loadRemainingInBackground()
+        onAlbumOpened?()
+        onAlbumsChanged?()
+    }
+
+    /// The open album as remembered between runs: a smart album's name or a folder's path.
+    public var albumKey: String? {
+        switch currentAlbum {
+        case .smart(let smart)?: return smart.name
+        case .folder?: return albums.first { $0.album == currentAlbum }?.folderPath?.displayString
+        case nil: return nil
+        }
+    }
+
+    public func album(forKey key: String) -> Album? {
+        if let smart = SmartAlbum(name: key) { return .smart(smart) }
+        return (try? library.albums())?.first { $0.folderPath?.displayString == key }?.album
+    }
+
+    // MARK: Changes
+
+    /// Applies a library change to the open album (exact positions) and drops deleted picks.
+    /// The positions are worked out on another thread (it reads the album's ids: a million for a
+    /// big library), one change at a time; changes that arrive meanwhile are merged and follow.
+    public func apply(_ change: LibraryChange) {
+        guard !isClosed else { return }
+        selection.remove(change.removed)
+        if change.foldersChanged {
+            do { try reloadAlbums() } catch { onProblem?("Cannot read the albums: \(error)") }
+        }
+        pendingChange.merge(change)
+        computeNextChange()
+    }
+
+    private func computeNextChange() {
+        guard !computingChange, !pendingChange.isEmpty, let base = model.fetchResult else {
+            onContentChanged?()
+            return
+        }
+        let change = pendingChange
+        pendingChange = LibraryChange()
+        computingChange = true
+        let library = self.library
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let details = Result { try library.changeDetails(for: base, after: change) }
+            post {
+                self.computingChange = false
+                guard !self.isClosed else { return }
+                // An album switched meanwhile is already current: its fetch saw this change.
+                switch details {
+                case .success(let details?) where self.model.fetchResult === base:
+                    self.model.apply(details)
+                    self.onContentChanged?()
+                case .success:
+                    break
+                case .failure(let error):
+                    self.onProblem?("Cannot show the latest changes: \(error)")
+                }
+                self.computeNextChange()
+            }
+        }
+    }
+
+    // MARK: Scanning and watching
+
+    /// Keeps the index current while the picker is open: the watcher's changes (on its own
+    /// thread) are applied here, in place. A watcher that cannot start is said in words.
+    public func startWatching() {
+        guard watcher == nil, !isClosed else { return }
+        let watcher = LibraryWatcher(library: library, onChange: { [weak self] change in
+            self?.post { self?.apply(change) }
+        })
+        do {
+            try watcher.start()
+            self.watcher = watcher
+        } catch {
+            onProblem?("New photos will show up only after Photopick restarts: \(error)")
+        }
+    }
+
+    /// Brings the index up to date in the background: on a first run the grid fills as files are
+    /// indexed, with progress; later runs pick up what changed since. Nothing waits.
+    public func startScan() {
+        guard !isScanning else { return }
+        isScanning = true
+        let library = self.library
+        let firstRun = library.isEmpty
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            // Counting the files reads every folder: never on the GTK thread.
+            let expected = firstRun ? library.countFiles() : 0
+            var lastShown = 0.0
+            // Commits are merged and handed over at most twice a second, so a first scan does
+            // not keep the GTK thread busy with hundreds of small changes.
+            var pending = LibraryChange()
+            var lastPosted = 0.0
+            func handOver(now: Double) {
+                guard !pending.isEmpty else { return }
+                let change = pending
+                pending = LibraryChange()
+                lastPosted = now
+                self.post { self.apply(change) }
+            }
+            var failure: String?
+            do {
+                try library.scan(progress: { progress in
+                    if progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
+                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
+                    lastShown = progress.elapsedSeconds
+                    self.post { if !self.isClosed { self.onScanProgress?(progress, expected) } }
+                }, committed: { change in
+                    pending.merge(change)
+                })
+            } catch {
+                failure = "Indexing stopped: \(error)"
+            }
+            handOver(now: 0)
+            post {
+                self.isScanning = false
+                guard !self.isClosed else { return }
+                if let failure { self.onProblem?(failure) }
+                self.onScanFinished?()
+            }
+        }
+    }
+}
