@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PickerModel
 import PhotoLibrary
 import Thumbnails
