@@ -137,14 +137,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_set_sensitive(confirmButton, 0)
         cancelButton = gtk_button_new_with_label("Cancel")
 
-        Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
-        Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
-        Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
+        Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
+        Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
+        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.unbind() })
         switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
         switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
-        Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
+        Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
+            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
             // The width changes inside GTK's layout pass (the grid configures this adjustment
@@ -164,15 +164,16 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         scale = Self.likelyScaleFactor
         Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
 
-        strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
-        strip.onMove = { [unowned self] dragged, target in
-            guard let from = self.selection.picked.firstIndex(of: dragged),
+        strip.onRemove = { [weak self] id in self?.selection.remove([id]) }
+        strip.onMove = { [weak self] dragged, target in
+            guard let self, let from = self.selection.picked.firstIndex(of: dragged),
                   let to = self.selection.picked.firstIndex(of: target) else { return }
             self.selection.move(from: from, to: to)
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
-        selectionObservation = selection.observe { [unowned self] change in
+        selectionObservation = selection.observe { [weak self] change in
+            guard let self else { return }
             self.updateConfirmButton()
             // Picked cells say "picked 2 of 4": the total changed for all of them (a few cells).
             for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
@@ -504,9 +505,9 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// Shows the photo at `position` large (P, Alt+Enter or a double click).
     func openPreview(at position: Int) {
         guard let id = model.assetID(at: position), let asset = try? library.asset(id: id) else { return }
-        preview.show(asset, at: position, selection: selection, loader: loader) { [unowned self] number in
+        preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
             var text = "\(asset.kind == .video ? "Video" : "Photo"), \(asset.captureDate.spokenDate)"
-            if let number { text += ", picked \(number) of \(self.selection.count)" }
+            if let number, let self { text += ", picked \(number) of \(self.selection.count)" }
             return text
         }
         showPreviewHeader(true)
