@@ -40,7 +40,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// A folder the person chose from the empty state, to add to the library (the host decides
     /// how: the window reopens the picker on the library with that folder added).
     public var onChooseFolder: ((FilePath) -> Void)?
-    private var folderChooser: UnsafeMutablePointer<GtkNativeDialog>?
+    private var folderChooser: UnsafeMutablePointer<GtkNativeDialog>? { folderChooserReference?.pointer(as: GtkNativeDialog.self) }
+    private var folderChooserReference: GObjectRef?
     private var scanning = false
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     private(set) var isAlive = true
@@ -194,8 +195,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         focusRetry.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
-            g_object_unref(chooser.raw)
-            folderChooser = nil
+            folderChooserReference = nil
         }
         prefetcher?.reset()
         preview.cancel()  // its widgets may be gone already: touch none
@@ -373,7 +373,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         guard let chooser = gtk_file_chooser_native_new("Choose a Folder of Photos", root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
                                                         "_Choose", "_Cancel") else { return }
         let dialog = UnsafeMutableRawPointer(chooser).assumingMemoryBound(to: GtkNativeDialog.self)
-        folderChooser = dialog
+        folderChooserReference = GObjectRef(dialog, transfer: .full)
         gtk_native_dialog_set_modal(dialog, 1)
         Signal.connect(chooser.raw, "response", response: { [weak self] response in
             guard let self, let chooser = self.folderChooser else { return }
@@ -386,8 +386,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
                 g_object_unref(file.raw)
             }
             gtk_native_dialog_destroy(chooser)
-            g_object_unref(chooser.raw)
-            self.folderChooser = nil
+            self.folderChooserReference = nil
             if let chosen { self.onChooseFolder?(chosen) }
         })
         gtk_native_dialog_show(dialog)
