@@ -14,6 +14,17 @@ extension Signal {
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
+    /// `gboolean (*)(GtkWidget *, int x, int y, gboolean keyboard, GtkTooltip *, gpointer)`:
+    /// query-tooltip.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, tooltip handler: @escaping (OpaquePointer) -> Bool) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, gboolean, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = { _, _, _, _, tooltip, data in
+            guard let tooltip else { return 0 }
+            return (Signal.handler(data) as (OpaquePointer) -> Bool)(tooltip) ? 1 : 0
+        }
+        return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+    }
+
     /// `GdkContentProvider *(*)(GtkDragSource *, double x, double y, gpointer)`: a drag's prepare.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, prepare handler: @escaping () -> UnsafeMutableRawPointer?) -> gulong {

@@ -2,13 +2,16 @@
 // library and reports, as one JSON line on standard output:
 //   first-frame  when the first frame with pictures (not placeholders) in every visible cell
 //                was painted (the driver measures from process start to this line);
-//   scroll SECONDS SPEED  then scrolls at SPEED px/s and reports the longest gap between frames
-//                and the most time our code (cell binding) took within one frame.
+//   scroll SECONDS SPEED  then scrolls at SPEED px/s and reports the gaps between frames and the
+//                time our code took within each frame (median, p99, max): binding cells, the
+//                scroll handler and results delivered from the workers, as wall time and as the
+//                GTK thread's CPU time (wall time also counts waiting while other processes of
+//                this shared machine had the cores).
 // It does not rescan the library: the index is used as it is (synthetic rows stay).
 import CGtk
 import Glibc
 import PhotoLibrary
-import PickerUI
+@_spi(Testing) import PickerUI
 import Thumbnails
 
 let arguments = CommandLine.arguments
@@ -38,6 +41,9 @@ final class Measure {
     var gaps: [Double] = []
     var ourTimes: [Double] = []
     var lastBindSeconds = 0.0
+    var lastOur = TimeSpent()
+    var ourWall: [Double] = []
+    var ourCPU: [Double] = []
     var startValue = 0.0
     var framesAfterReady = 0
 }
@@ -45,6 +51,25 @@ nonisolated(unsafe) let measure = Measure()
 
 func printLine(_ text: String) {
     _ = (text + "\n").withCString { write(1, $0, strlen($0)) }
+}
+
+/// Our code's time on the GTK thread so far: binding cells, the scroll handler (row batches,
+/// prefetch) and results delivered from the workers (thumbnails put into cells).
+func ourTime() -> TimeSpent {
+    var total = PickerView.timeSpent
+    let delivered = MainLoopDispatcher.shared.timeSpent
+    total.wall += delivered.wall
+    total.cpu += delivered.cpu
+    return total
+}
+
+/// {"median": …, "p99": …, "max": …} in milliseconds.
+func distribution(_ values: [Double]) -> String {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return "{}" }
+    func ms(_ value: Double) -> String { String(Double(Int(value * 100_000)) / 100) }
+    let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+    return "{\"median\": \(ms(sorted[sorted.count / 2])), \"p99\": \(ms(p99)), \"max\": \(ms(sorted.last!))}"
 }
 
 /// Called after each painted frame.
@@ -61,6 +86,7 @@ func afterPaint() {
         measure.scrollStart = now
         measure.lastPaint = now
         measure.lastBindSeconds = stats.seconds
+        measure.lastOur = ourTime()
         measure.startValue = gtk_adjustment_get_value(view.verticalAdjustment)
         return
     }
@@ -68,6 +94,10 @@ func afterPaint() {
     measure.ourTimes.append(stats.seconds - measure.lastBindSeconds)
     measure.lastPaint = now
     measure.lastBindSeconds = stats.seconds
+    let our = ourTime()
+    measure.ourWall.append(our.wall - measure.lastOur.wall)
+    measure.ourCPU.append(our.cpu - measure.lastOur.cpu)
+    measure.lastOur = our
     let elapsed = now - measure.scrollStart
     let adjustment = view.verticalAdjustment!
     let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
@@ -77,7 +107,8 @@ func afterPaint() {
         let scrolled = gtk_adjustment_get_value(adjustment) - measure.startValue
         printLine("{\"frames\": \(sorted.count), \"longest_gap_ms\": \(sorted.last! * 1000), \"p99_gap_ms\": \(p99 * 1000), "
                   + "\"median_gap_ms\": \(sorted[sorted.count / 2] * 1000), \"longest_our_time_in_a_frame_ms\": \((measure.ourTimes.max() ?? 0) * 1000), "
-                  + "\"scrolled_px\": \(scrolled), \"binds\": \(stats.binds)}")
+                  + "\"scrolled_px\": \(scrolled), \"binds\": \(stats.binds), "
+                  + "\"our_wall_time_per_frame_ms\": \(distribution(measure.ourWall)), \"our_cpu_time_per_frame_ms\": \(distribution(measure.ourCPU))}")
         exit(0)
     }
     // Steady speed: the position follows the clock, not the frame count.

@@ -33,3 +33,28 @@ public func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
+
+/// CPU seconds the calling thread has run: unlike the wall clock, it does not count the time the
+/// thread waited while other processes had the cores (benchmarks on a shared machine).
+public func threadCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Wall and CPU seconds spent in some code, summed over calls (see `measure`).
+public struct TimeSpent: Sendable {
+    public var wall = 0.0
+    public var cpu = 0.0
+    public init() {}
+
+    /// Runs `body`, adding its wall and thread CPU time.
+    public mutating func measure<R>(_ body: () throws -> R) rethrows -> R {
+        let wallStart = monotonicSeconds(), cpuStart = threadCPUSeconds()
+        defer {
+            wall += monotonicSeconds() - wallStart
+            cpu += threadCPUSeconds() - cpuStart
+        }
+        return try body()
+    }
+}

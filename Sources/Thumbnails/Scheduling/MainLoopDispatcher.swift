@@ -28,8 +28,16 @@ public final class MainLoopDispatcher: @unchecked Sendable {
         MainLoop.add(priority: G_PRIORITY_DEFAULT_IDLE) { self.runSlice() }
     }
 
+    /// Time spent running posted work on the GTK thread so far (the picker benchmark counts it
+    /// as the picker's own time in a frame).
+    public private(set) var timeSpent = TimeSpent()
+
     /// Runs posted work for one slice; true when more is waiting (keep the source).
     private func runSlice() -> Bool {
+        timeSpent.measure { runPostedWork() }
+    }
+
+    private func runPostedWork() -> Bool {
         let deadline = monotonicSeconds() + sliceSeconds
         while true {
             let next = lock.withLock { () -> (() -> Void)? in

@@ -1,5 +1,9 @@
+import Foundation
+@_spi(Testing) import PhotoLibrary
+
 /// Writes index rows for assets that do not exist on disk: a large library in seconds, for tests
-/// and benchmarks of what sits above the index (a 1,000,000-asset grid). Never used by the app.
+/// of what sits above the index (a 1,000,000-asset grid). Lives with the tests: the app never
+/// writes rows for files that are not there.
 public enum SyntheticLibrary {
     /// Adds `count` photos under `root` (which must be one of `library`'s roots), spread over ten
     /// years, 5 % favourites, in 200 folders.
@@ -36,12 +40,5 @@ public enum SyntheticLibrary {
 
     private static func format3(_ value: Int) -> String {
         value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)"
-    }
-}
-
-extension PhotoLibrary {
-    /// Runs `body` on the writer connection in one transaction (synthetic rows).
-    func writeDirectly(_ body: (SQLiteConnection) throws -> Void) throws {
-        try withWriter { db in try db.transaction { try body(db) } }
     }
 }

@@ -36,7 +36,7 @@ extension PickerView {
 
     /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has
     /// the focus (a button in the header, the album switcher, the strip).
-    private func installWindowShortcuts() {
+    func installWindowShortcuts() {
         let controller = gtk_shortcut_controller_new()!
         gtk_shortcut_controller_set_scope(controller, GTK_SHORTCUT_SCOPE_GLOBAL)
         addShortcut(to: controller, "Escape") { view in
@@ -57,7 +57,7 @@ extension PickerView {
         }
     }
 
-    private func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping (PickerView) -> Void) {
+    func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping (PickerView) -> Void) {
         let box = Unmanaged.passRetained(ShortcutBox(self, action)).toOpaque()
         let callback = gtk_callback_action_new({ _, _, data in
             let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
@@ -75,7 +75,7 @@ extension PickerView {
         return focus == grid || gtk_widget_is_ancestor(focus, grid) != 0
     }
 
-    private func gridKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+    func gridKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
         let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
         let alt = modifiers & GDK_ALT_MASK.rawValue != 0
         let shift = modifiers & GDK_SHIFT_MASK.rawValue != 0
@@ -122,7 +122,7 @@ extension PickerView {
         gtk_widget_add_controller(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), keys)
     }
 
-    private func previewKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+    func previewKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
         let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
         switch Int32(keyval) {
         case GDK_KEY_Escape: closePreview()
@@ -142,7 +142,7 @@ extension PickerView {
 
     /// Tab from a photo goes to the strip (when something is picked) or the header; Shift+Tab
     /// to the header. Returns false to let GTK move the focus when neither takes it.
-    private func leaveGrid(forward: Bool) -> Bool {
+    func leaveGrid(forward: Bool) -> Bool {
         if forward, gtk_revealer_get_reveal_child(strip.widget.opaque) != 0,
            gtk_widget_child_focus(strip.widget, GTK_DIR_TAB_FORWARD) != 0 {
             return true

@@ -1,0 +1,7 @@
+/// What tests may do that the app never does, kept out of the public API (`@_spi(Testing)`).
+extension PhotoLibrary {
+    /// Runs `body` on the writer connection in one transaction (synthetic rows for tests).
+    @_spi(Testing) public func writeDirectly(_ body: (SQLiteConnection) throws -> Void) throws {
+        try withWriter { db in try db.transaction { try body(db) } }
+    }
+}

@@ -1,0 +1,74 @@
+import CGtk
+import GObjectSupport
+import Dispatch
+import Foundation
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// What the grid says when it has nothing to show, and Choose Folder….
+extension PickerView {
+    /// What the empty grid says, in words a person can act on.
+    struct EmptyState: Equatable {
+        var icon: String
+        var title: String
+        var description: String
+        var offersFolderChoice: Bool
+    }
+
+    var emptyStateShown: EmptyState? {
+        guard (model.fetchResult?.count ?? 0) == 0 else { return nil }
+        if scanning {
+            return EmptyState(icon: "folder-pictures-symbolic", title: "Looking for Photos",
+                              description: "Photos and videos appear here as they are found.", offersFolderChoice: false)
+        }
+        if let missing = library.roots.first(where: { !$0.isDirectory }) {
+            return EmptyState(icon: "folder-pictures-symbolic", title: "No \(missing.lastComponentName) Folder",
+                              description: "Choose the folder where your photos are.", offersFolderChoice: true)
+        }
+        if currentAlbum == .smart(.recents) || currentAlbum == nil {
+            let names = library.roots.map { $0.lastComponentName }.joined(separator: " or ")
+            return EmptyState(icon: "image-x-generic-symbolic", title: "No Photos Yet",
+                              description: "There are no photos or videos in \(names).", offersFolderChoice: true)
+        }
+        return EmptyState(icon: "image-x-generic-symbolic", title: "This Album Is Empty",
+                          description: "Choose another album above.", offersFolderChoice: false)
+    }
+
+    func updateEmptyState() {
+        let state = emptyStateShown
+        if let state {
+            adw_status_page_set_icon_name(emptyState.opaque, state.icon)
+            adw_status_page_set_title(emptyState.opaque, state.title)
+            adw_status_page_set_description(emptyState.opaque, state.description)
+            gtk_widget_set_visible(chooseFolderButton, state.offersFolderChoice && onChooseFolder != nil ? 1 : 0)
+        }
+        gtk_widget_set_visible(emptyState, state == nil ? 0 : 1)
+    }
+
+    /// Asks for a folder (the portal's chooser where there is one) and hands it to the host.
+    func chooseFolder() {
+        guard folderChooser == nil else { return }
+        let root = gtk_widget_get_root(widget).map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GtkWindow.self) }
+        guard let chooser = gtk_file_chooser_native_new("Choose a Folder of Photos", root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                        "_Choose", "_Cancel") else { return }
+        let dialog = UnsafeMutableRawPointer(chooser).assumingMemoryBound(to: GtkNativeDialog.self)
+        folderChooserReference = GObjectRef(dialog, transfer: .full)
+        gtk_native_dialog_set_modal(dialog, 1)
+        Signal.connect(chooser.raw, "response", response: { [weak self] response in
+            guard let self, let chooser = self.folderChooser else { return }
+            var chosen: FilePath?
+            if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(chooser.opaque) {
+                if let path = g_file_get_path(file) {
+                    chosen = FilePath(String(cString: path))
+                    g_free(path)
+                }
+                g_object_unref(file.raw)
+            }
+            gtk_native_dialog_destroy(chooser)
+            self.folderChooserReference = nil
+            if let chosen { self.onChooseFolder?(chosen) }
+        })
+        gtk_native_dialog_show(dialog)
+    }
+}

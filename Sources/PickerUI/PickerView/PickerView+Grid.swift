@@ -1,0 +1,146 @@
+import CGtk
+import GObjectSupport
+import Dispatch
+import Foundation
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// The grid: cells, their size and the columns, the scale factor, prefetching, the focus.
+extension PickerView {
+    func setUpCell(_ listItem: OpaquePointer) {
+        let cell = GridCell(picker: self)
+        cells.removeAll { $0.cell == nil }
+        cells.append(WeakCell(cell: cell))
+        cell.listItem = listItem
+        gtk_list_item_set_child(listItem, cell.root)
+        attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+        attach(cell, to: cell.root.raw, key: GridCell.key)
+    }
+
+    func cell(_ listItem: OpaquePointer) -> GridCell? {
+        attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+    }
+
+    /// Changes the thumbnail size; bound cells resize and, when the needed flavour changes,
+    /// request the larger thumbnail.
+    public func setCellSize(_ size: Int) {
+        let clamped = min(max(size, Self.cellSizes.first!), Self.cellSizes.last!)
+        guard clamped != cellSize else { return }
+        let oldFlavor = flavor
+        cellSize = clamped
+        prefetcher = Prefetcher(loader: loader, flavor: flavor)
+        for cell in cells.compactMap(\.cell) {
+            cell.resize(to: clamped)
+            if flavor != oldFlavor { cell.rebind() }
+        }
+        fitColumns()
+        gtk_widget_queue_resize(grid)
+    }
+
+    /// As many columns as cells of the chosen size fit in the width (GtkGridView keeps 30 rows of
+    /// max-columns cells alive: the maximum is what fits, not more). Never call it from inside a
+    /// layout pass: see the hadjustment handler.
+    func fitColumns() {
+        guard isAlive, let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
+        followScaleFactor()
+        let width = Int(gtk_adjustment_get_page_size(adjustment))
+        guard width > 0 else { return }
+        let columns = max(1, min(60, width / (cellSize + 4)))
+        if gtk_grid_view_get_max_columns(grid.opaque) != guint(columns) { gtk_grid_view_set_max_columns(grid.opaque, guint(columns)) }
+        // Columns share the width: a cell is drawn a little larger than the chosen size.
+        let shown = max(1, width / columns - 4)
+        if shown != shownCellSize {
+            let oldFlavor = flavor
+            shownCellSize = shown
+            if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
+        }
+    }
+
+    /// The scale of the display's first monitor: the grid's own is known only once it is shown.
+    static var likelyScaleFactor: Int {
+        guard let display = gdk_display_get_default(), let monitors = gdk_display_get_monitors(display),
+              g_list_model_get_n_items(monitors) > 0, let monitor = g_list_model_get_item(monitors, 0) else { return 1 }
+        defer { g_object_unref(monitor) }
+        return max(1, min(8, Int(gdk_monitor_get_scale_factor(OpaquePointer(monitor)))))
+    }
+
+    /// Takes the grid's scale factor; cells ask again for the flavour that covers them.
+    func followScaleFactor() {
+        let factor = max(1, min(8, Int(gtk_widget_get_scale_factor(grid))))
+        guard factor != scale else { return }
+        let oldFlavor = flavor
+        scale = factor
+        prefetcher = Prefetcher(loader: loader, flavor: flavor)
+        if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
+    }
+
+    /// The side of a cell as drawn, in device pixels: what a thumbnail must cover.
+    var cellPixels: Int { max(shownCellSize, cellSize) * scale }
+
+    func zoom(by steps: Int) {
+        let index = Self.cellSizes.firstIndex { $0 >= cellSize } ?? 2
+        setCellSize(Self.cellSizes[min(max(index + steps, 0), Self.cellSizes.count - 1)])
+    }
+
+    /// Warms the thumbnails of the next screen in the direction of scrolling.
+    func scrolled() {
+        Self.scrollTime.measure { prefetchAroundView() }
+    }
+
+    func prefetchAroundView() {
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
+        let width = max(1, Int(gtk_widget_get_width(grid)))
+        let cellSpan = max(shownCellSize, cellSize) + 4
+        let columns = max(1, width / cellSpan)
+        let firstRow = Int(gtk_adjustment_get_value(adjustment)) / cellSpan
+        let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
+        let visible = (firstRow * columns)..<min(model.count, (firstRow + rows) * columns)
+        guard !visible.isEmpty else { return }
+        // The rows of the cells GTK may bind next, in one query instead of one per cell: GtkGridView
+        // keeps about 30 rows of cells around the view and binds them as they enter that band.
+        let band = 16 * columns
+        let ahead = max(0, visible.lowerBound - band)..<min(model.count, visible.upperBound + band)
+        _ = try? library.assets(ids: ahead.compactMap { model.assetID(at: $0) })
+        if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
+        prefetcher?.update(visible: visible, count: model.count) { [library, model] position in
+            model.assetID(at: position).flatMap { try? library.asset(id: $0) }?.path
+        }
+    }
+
+    /// Puts the keyboard focus on the first photo (after the camera slot).
+    /// On a first run the grid is empty when the window opens: the first photo takes the focus
+    /// when it arrives (unless the person has put the focus somewhere meanwhile).
+    public func focusFirstPhoto() {
+        focusFirstPhoto(attempts: 3)
+    }
+
+    func focusFirstPhoto(attempts: Int) {
+        let first = model.showsCamera ? 1 : 0
+        guard model.count > first else {
+            // Hold the focus in the empty grid meanwhile: otherwise GTK gives it to the first
+            // button of the header, Cancel, where a Space meant for a photo would cancel.
+            gtk_widget_grab_focus(grid)
+            focusWhenFilled = true
+            return
+        }
+        focusWhenFilled = false
+        // The grid would give the focus back to the position it remembers (from the album
+        // shown before): focus the first photo's own item widget, at the top.
+        if let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
+        let firstCell = cells.compactMap(\.cell).first { cell in
+            cell.assetID != nil && cell.listItem.map { Int(gtk_list_item_get_position($0)) } == first
+        }
+        if let firstCell, let item = gtk_widget_get_parent(firstCell.root), gtk_widget_grab_focus(item) != 0 { return }
+        // Not laid out yet (the album was just replaced): again once GTK has laid it out.
+        gtk_widget_grab_focus(grid)
+        guard attempts > 0 else { return }
+        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusFirstPhoto(attempts: attempts - 1) }
+    }
+
+    func focusFirstPhotoIfStillWanted() {
+        guard focusWhenFilled, model.count > (model.showsCamera ? 1 : 0) else { return }
+        let focus = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) }
+        if focus == nil || focus == grid { focusFirstPhoto() } else { focusWhenFilled = false }
+    }
+}

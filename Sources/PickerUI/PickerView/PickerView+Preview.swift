@@ -1,0 +1,57 @@
+import CGtk
+import Dispatch
+import Foundation
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// The large preview over the grid.
+extension PickerView {
+    /// The preview's header buttons, for the host's header bar: Back (at the start) and the pick
+    /// toggle (at the end). Hidden unless the preview shows; while it shows, `albumSwitcher`,
+    /// `cancelButton` and `confirmButton` are hidden instead (Cancel must not be one click away
+    /// from dropping every pick). A host packs all five and leaves their visibility to the view.
+    public var previewBackButton: UnsafeMutablePointer<GtkWidget> { preview.backButton }
+    public var previewPickButton: UnsafeMutablePointer<GtkWidget> { preview.pickButton }
+
+    /// Shows the photo at `position` large (P, Alt+Enter or a double click).
+    func openPreview(at position: Int) {
+        guard let id = model.assetID(at: position), let asset = try? library.asset(id: id) else { return }
+        preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
+            var text = "\(asset.kind == .video ? "Video" : "Photo"), \(asset.captureDate.spokenDate)"
+            if let number, let self { text += ", picked \(number) of \(self.selection.count)" }
+            return text
+        }
+        showPreviewHeader(true)
+        installPreviewKeys()
+        // The pick toggle takes the focus (Enter on it picks); without a header, the pane does.
+        if gtk_widget_grab_focus(preview.pickButton) == 0 { gtk_widget_grab_focus(preview.widget) }
+    }
+
+    /// Back to the grid, with the focus where it was.
+    func closePreview() {
+        preview.hide()
+        showPreviewHeader(false)
+        gtk_widget_grab_focus(grid)
+    }
+
+    func showPreviewHeader(_ shown: Bool) {
+        for button in [albumSwitcher, cancelButton, confirmButton] { gtk_widget_set_visible(button, shown ? 0 : 1) }
+        gtk_widget_set_visible(preview.backButton, shown ? 1 : 0)
+        gtk_widget_set_visible(preview.pickButton, shown ? 1 : 0)
+    }
+
+
+    /// Picks or unpicks the previewed photo (by id: positions move while the index changes).
+    func togglePreviewed() {
+        guard let id = preview.assetID, let position = model.position(of: id) else { return }
+        toggle(at: position)
+    }
+
+    func movePreview(by step: Int) {
+        guard let id = preview.assetID, let position = model.position(of: id) else { return }
+        var next = position + step
+        while next >= 0 && next < model.count && model.assetID(at: next) == nil { next += step }
+        if next >= 0 && next < model.count { openPreview(at: next) }
+    }
+}

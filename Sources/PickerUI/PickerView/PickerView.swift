@@ -1,0 +1,241 @@
+import CGtk
+import GObjectSupport
+import Glibc
+import Dispatch
+import Foundation
+import PickerModel
+import PhotoLibrary
+import Thumbnails
+
+/// The picker: a grid of the library with an album switcher, ordered picks with numbered badges
+/// and a strip of what is picked. A widget another GTK4 program can embed as a panel; a window
+/// (PickerWindow) only hosts it and puts `albumSwitcher` and `confirmButton` in its header bar.
+public final class PickerView: @unchecked Sendable {  // used on the GTK thread only
+    public let library: PhotoLibrary
+    public let loader: ThumbnailLoader
+    public let selection: SelectionStore
+    let model: AssetListModel
+
+    /// The picker's content: grid, empty state and strip, in a vertical box.
+    public let widget: UnsafeMutablePointer<GtkWidget>
+    /// The album switcher's button (a header bar title).
+    public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
+    /// "Add 3": the primary action.
+    public let confirmButton: UnsafeMutablePointer<GtkWidget>
+    public let cancelButton: UnsafeMutablePointer<GtkWidget>
+
+    let grid: UnsafeMutablePointer<GtkWidget>
+    let scroller: UnsafeMutablePointer<GtkWidget>
+    let strip: PickedStrip
+    let preview = PreviewPane()
+    /// Toasts ("You can pick up to 3") float over the grid.
+    let toasts: UnsafeMutablePointer<GtkWidget>
+    var albums: [AlbumSummary] = []
+    var currentAlbum: Album?
+    let progress: UnsafeMutablePointer<GtkWidget>
+    let progressLabel: UnsafeMutablePointer<GtkWidget>
+    /// An icon, a title, a line of text and an action, when the grid has nothing to show.
+    let emptyState: UnsafeMutablePointer<GtkWidget>
+    let chooseFolderButton: UnsafeMutablePointer<GtkWidget>
+    /// A folder the person chose from the empty state, to add to the library (the host decides
+    /// how: the window reopens the picker on the library with that folder added).
+    public var onChooseFolder: ((FilePath) -> Void)?
+    var folderChooser: UnsafeMutablePointer<GtkNativeDialog>? { folderChooserReference?.pointer(as: GtkNativeDialog.self) }
+    var folderChooserReference: GObjectRef?
+    var scanning = false
+    /// False once the widgets are destroyed: work posted from other threads then does nothing.
+    var isAlive = true
+    var scrollDelta = 0.0
+    var selectionObservation: SelectionStore.Observation?
+    let switcher: AlbumSwitcher
+    /// Runs fitColumns after a layout pass that changed the width.
+    let columnFitting = MainLoopSource()
+    /// Focuses the first photo once a new album is laid out.
+    let focusRetry = MainLoopSource()
+
+    /// Cell edge in points, and the display scale.
+    var cellSize = 120
+    var scale = 1
+    /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
+    static let cellSizes = [72, 96, 120, 160, 200, 256]
+    var cells: [WeakCell] = []
+    var prefetcher: Prefetcher?
+
+    struct WeakCell { weak var cell: GridCell? }
+    /// The thumbnail size for the cells. Cells drawn up to 8 % larger than a flavour keep it (a
+    /// 130-point cell takes the 128-pixel flavour, not one with four times the pixels).
+    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize) * 92 / 100, scale: scale) }
+
+    /// The picked assets in order, when the person confirms.
+    public var onConfirm: (([Asset]) -> Void)?
+    public var onCancel: (() -> Void)?
+    /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
+    public var types: [String] = [] {
+        didSet { if let album = currentAlbum { currentAlbum = nil; try? showAlbums(selecting: album) } }
+    }
+
+    /// The primary button's words: "Add" by default, or what a script asked for.
+    public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
+
+    // State the extensions in the files beside this one work with.
+    var pendingChange = LibraryChange()
+    /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
+    var focusWhenFilled = false
+    var computingChange = false
+    /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
+    var shownCellSize = 120
+    /// The window the preview's keys are caught on (see installPreviewKeys).
+    var previewKeysRoot: OpaquePointer?
+    /// Files whose thumbnail failed for a reason of the file itself: they cannot be picked
+    /// (a person would send a file nobody can open).
+    var unshowable: [Int64: CellProblem] = [:]
+
+    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = false) {
+        self.library = library
+        self.loader = loader
+        selection = SelectionStore(maximum: maximum)
+        model = AssetListModel(showsCamera: showsCamera)
+        strip = PickedStrip()
+
+        // The view uses libadwaita's widgets and colours also inside a plain GTK window.
+        adw_init()
+        widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        style(widget, "picker")
+
+        // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
+        // gtk_grid_view_new takes ownership of the selection model and the factory.
+        let factory = gtk_signal_list_item_factory_new()!
+        let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(model.object)!))
+        grid = gtk_grid_view_new(noSelection, factory)
+        // GtkGridView keeps up to 30 rows × max-columns cells: the maximum follows the width
+        // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
+        gtk_grid_view_set_max_columns(grid.opaque, 7)
+        gtk_grid_view_set_min_columns(grid.opaque, 1)
+        // Columns from the cells' natural width (the chosen size), not their minimum: cells are
+        // squares that may shrink below it only when one column does not fit.
+        gtk_scrollable_set_hscroll_policy(grid.opaque, GTK_SCROLL_NATURAL)
+        // Clicks are handled per cell (one click picks, a double click previews); Enter and
+        // Space by the key controller.
+        style(grid, "photo-grid")
+        scroller = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_child(scroller.opaque, grid)
+        gtk_widget_set_vexpand(scroller, 1)
+
+        let overlay = gtk_overlay_new()!
+        gtk_overlay_set_child(overlay.opaque, scroller)
+        emptyState = adw_status_page_new()
+        style(emptyState, "empty-state")
+        gtk_widget_set_visible(emptyState, 0)
+        chooseFolderButton = gtk_button_new_with_mnemonic("_Choose Folder…")
+        style(chooseFolderButton, "pill", "suggested-action")
+        gtk_widget_set_halign(chooseFolderButton, GTK_ALIGN_CENTER)
+        adw_status_page_set_child(emptyState.opaque, chooseFolderButton)
+        gtk_overlay_add_overlay(overlay.opaque, emptyState)
+        gtk_overlay_add_overlay(overlay.opaque, preview.widget)
+        toasts = adw_toast_overlay_new()
+        adw_toast_overlay_set_child(toasts.opaque, overlay)
+        gtk_widget_set_vexpand(toasts, 1)
+        progress = gtk_revealer_new()
+        progressLabel = gtk_label_new(nil)
+        style(progressLabel, "index-progress", "dim-label")
+        gtk_revealer_set_child(progress.opaque, progressLabel)
+        gtk_box_append(widget.cast(), progress)
+        gtk_box_append(widget.cast(), toasts)
+        gtk_box_append(widget.cast(), strip.widget)
+
+        switcher = AlbumSwitcher(library: library, loader: loader)
+        albumSwitcher = switcher.widget
+        confirmButton = gtk_button_new_with_label("Add")
+        style(confirmButton, "suggested-action")
+        gtk_widget_set_sensitive(confirmButton, 0)
+        cancelButton = gtk_button_new_with_label("Cancel")
+
+        Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
+        Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
+        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.unbind() })
+        switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
+        switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
+        Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
+            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
+        }
+        if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
+            // The width changes inside GTK's layout pass (the grid configures this adjustment
+            // while it allocates its rows). Changing max-columns there makes the grid drop and
+            // create rows under its own allocation loop (gtkgridview.c asserts row_height >= 0
+            // and aborts): fit the columns once layout is over.
+            Signal.connect(adjustment.raw, "changed") { [weak self] in
+                self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
+            }
+        }
+        Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
+        Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
+        installKeys()
+        // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
+        // when the window moves to another monitor. Cells bind before the window exists: start
+        // from the display's first monitor.
+        scale = Self.likelyScaleFactor
+        Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
+
+        strip.onRemove = { [weak self] id in self?.selection.remove([id]) }
+        strip.onMove = { [weak self] dragged, target in
+            guard let self, let from = self.selection.picked.firstIndex(of: dragged),
+                  let to = self.selection.picked.firstIndex(of: target) else { return }
+            self.selection.move(from: from, to: to)
+        }
+        preview.onToggle = { [weak self] in self?.togglePreviewed() }
+        preview.onClose = { [weak self] in self?.closePreview() }
+        selectionObservation = selection.observe { [weak self] change in
+            guard let self else { return }
+            self.updateConfirmButton()
+            // Picked cells say "picked 2 of 4": the total changed for all of them (a few cells).
+            for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
+                cell.refreshDescription()
+            }
+            self.strip.show(self.selection.picked, library: self.library, loader: self.loader)
+        }
+        // The picker lives as long as its widget; when the widget goes, pending work is dropped.
+        attach(self, to: widget.raw, key: "photopick-picker")
+        Signal.connect(widget.raw, "destroy") { [weak self] in self?.tearDown() }
+        Style.install()
+    }
+
+    /// The widgets are going away: drop timers, requests and pending work.
+    func tearDown() {
+        isAlive = false
+        columnFitting.cancel()
+        focusRetry.cancel()
+        if let chooser = folderChooser {
+            gtk_native_dialog_destroy(chooser)
+            folderChooserReference = nil
+        }
+        prefetcher?.reset()
+        preview.cancel()  // its widgets may be gone already: touch none
+        strip.cancelAll()
+    }
+
+    // MARK: Measuring (bench/)
+
+    /// Bound cells waiting for their thumbnail: zero once the visible cells show pictures.
+    @_spi(Testing) public var cellsWaitingForThumbnails: Int { GridCell.waiting }
+    /// Cells bound so far, and the wall seconds spent binding them.
+    @_spi(Testing) public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindTime.wall) }
+    /// Time spent on the GTK thread in the picker's own code so far: binding cells, the scroll
+    /// handler (row batches, prefetch). Results delivered from workers are counted by
+    /// MainLoopDispatcher.
+    @_spi(Testing) public static var timeSpent: TimeSpent {
+        var total = GridCell.bindTime
+        total.wall += scrollTime.wall
+        total.cpu += scrollTime.cpu
+        return total
+    }
+    nonisolated(unsafe) static var scrollTime = TimeSpent()
+    /// The grid's vertical scroll position, for programmatic scrolling.
+    @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
+}
+
+extension FilePath {
+    /// "Pictures" for /home/ann/Pictures: how a folder is named to a person.
+    var lastComponentName: String { String(decoding: lastComponent, as: UTF8.self) }
+}
