@@ -28,18 +28,23 @@ let package = Package(
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1",
                        providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
 
+        // GObject from Swift, once for every GTK-facing target: signal handlers as closures, owning
+        // object references, main-loop sources that go with their owner, the GTK-thread assertion,
+        // GType registration over C structs. GLib only.
+        .target(name: "GObjectSupport", dependencies: ["CGLib"]),
+
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
         .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2"]),
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.
-        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "CGdkPixbuf", "CGLib"]),
+        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib"]),
 
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
-        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "CGLib"]),
+        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "GObjectSupport", "CGLib"]),
 
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
+        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // The command-line program.
         .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CGLib"]),
@@ -54,8 +59,11 @@ let package = Package(
         // Helpers the test targets share: temporary folders, running programs, generated libraries.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
-        .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "CGLib"]),
-        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "PickerUI", "PickerModel", "PhotoLibrary", "Thumbnails", "CGtk"]),
+        .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
+        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "PhotoLibrary", "Thumbnails", "CGtk"]),
+        // GObjectSupport's tests need no display; the probe is a child process for what must trap.
+        .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
+        .executableTarget(name: "gobject-support-probe", dependencies: ["GObjectSupport", "CGLib"], path: "Tests/GObjectSupportProbe"),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )

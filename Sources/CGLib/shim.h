@@ -10,3 +10,25 @@ static inline void photopick_g_free(void *p) { g_free(p); }
 #include <sys/syscall.h>
 // Whether the caller runs on the process's first thread (the GTK thread in the picker).
 static inline int photopick_is_main_thread(void) { return getpid() == (pid_t)syscall(SYS_gettid); }
+
+// A GObject's reference count, read atomically (tests check that owning references unref once).
+static inline guint photopick_object_ref_count(gpointer object) {
+    return (guint)g_atomic_int_get((gint *)&((GObject *)object)->ref_count);
+}
+
+// Instance structs of the GObject types written in Swift. They are declared here because a Swift
+// struct's layout is not promised to be C's, and GLib allocates and reads these as C structs.
+// Their class structs are plain GObjectClass.
+
+// PhotopickAssetListModel (PickerModel's GListModel): the Swift model that answers for it.
+typedef struct {
+    GObject parent;
+    void *owner;  // an unretained AssetListModel, nil once it is gone
+} PhotopickAssetListModelInstance;
+
+// PhotopickAssetItem (the grid's item objects).
+typedef struct {
+    GObject parent;
+    int64_t asset_id;
+    int32_t is_camera;
+} PhotopickAssetItemInstance;

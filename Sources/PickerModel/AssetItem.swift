@@ -1,24 +1,18 @@
 import CGLib
+import GObjectSupport
 import Synchronization
 
 /// The item objects of the grid's model: a small GObject holding an asset id (or marking the
 /// camera slot). They exist only while GTK holds them; `aliveCount` tells how many do.
 public enum AssetItem {
-    /// The instance layout: the GObject, then our fields.
-    struct Instance {
-        var parent: GObject
-        var assetID: Int64
-        var isCamera: Int32
-    }
+    /// The instance layout: the GObject, then our fields (a C struct, declared in CGLib's shim).
+    typealias Instance = PhotopickAssetItemInstance
 
     private static let alive = Atomic<Int>(0)
     nonisolated(unsafe) private static var parentFinalize: (@convention(c) (UnsafeMutablePointer<GObject>?) -> Void)?
 
     public static let type: GType = {
-        var info = GTypeInfo()
-        info.class_size = guint16(MemoryLayout<GObjectClass>.size)
-        info.instance_size = guint16(MemoryLayout<Instance>.size)
-        info.class_init = { klass, _ in
+        registerStaticType("PhotopickAssetItem", parent: g_object_get_type(), instance: Instance.self, class: GObjectClass.self) { klass, _ in
             let objectClass = klass!.assumingMemoryBound(to: GObjectClass.self)
             AssetItem.parentFinalize = objectClass.pointee.finalize
             objectClass.pointee.finalize = { object in
@@ -26,7 +20,6 @@ public enum AssetItem {
                 AssetItem.parentFinalize?(object)
             }
         }
-        return g_type_register_static(g_object_get_type(), "PhotopickAssetItem", &info, GTypeFlags(rawValue: 0))
     }()
 
     /// Item objects alive now.
@@ -37,8 +30,8 @@ public enum AssetItem {
         let object = g_object_new_with_properties(type, 0, nil, nil)!
         alive.add(1, ordering: .relaxed)
         let instance = UnsafeMutableRawPointer(object).assumingMemoryBound(to: Instance.self)
-        instance.pointee.assetID = assetID ?? -1
-        instance.pointee.isCamera = assetID == nil ? 1 : 0
+        instance.pointee.asset_id = assetID ?? -1
+        instance.pointee.is_camera = assetID == nil ? 1 : 0
         return object
     }
 
@@ -46,11 +39,11 @@ public enum AssetItem {
     public static func assetID(of item: UnsafeMutableRawPointer?) -> Int64? {
         guard let item, g_type_check_instance_is_a(item.assumingMemoryBound(to: GTypeInstance.self), type) != 0 else { return nil }
         let instance = item.assumingMemoryBound(to: Instance.self)
-        return instance.pointee.isCamera != 0 ? nil : instance.pointee.assetID
+        return instance.pointee.is_camera != 0 ? nil : instance.pointee.asset_id
     }
 
     public static func isCamera(_ item: UnsafeMutableRawPointer?) -> Bool {
         guard let item, g_type_check_instance_is_a(item.assumingMemoryBound(to: GTypeInstance.self), type) != 0 else { return false }
-        return item.assumingMemoryBound(to: Instance.self).pointee.isCamera != 0
+        return item.assumingMemoryBound(to: Instance.self).pointee.is_camera != 0
     }
 }

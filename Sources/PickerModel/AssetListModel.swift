@@ -1,4 +1,5 @@
 import CGLib
+import GObjectSupport
 import PhotoLibrary
 
 /// The grid's GListModel, written in Swift over a lazy `FetchResult`: `get_n_items` is the
@@ -7,21 +8,20 @@ import PhotoLibrary
 /// arrives as the exact ranges of its change details. Use from the GTK thread.
 public final class AssetListModel {
     /// The GObject implementing GListModel; this Swift object holds one reference.
-    public let object: UnsafeMutablePointer<GObject>
+    public var object: UnsafeMutablePointer<GObject> { reference.pointer(as: GObject.self) }
+    private let reference: GObjectRef
     public private(set) var fetchResult: FetchResult?
 
     /// The camera slot is the first cell when shown; this is the one place its offset lives.
     public let showsCamera: Bool
     private var cameraOffset: Int { showsCamera ? 1 : 0 }
 
-    struct Instance {
-        var parent: GObject
-        var owner: UnsafeMutableRawPointer?
-    }
+    /// The instance struct, declared in C (CGLib's shim).
+    typealias Instance = PhotopickAssetListModelInstance
 
     public init(showsCamera: Bool) {
         self.showsCamera = showsCamera
-        object = g_object_new_with_properties(AssetListModel.type, 0, nil, nil)!
+        reference = GObjectRef(g_object_new_with_properties(AssetListModel.type, 0, nil, nil)!, transfer: .full)
         instance.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
@@ -30,7 +30,7 @@ public final class AssetListModel {
         let count = self.count
         instance.pointee.owner = nil
         if count > 0 { g_list_model_items_changed(listModel, 0, guint(count), 0) }
-        g_object_unref(object)
+        // (`reference` drops the model's reference after this)
     }
 
     private var instance: UnsafeMutablePointer<Instance> {
@@ -57,6 +57,7 @@ public final class AssetListModel {
 
     /// Shows another album (or the same one re-fetched): one items-changed for the whole range.
     public func replace(with fetchResult: FetchResult) {
+        assertOnGTKThread()
         let removed = self.fetchResult?.count ?? 0
         self.fetchResult = fetchResult
         itemsChanged(position: cameraOffset, removed: removed, added: fetchResult.count)
@@ -66,6 +67,7 @@ public final class AssetListModel {
     /// each items-changed emission, exactly as that emission says (GTK reads it back at once), so
     /// while the splices go out one by one the model presents each intermediate list.
     public func apply(_ details: FetchResultChangeDetails) {
+        assertOnGTKThread()
         guard details.before === fetchResult else { return }
         let oldIDs = details.before.allIDs, newIDs = details.after.allIDs
         let splices = details.splices
@@ -140,10 +142,7 @@ public final class AssetListModel {
     }
 
     static let type: GType = {
-        var info = GTypeInfo()
-        info.class_size = guint16(MemoryLayout<GObjectClass>.size)
-        info.instance_size = guint16(MemoryLayout<Instance>.size)
-        let type = g_type_register_static(g_object_get_type(), "PhotopickAssetListModel", &info, GTypeFlags(rawValue: 0))
+        let type = registerStaticType("PhotopickAssetListModel", parent: g_object_get_type(), instance: Instance.self, class: GObjectClass.self)
         var interface = GInterfaceInfo()
         interface.interface_init = { iface, _ in
             let model = iface!.assumingMemoryBound(to: GListModelInterface.self)

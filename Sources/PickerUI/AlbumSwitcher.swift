@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PhotoLibrary
 import Thumbnails
 
@@ -12,6 +13,8 @@ import Thumbnails
 final class AlbumSwitcher {
     /// The header button (a GtkMenuButton); the switcher holds a reference to it.
     let widget: UnsafeMutablePointer<GtkWidget>
+    /// The switcher's own reference: the host packs the button, and may drop it, at any time.
+    private let widgetReference: GObjectRef
     /// An album was chosen; the popover is already closed.
     var onChoose: ((Album) -> Void)?
     /// Runs after `onChoose`: closing the popover leaves the keyboard focus on the header
@@ -45,7 +48,7 @@ final class AlbumSwitcher {
         self.coverPath = coverPath
         self.loader = loader
         widget = gtk_menu_button_new()
-        g_object_ref_sink(widget.raw)
+        widgetReference = GObjectRef(widget, transfer: .floating)
         style(widget, "album-switcher")
         gtk_menu_button_set_has_frame(widget.opaque, 0)
         gtk_widget_set_tooltip_text(widget, "Choose an album")
@@ -95,7 +98,7 @@ final class AlbumSwitcher {
     deinit {
         rows.forEach { $0.cancelCover() }
         if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
-        g_object_unref(widget.raw)
+        // (widgetReference unrefs the button after this)
     }
 
     // MARK: Albums

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 
 // The album switcher's GTK wiring: the list box's filter and headings, signals, keys.
 

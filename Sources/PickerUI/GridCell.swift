@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PickerModel
 import PhotoLibrary
 import Thumbnails
@@ -25,6 +26,8 @@ final class GridCell {
     private(set) var assetID: Int64?
     private var request: ThumbnailRequest?
     private var observation: SelectionStore.Observation?
+    /// Ends a shake; the cell owns it, so it goes with the cell.
+    private let shakeEnd = MainLoopSource()
 
     /// Binds so far, and badge updates caused by selection changes: the benchmark and tests
     /// read these.
@@ -101,8 +104,8 @@ final class GridCell {
         resize(to: picker.cellSize)
         // One click picks or unpicks; a double click undoes that and opens the preview.
         let click = gtk_gesture_click_new()!
-        Signal.connect(click.raw, "pressed", presses: { [unowned self] presses in
-            guard let listItem = self.listItem else { return }
+        Signal.connect(click.raw, "pressed", presses: { [weak self] presses in
+            guard let self, let listItem = self.listItem else { return }
             let position = Int(gtk_list_item_get_position(listItem))
             if presses == 1 {
                 self.picker.toggle(at: position)
@@ -188,21 +191,9 @@ final class GridCell {
     /// Shakes the cell briefly: the maximum is reached and this pick was refused.
     func shake() {
         gtk_widget_add_css_class(root, "refused")
-        let root = Unmanaged.passRetained(RootBox(root)).toOpaque()
-        g_timeout_add(450, { data in
-            let box = Unmanaged<RootBox>.fromOpaque(data!).takeRetainedValue()
-            gtk_widget_remove_css_class(box.widget, "refused")
-            return 0
-        }, root)
-    }
-
-    private final class RootBox {
-        let widget: UnsafeMutablePointer<GtkWidget>
-        init(_ widget: UnsafeMutablePointer<GtkWidget>) {
-            self.widget = widget
-            g_object_ref(widget.raw)
+        shakeEnd.schedule(after: 450, priority: G_PRIORITY_DEFAULT) { [weak self] in
+            if let self { gtk_widget_remove_css_class(self.root, "refused") }
         }
-        deinit { g_object_unref(widget.raw) }
     }
 
     /// Binds again to the same item (the thumbnail size changed).

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PhotoLibrary
 import Thumbnails
 
@@ -9,6 +10,8 @@ final class PickedStrip {
     let widget: UnsafeMutablePointer<GtkWidget>
     private let row: UnsafeMutablePointer<GtkWidget>
     private var items: [Int64: Item] = [:]
+    /// The removals of items sliding out; the strip owns them, so none runs after it is gone.
+    private var leaving: [ObjectIdentifier: MainLoopSource] = [:]
     var onRemove: ((Int64) -> Void)?
     /// A picked photo dragged to another place in the strip: (its id, the id it was dropped on).
     var onMove: ((Int64, Int64) -> Void)?
@@ -61,13 +64,16 @@ final class PickedStrip {
             items[id] = nil
             item.request?.cancel()
             gtk_revealer_set_reveal_child(item.revealer.opaque, 0)
-            let revealer = Unmanaged.passRetained(RemovalBox(row: row, revealer: item.revealer)).toOpaque()
-            g_timeout_add(PickedStrip.transitionMilliseconds + 50, { data in
-                let box = Unmanaged<RemovalBox>.fromOpaque(data!).takeRetainedValue()
+            let removal = MainLoopSource(), key = ObjectIdentifier(removal)
+            leaving[key] = removal
+            // Both stay alive until the removal ran, even if the window closed meanwhile.
+            let row = GObjectRef(row, transfer: .none), revealer = GObjectRef(item.revealer, transfer: .none)
+            removal.schedule(after: PickedStrip.transitionMilliseconds + 50, priority: G_PRIORITY_DEFAULT) { [weak self] in
+                self?.leaving[key] = nil
                 // The strip may have been destroyed meanwhile, taking its children with it.
-                if gtk_widget_get_parent(box.revealer) == box.row { gtk_box_remove(box.row.cast(), box.revealer) }
-                return 0
-            }, revealer)
+                let child = revealer.pointer(as: GtkWidget.self)
+                if gtk_widget_get_parent(child) == row.pointer(as: GtkWidget.self) { gtk_box_remove(row.pointer(as: GtkBox.self), child) }
+            }
         }
         var previous: UnsafeMutablePointer<GtkWidget>?
         for (index, id) in picked.enumerated() {
@@ -131,21 +137,5 @@ final class PickedStrip {
             return true
         })
         gtk_widget_add_controller(button, OpaquePointer(target.raw))
-    }
-
-    private final class RemovalBox {
-        let row: UnsafeMutablePointer<GtkWidget>
-        let revealer: UnsafeMutablePointer<GtkWidget>
-        init(row: UnsafeMutablePointer<GtkWidget>, revealer: UnsafeMutablePointer<GtkWidget>) {
-            self.row = row
-            self.revealer = revealer
-            // Both stay alive until the removal ran, even if the window closed meanwhile.
-            g_object_ref(row.raw)
-            g_object_ref(revealer.raw)
-        }
-        deinit {
-            g_object_unref(revealer.raw)
-            g_object_unref(row.raw)
-        }
     }
 }

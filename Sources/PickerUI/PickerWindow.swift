@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PhotoLibrary
 import Thumbnails
 

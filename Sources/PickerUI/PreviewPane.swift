@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import Glibc
 import PickerModel
 import PhotoLibrary
@@ -25,7 +26,8 @@ final class PreviewPane {
     private(set) var position: Int?
     private(set) var assetID: Int64?
     /// The open video's stream (our own reference), and its notify::error handler.
-    private(set) var stream: UnsafeMutablePointer<GtkMediaStream>?
+    var stream: UnsafeMutablePointer<GtkMediaStream>? { streamReference?.pointer(as: GtkMediaStream.self) }
+    private var streamReference: GObjectRef?
     private var errorHandler: gulong = 0
 
     var onToggle: (() -> Void)?
@@ -126,8 +128,7 @@ final class PreviewPane {
             errorHandler = 0
             GStreamerPlayer.stop(stream)
             gtk_media_file_clear(stream.cast())
-            g_object_unref(stream.raw)
-            self.stream = nil
+            streamReference = nil
         }
     }
 
@@ -152,7 +153,7 @@ final class PreviewPane {
             return
         }
         g_object_unref(file.raw)
-        self.stream = stream
+        streamReference = GObjectRef(stream, transfer: .full)
         gtk_media_stream_set_muted(stream, 1)
         // A missing backend fails at once; a broken file or a missing decoder a moment later.
         if let error = gtk_media_stream_get_error(stream) {
@@ -197,8 +198,7 @@ final class PreviewPane {
         gtk_video_set_media_stream(video.opaque, nil)
         GStreamerPlayer.stop(stream)
         gtk_media_file_clear(stream.cast())
-        g_object_unref(stream.raw)
-        self.stream = nil
+        streamReference = nil
     }
 
     // MARK: Picking

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 
 /// Keeps grid cells square. GtkGridView gives each column the grid's width divided by the
 /// number of columns, which is wider than the requested cell; with a fixed size request the cell

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import GObjectSupport
 import PhotoLibrary
 import TestSupport
 import XCTest
@@ -18,9 +19,9 @@ final class AssetListModelTests: XCTestCase {
     private func record(_ model: AssetListModel) -> Recorder {
         let recorder = Recorder()
         recorder.model = model.listModel
-        let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, position, removed, added, data in
-            let recorder = Unmanaged<Recorder>.fromOpaque(data!).takeUnretainedValue()
-            recorder.emissions.append([Int(position), Int(removed), Int(added)])
+        // The handler holds the recorder until the model's object is finalized.
+        Signal.connect(UnsafeMutableRawPointer(model.object), "items-changed", itemsChanged: { position, removed, added in
+            recorder.emissions.append([position, removed, added])
             var ids: [Int64] = []
             for index in 0..<g_list_model_get_n_items(recorder.model) {
                 let item = g_list_model_get_item(recorder.model, index)
@@ -28,10 +29,7 @@ final class AssetListModelTests: XCTestCase {
                 g_object_unref(item)
             }
             recorder.shown.append(ids)
-        }
-        g_signal_connect_data(UnsafeMutableRawPointer(model.object), "items-changed", unsafeBitCast(thunk, to: GCallback.self),
-                              Unmanaged.passRetained(recorder).toOpaque(), { data, _ in Unmanaged<Recorder>.fromOpaque(data!).release() },
-                              GConnectFlags(rawValue: 0))
+        })
         return recorder
     }
 

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import GObjectSupport
 import PhotoLibrary
 import PickerModel
 import TestSupport
@@ -105,12 +106,7 @@ final class GridTests: XCTestCase {
         defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
         final class Counter { var emissions = 0 }
         let counter = Counter()
-        let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, _, _, _, data in
-            Unmanaged<Counter>.fromOpaque(data!).takeUnretainedValue().emissions += 1
-        }
-        g_signal_connect_data(view.model.object.raw, "items-changed", unsafeBitCast(thunk, to: GCallback.self),
-                              Unmanaged.passRetained(counter).toOpaque(), { data, _ in Unmanaged<AnyObject>.fromOpaque(data!).release() },
-                              GConnectFlags(rawValue: 0))
+        Signal.connect(view.model.object.raw, "items-changed", itemsChanged: { _, _, _ in counter.emissions += 1 })
         let before = GridCell.badgeUpdates
         view.toggle(at: 3)
         XCTAssertEqual(GridCell.badgeUpdates - before, 1, "only the picked cell")

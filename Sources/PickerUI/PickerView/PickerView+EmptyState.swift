@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import Dispatch
 import Foundation
 import PhotoLibrary
@@ -52,7 +53,7 @@ extension PickerView {
         guard let chooser = gtk_file_chooser_native_new("Choose a Folder of Photos", root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
                                                         "_Choose", "_Cancel") else { return }
         let dialog = UnsafeMutableRawPointer(chooser).assumingMemoryBound(to: GtkNativeDialog.self)
-        folderChooser = dialog
+        folderChooserReference = GObjectRef(dialog, transfer: .full)
         gtk_native_dialog_set_modal(dialog, 1)
         Signal.connect(chooser.raw, "response", response: { [weak self] response in
             guard let self, let chooser = self.folderChooser else { return }
@@ -65,8 +66,7 @@ extension PickerView {
                 g_object_unref(file.raw)
             }
             gtk_native_dialog_destroy(chooser)
-            g_object_unref(chooser.raw)
-            self.folderChooser = nil
+            self.folderChooserReference = nil
             if let chosen { self.onChooseFolder?(chosen) }
         })
         gtk_native_dialog_show(dialog)

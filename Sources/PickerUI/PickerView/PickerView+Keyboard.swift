@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 
 /// The picker's keys. Escape (cancel, or back from the preview) and Ctrl+Enter (confirm) work
 /// from anywhere in the window, header bar included; the grid's own keys (Space and Enter pick,

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import Dispatch
 import Foundation
 import PhotoLibrary

@@ -17,9 +17,9 @@ extension PickerView {
     /// Shows the photo at `position` large (P, Alt+Enter or a double click).
     func openPreview(at position: Int) {
         guard let id = model.assetID(at: position), let asset = controller.asset(id) else { return }
-        preview.show(asset, at: position, selection: selection, loader: loader) { [unowned self] number in
+        preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
             var text = "\(asset.kind == .video ? "Video" : "Photo"), \(asset.captureDate.spokenDate)"
-            if let number { text += ", picked \(number) of \(self.selection.count)" }
+            if let number, let self { text += ", picked \(number) of \(self.selection.count)" }
             return text
         }
         showPreviewHeader(true)

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import Glibc
 import Dispatch
 import Foundation
@@ -39,7 +40,8 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     /// A folder the person chose from the empty state, to add to the library (the host decides
     /// how: the window reopens the picker on the library with that folder added).
     public var onChooseFolder: ((FilePath) -> Void)?
-    var folderChooser: UnsafeMutablePointer<GtkNativeDialog>?
+    var folderChooser: UnsafeMutablePointer<GtkNativeDialog>? { folderChooserReference?.pointer(as: GtkNativeDialog.self) }
+    var folderChooserReference: GObjectRef?
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     var isAlive = true
     var scrollDelta = 0.0
@@ -147,14 +149,14 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         gtk_widget_set_sensitive(confirmButton, 0)
         cancelButton = gtk_button_new_with_label("Cancel")
 
-        Signal.connect(factory.raw, "setup", object: { [unowned self] item in self.setUpCell(OpaquePointer(item)) })
-        Signal.connect(factory.raw, "bind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
-        Signal.connect(factory.raw, "unbind", object: { [unowned self] item in self.cell(OpaquePointer(item))?.unbind() })
+        Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
+        Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
+        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.unbind() })
         switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
         switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
-        Signal.connect(confirmButton.raw, "clicked") { [unowned self] in self.confirm() }
+        Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            Signal.connect(adjustment.raw, "value-changed") { [unowned self] in self.scrolled() }
+            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
             // The width changes inside GTK's layout pass (the grid configures this adjustment
@@ -175,15 +177,16 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         scale = Self.likelyScaleFactor
         Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
 
-        strip.onRemove = { [unowned self] id in self.selection.remove([id]) }
-        strip.onMove = { [unowned self] dragged, target in
-            guard let from = self.selection.picked.firstIndex(of: dragged),
+        strip.onRemove = { [weak self] id in self?.selection.remove([id]) }
+        strip.onMove = { [weak self] dragged, target in
+            guard let self, let from = self.selection.picked.firstIndex(of: dragged),
                   let to = self.selection.picked.firstIndex(of: target) else { return }
             self.selection.move(from: from, to: to)
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
-        selectionObservation = selection.observe { [unowned self] change in
+        selectionObservation = selection.observe { [weak self] change in
+            guard let self else { return }
             self.updateConfirmButton()
             // Picked cells say "picked 2 of 4": the total changed for all of them (a few cells).
             for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
@@ -205,8 +208,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         focusRetry.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
-            g_object_unref(chooser.raw)
-            folderChooser = nil
+            folderChooserReference = nil
         }
         prefetcher?.reset()
         preview.cancel()  // its widgets may be gone already: touch none

@@ -1,4 +1,5 @@
 import CGLib
+import GObjectSupport
 import PhotoLibrary
 
 /// Runs closures on the thread that runs the GLib main loop (the GTK thread). Workers post
@@ -22,13 +23,9 @@ public final class MainLoopDispatcher: @unchecked Sendable {
             return !scheduled
         }
         guard schedule else { return }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, { data in
-            let dispatcher = Unmanaged<MainLoopDispatcher>.fromOpaque(data!).takeUnretainedValue()
-            return dispatcher.runSlice() ? 1 : 0
-        }, context, { data in
-            Unmanaged<MainLoopDispatcher>.fromOpaque(data!).release()
-        })
+        // From a worker: GObjectSupport's MainLoop.add may be called from any thread (a
+        // MainLoopSource may not). The source holds the dispatcher until its work is done.
+        MainLoop.add(priority: G_PRIORITY_DEFAULT_IDLE) { self.runSlice() }
     }
 
     /// Time spent running posted work on the GTK thread so far (the picker benchmark counts it

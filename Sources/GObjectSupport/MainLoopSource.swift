@@ -1,0 +1,84 @@
+import CGLib
+
+/// Adding sources to the default main context with a Swift closure as the body. GLib releases the
+/// closure through the source's destroy notify, whether it ran or was removed, so nothing leaks.
+public enum MainLoop {
+    private final class Body {
+        let run: () -> Bool
+        init(_ run: @escaping () -> Bool) { self.run = run }
+    }
+
+    private static let fire: GSourceFunc = { data in
+        Unmanaged<Body>.fromOpaque(data!).takeUnretainedValue().run() ? 1 : 0
+    }
+    private static let release: GDestroyNotify = { data in Unmanaged<Body>.fromOpaque(data!).release() }
+
+    /// Adds an idle source (after `milliseconds` when given, a timeout) whose body runs on the
+    /// thread that runs the default main context, again and again while it returns true. Safe to
+    /// call from any thread (g_idle_add_full and g_timeout_add_full are); the body then runs on
+    /// the loop's thread, so what it captures must be safe to hand over. Returns the source id.
+    /// Prefer `MainLoopSource`, which removes the source when its owner goes.
+    @discardableResult
+    public static func add(after milliseconds: guint? = nil, priority: Int32 = G_PRIORITY_DEFAULT_IDLE, _ body: @escaping () -> Bool) -> guint {
+        let data = Unmanaged.passRetained(Body(body)).toOpaque()
+        if let milliseconds { return g_timeout_add_full(priority, milliseconds, fire, data, release) }
+        return g_idle_add_full(priority, fire, data, release)
+    }
+}
+
+/// A timeout or idle on the GLib main loop that owns its closure. Dropping the source (its owner
+/// goes) or calling `cancel` removes it: the closure never runs for an owner that is gone, and
+/// nothing leaks when it never fires. Use from the GTK thread.
+public final class MainLoopSource {
+    private var id: guint = 0
+
+    /// Whether a run is scheduled and has not happened yet (or a repeating source is running).
+    public var isPending: Bool { id != 0 }
+
+    public init() {}
+
+    deinit { cancel() }
+
+    /// Runs `body` once, after `milliseconds`, or when the loop is idle when nil. Replaces a run
+    /// that is still pending.
+    public func schedule(after milliseconds: guint? = nil, priority: Int32 = G_PRIORITY_DEFAULT_IDLE, _ body: @escaping () -> Void) {
+        start(milliseconds, priority) { source in
+            // Not pending while the body runs: it may schedule the next run itself.
+            source?.id = 0
+            body()
+            return false
+        }
+    }
+
+    /// Like `schedule`, but keeps a pending run instead of replacing it (coalescing).
+    public func scheduleUnlessPending(after milliseconds: guint? = nil, priority: Int32 = G_PRIORITY_DEFAULT_IDLE, _ body: @escaping () -> Void) {
+        guard !isPending else { return }
+        schedule(after: milliseconds, priority: priority, body)
+    }
+
+    /// Runs `body` every `milliseconds` (or whenever the loop is idle when nil) while it returns
+    /// true. Replaces a pending run.
+    public func repeating(every milliseconds: guint? = nil, priority: Int32 = G_PRIORITY_DEFAULT_IDLE, _ body: @escaping () -> Bool) {
+        start(milliseconds, priority) { source in
+            let running = source?.id
+            let again = body()
+            // (unless the body scheduled another run meanwhile)
+            if !again, let source, source.id == running { source.id = 0 }
+            return again
+        }
+    }
+
+    private func start(_ milliseconds: guint?, _ priority: Int32, _ body: @escaping (MainLoopSource?) -> Bool) {
+        assertOnGTKThread()
+        cancel()
+        // The source holds this object weakly: it must not keep its owner alive, and the owner's
+        // deinit removes it.
+        weak var source = self
+        id = MainLoop.add(after: milliseconds, priority: priority) { body(source) }
+    }
+
+    public func cancel() {
+        if id != 0 { g_source_remove(id) }
+        id = 0
+    }
+}
