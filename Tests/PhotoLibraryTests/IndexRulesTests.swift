@@ -10,12 +10,14 @@ final class IndexRulesTests: XCTestCase {
     // Debian's ImageMagick; /usr/local/bin may hold a stand-in of the same name.
     private let convert = "/usr/bin/convert"
     private var library: URL!
+    private var dataHome: URL!
 
     override func setUpWithError() throws {
         for tool in [convert, "/usr/bin/exiftool"] where !FileManager.default.isExecutableFile(atPath: tool) {
             XCTFail("\(tool) is missing: run scripts/bootstrap")
         }
         library = TestSupport.temporaryDirectory("index-rules")
+        dataHome = TestSupport.temporaryDirectory("index-rules-data")
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws {
@@ -35,7 +37,7 @@ final class IndexRulesTests: XCTestCase {
     /// `photopick ls --json` over the library (TZ=UTC), objects by file name.
     private func listed() throws -> [String: [String: Any]] {
         let result = try TestSupport.run(TestSupport.photopick, ["ls", "--json", "--library", library.path],
-                                         environment: ["XDG_DATA_HOME": TestSupport.temporaryDirectory("index-rules-data").path])
+                                         environment: ["XDG_DATA_HOME": dataHome.path])
         XCTAssertEqual(result.status, 0, result.error)
         let objects = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [[String: Any]])
         return Dictionary(uniqueKeysWithValues: objects.map { (URL(fileURLWithPath: $0["path"] as! String).lastPathComponent, $0) })
@@ -44,7 +46,7 @@ final class IndexRulesTests: XCTestCase {
     /// `photopick ls --errors` over the library.
     private func errors() throws -> String {
         let result = try TestSupport.run(TestSupport.photopick, ["ls", "--errors", "--library", library.path],
-                                         environment: ["XDG_DATA_HOME": TestSupport.temporaryDirectory("index-rules-data").path])
+                                         environment: ["XDG_DATA_HOME": dataHome.path])
         XCTAssertEqual(result.status, 0, result.error)
         return String(decoding: result.output, as: UTF8.self)
     }
@@ -204,5 +206,117 @@ final class IndexRulesTests: XCTestCase {
             }
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    // MARK: Formats GdkPixbuf's loaders read
+
+    /// The formats of the loaders the bootstrap installs (the SVG loader comes with librsvg).
+    private static let loaderFormats = ["pgm", "ppm", "pbm", "ico", "tga", "xpm"]
+
+    private func writeLoaderFormats(in folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for format in Self.loaderFormats {
+            try run(convert, ["-size", "20x10", "xc:red", folder.appendingPathComponent("small.\(format)").path])
+        }
+        let svgs = ["plain.svg": #"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="40"><rect width="3" height="4"/></svg>"#,
+                    "px.svg": "<?xml version=\"1.0\"?>\n<!-- a drawing -->\n<svg xmlns=\"http://www.w3.org/2000/svg\" stroke-width=\"3\"\n width='12.4px' height=\"33\"></svg>",
+                    "centimetres.svg": #"<svg xmlns="http://www.w3.org/2000/svg" width="10cm" height="4cm"></svg>"#,
+                    "viewbox.svg": #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 50 50"></svg>"#]
+        for (name, text) in svgs { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+    }
+
+    func testImagesTheLoadersReadAreAssetsWithTheirSize() throws {
+        try writeLoaderFormats(in: library.appendingPathComponent("formats"))
+        XCTAssertEqual(try errors(), "")
+        let assets = try listed()
+        XCTAssertEqual(Set(assets.keys), Set(Self.loaderFormats.map { "small.\($0)" } + ["plain.svg", "px.svg", "centimetres.svg", "viewbox.svg"]))
+        for format in Self.loaderFormats {
+            let asset = assets["small.\(format)"]
+            XCTAssertEqual(asset?["kind"] as? String, "photo", format)
+            XCTAssertEqual(asset?["width"] as? Int, 20, "\(asset ?? [:])")
+            XCTAssertEqual(asset?["height"] as? Int, 10, "\(asset ?? [:])")
+            XCTAssertEqual(asset?["albums"] as? [String], ["Recents"], "\(asset ?? [:])")
+            XCTAssertEqual(asset?["date_source"] as? String, "file")
+        }
+        XCTAssertEqual(assets["small.ico"]?["mime_type"] as? String, "image/vnd.microsoft.icon")
+        XCTAssertEqual(assets["small.tga"]?["mime_type"] as? String, "image/x-tga")
+        XCTAssertEqual(assets["plain.svg"]?["mime_type"] as? String, "image/svg+xml")
+        XCTAssertEqual([assets["plain.svg"]?["width"] as? Int, assets["plain.svg"]?["height"] as? Int], [30, 40])
+        XCTAssertEqual([assets["px.svg"]?["width"] as? Int, assets["px.svg"]?["height"] as? Int], [12, 33])
+        for name in ["centimetres.svg", "viewbox.svg"] {
+            XCTAssertTrue(assets[name]?["width"] is NSNull, "\(assets[name] ?? [:])")
+            XCTAssertTrue(assets[name]?["height"] is NSNull, "\(assets[name] ?? [:])")
+            XCTAssertEqual(assets[name]?["albums"] as? [String], ["Recents"])
+        }
+        // And in their folder's album.
+        let folder = try TestSupport.run(TestSupport.photopick, ["ls", "--cached", "--album", "formats", "--library", library.path],
+                                         environment: ["XDG_DATA_HOME": dataHome.path])
+        XCTAssertEqual(folder.status, 0, folder.error)
+        XCTAssertEqual(Set(String(decoding: folder.output, as: UTF8.self).split(separator: "\n").map { URL(fileURLWithPath: String($0)).lastPathComponent }),
+                       Set(assets.keys))
+    }
+
+    /// The installed loaders decide: with a loaders.cache (GDK_PIXBUF_MODULE_FILE, which GdkPixbuf
+    /// itself honours) that has no TGA loader, a TGA file is an error, saying why.
+    func testTheInstalledLoadersDecide() throws {
+        let cache = try XCTUnwrap(PixbufLoaders.cachePath, "no loaders.cache found")
+        let text = try String(contentsOfFile: cache, encoding: .utf8)
+        for type in ["image/svg+xml", "image/vnd.microsoft.icon", "image/x-portable-graymap", "image/x-portable-pixmap",
+                     "image/x-tga", "image/x-xpixmap"] {
+            XCTAssertTrue(PixbufLoaders.installedTypes.contains(type), "\(type) is not in \(PixbufLoaders.installedTypes.sorted())")
+        }
+        XCTAssertFalse(PixbufLoaders.installedTypes.contains("audio/x-riff"), "only image types")
+        // The cache file is current: the loaders on disk list the same types.
+        let query = (cache as NSString).deletingLastPathComponent + "/../gdk-pixbuf-query-loaders"
+        if FileManager.default.isExecutableFile(atPath: query) {
+            let result = try TestSupport.run(query, [])
+            XCTAssertEqual(result.status, 0, result.error)
+            XCTAssertEqual(PixbufLoaders.imageTypes(inCache: String(decoding: result.output, as: UTF8.self)), PixbufLoaders.installedTypes)
+        }
+
+        try writeLoaderFormats(in: library)
+        let withoutTGA = text.components(separatedBy: "\n\n").filter { !$0.contains("libpixbufloader-tga.so") }.joined(separator: "\n\n")
+        XCTAssertNotEqual(withoutTGA, text)
+        let modified = TestSupport.temporaryDirectory("loaders").appendingPathComponent("loaders.cache")
+        try Data(withoutTGA.utf8).write(to: modified)
+        let data = TestSupport.temporaryDirectory("index-rules-data").path
+        let errors = try TestSupport.run(TestSupport.photopick, ["ls", "--errors", "--library", library.path],
+                                         environment: ["XDG_DATA_HOME": data, "GDK_PIXBUF_MODULE_FILE": modified.path])
+        XCTAssertEqual(errors.status, 0, errors.error)
+        let lines = String(decoding: errors.output, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertTrue(lines.first?.hasPrefix(library.path + "/small.tga: cannot read the image header") == true, "\(lines)")
+        XCTAssertNotNil(try listed()["small.tga"], "with the installed loaders it is an asset")
+    }
+
+    /// Headers of the loader-only formats that lie: the file is indexed without a size, or
+    /// reported as damaged, never trusted.
+    func testHostileLoaderFormatHeaders() throws {
+        let cases: [(name: String, text: [UInt8], outcome: String)] = [
+            ("huge.pgm", Array("P5\n99999999999 5\n255\n".utf8), "unknown"),
+            ("billion.ppm", Array("P6 1000000000 1000000000 255 ".utf8), "unknown"),
+            ("comment.pgm", Array("P5\n# only a comment".utf8), "damaged"),
+            ("commented.pgm", Array("P5\n# made by hand\n7 # wide\n3\n255\n".utf8) + [UInt8](repeating: 0, count: 21), "7x3"),
+            ("huge.xpm", Array("/* XPM */\nstatic char *x[] = {\n\"4000000 5 1 1\",\n\"  c red\"};\n".utf8), "unknown"),
+            ("no-values.xpm", Array("/* XPM */\nstatic char *x[] = {\n\"\"};\n".utf8), "damaged"),
+            // 255 entries claimed, one there (0 × 0 means 256 × 256): the entries past the end are not read.
+            ("many.ico", [0, 0, 1, 0, 0xFF, 0, 0, 0, 0, 0, 1, 0, 32, 0, 0x10, 0, 0, 0, 0x16, 0, 0, 0], "256x256"),
+            ("empty.ico", [0, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 16), "damaged"),
+            ("zero.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="0" height="1e400"/>"#.utf8), "unknown"),
+            ("huge.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="99999999999999" height="5"/>"#.utf8), "unknown"),
+        ]
+        for (name, bytes, expected) in cases {
+            let url = try HostileFiles.write(bytes, to: library, name: name)
+            let outcome = MetadataReader.read(path: FilePath(url.path), version: FileVersion(size: 0, modificationTimeNanoseconds: 0, inode: 0))
+            switch outcome {
+            case .media(let media):
+                XCTAssertEqual(media.width.map { "\($0)x\(media.height ?? 0)" } ?? "unknown", expected, name)
+            case .failed(let reason):
+                XCTAssertEqual("damaged", expected, "\(name): \(reason)")
+                XCTAssertTrue(reason.hasPrefix("damaged "), "\(name): \(reason)")
+            default:
+                XCTFail("\(name): \(outcome)")
+            }
+        }
     }
 }

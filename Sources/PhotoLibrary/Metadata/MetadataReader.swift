@@ -74,7 +74,16 @@ enum MetadataReader {
             // exiv2 gave up (damaged EXIF, a format it does not know): the picture may still be fine,
             // so fall back to our header reader and the file time. Without a size it is unusable.
             storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType)
-            if storedSize == nil, heif?.displayedSize == nil { return .failed("cannot read the image header: \(error.message)") }
+            if storedSize == nil, heif?.displayedSize == nil {
+                // A format exiv2 does not know is still a photo when an installed GdkPixbuf loader
+                // reads it (the thumbnailer will show it): sized from its header when it says.
+                guard PixbufLoaders.reads(mimeType) else { return .failed("cannot read the image header: \(error.message)") }
+                switch ImageHeaders.loaderHeader(of: file, mimeType: mimeType) {
+                case .size(let width, let height): storedSize = (width, height)
+                case .sizeUnknown: break
+                case .damaged: return .failed("damaged \(ContentType.description(of: mimeType)): no valid header")
+                }
+            }
         }
         if storedSize == nil { storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType) }
         if let heif {
