@@ -45,9 +45,12 @@ enum ImageHeaders {
         case sizeUnknown
         /// Not the header of the format its content was taken for.
         case damaged
+        /// A format exiv2, `pixelSize` or the HEIF reader read: reaching here, its header is broken.
+        case readElsewhere
     }
 
-    /// The size from the header of a PNM, ICO, TGA, XPM or SVG file (other formats: unknown).
+    /// The size from the header of a PNM, ICO, TGA, XPM or SVG file (other loader-only formats,
+    /// such as ICNS: unknown).
     static func loaderHeader(of file: OpenFile, mimeType: String) -> LoaderHeader {
         let head = file.read(at: 0, count: 4096)
         let size: (width: Int, height: Int)??
@@ -62,6 +65,9 @@ enum ImageHeaders {
             size = xpmSize(head)
         case "image/svg+xml":
             return svgSize(head).map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
+        case _ where mimeType == "image/jpeg" || mimeType == "image/png" || mimeType == "image/gif" || mimeType == "image/webp"
+            || mimeType == "image/tiff" || mimeType == "image/bmp" || HEIFBoxes.mimeTypes.contains(mimeType):
+            return .readElsewhere
         default:
             return .sizeUnknown
         }

@@ -77,11 +77,13 @@ enum MetadataReader {
             if storedSize == nil, heif?.displayedSize == nil {
                 // A format exiv2 does not know is still a photo when an installed GdkPixbuf loader
                 // reads it (the thumbnailer will show it): sized from its header when it says.
-                guard PixbufLoaders.reads(mimeType) else { return .failed("cannot read the image header: \(error.message)") }
+                let unreadable = ReadOutcome.failed("cannot read the image header: \(error.message)")
+                guard PixbufLoaders.reads(mimeType) else { return unreadable }
                 switch ImageHeaders.loaderHeader(of: file, mimeType: mimeType) {
                 case .size(let width, let height): storedSize = (width, height)
                 case .sizeUnknown: break
                 case .damaged: return .failed("damaged \(ContentType.description(of: mimeType)): no valid header")
+                case .readElsewhere: return unreadable
                 }
             }
         }
