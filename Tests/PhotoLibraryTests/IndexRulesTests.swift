@@ -323,4 +323,37 @@ final class IndexRulesTests: XCTestCase {
             }
         }
     }
+
+    // MARK: Indexes written before
+
+    /// An index written before these rules holds an SVG as an error, a HEIC with the tile's size
+    /// and an IPTC-dated JPEG with its file time; the files are unchanged, so only the schema's
+    /// upgrade makes the next scan read them again.
+    func testAnOlderIndexIsReadAgainForTheNewRules() throws {
+        try Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="40"></svg>"#.utf8).write(to: library.appendingPathComponent("drawing.svg"))
+        try write(HostileFiles.heif(width: 800, height: 600, quarterTurns: 1), "phone.heic")
+        try image("iptc.jpg", tags: ["-IPTC:DateCreated=2019:05:06", "-IPTC:TimeCreated=07:08:09+02:00"])
+        try image("dated.jpg", tags: ["-DateTimeOriginal=2020:01:02 03:04:05"])
+        let before = try listed()
+        XCTAssertEqual(before.count, 4)
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dataHome.appendingPathComponent("photopick").path)
+            .first { $0.hasSuffix(".sqlite") })
+        // What the version-1 readers stored.
+        let downgrade = try TestSupport.run("/usr/bin/sqlite3", [dataHome.appendingPathComponent("photopick/" + database).path, """
+            UPDATE assets SET error = 'cannot read the image header: unknown image type', album_bits = 0 WHERE name = CAST('drawing.svg' AS BLOB);
+            UPDATE assets SET width = 160, height = 120 WHERE name = CAST('phone.heic' AS BLOB);
+            UPDATE assets SET date_source = 0, captured_at = 0 WHERE name = CAST('iptc.jpg' AS BLOB);
+            UPDATE assets SET make = 'kept' WHERE name = CAST('dated.jpg' AS BLOB);
+            PRAGMA user_version = 1;
+            """])
+        XCTAssertEqual(downgrade.status, 0, downgrade.error)
+
+        let after = try listed()
+        XCTAssertEqual(Set(after.keys), Set(before.keys))
+        for (name, object) in after { XCTAssertEqual(object["id"] as? Int, before[name]?["id"] as? Int, "\(name) keeps its id") }
+        XCTAssertEqual(after["drawing.svg"]?["width"] as? Int, 30)
+        XCTAssertEqual([after["phone.heic"]?["width"] as? Int, after["phone.heic"]?["height"] as? Int], [600, 800])
+        assertDate(after["iptc.jpg"], "2019-05-06T07:08:09+02:00", "metadata")
+        XCTAssertEqual(after["dated.jpg"]?["camera"] as? String, "kept", "a row the new rules read the same is not read again")
+    }
 }
