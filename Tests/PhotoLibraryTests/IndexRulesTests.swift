@@ -211,7 +211,7 @@ final class IndexRulesTests: XCTestCase {
     // MARK: Formats GdkPixbuf's loaders read
 
     /// The formats of the loaders the bootstrap installs (the SVG loader comes with librsvg).
-    private static let loaderFormats = ["pgm", "ppm", "pbm", "ico", "tga", "xpm"]
+    private static let loaderFormats = ["pgm", "ppm", "pbm", "ico", "tga", "xpm", "xbm"]
 
     private func writeLoaderFormats(in folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -240,6 +240,7 @@ final class IndexRulesTests: XCTestCase {
         }
         XCTAssertEqual(assets["small.ico"]?["mime_type"] as? String, "image/vnd.microsoft.icon")
         XCTAssertEqual(assets["small.tga"]?["mime_type"] as? String, "image/x-tga")
+        XCTAssertEqual(assets["small.xbm"]?["mime_type"] as? String, "image/x-xbitmap", "C source, recognised by the XBM loader's signature")
         XCTAssertEqual(assets["plain.svg"]?["mime_type"] as? String, "image/svg+xml")
         XCTAssertEqual([assets["plain.svg"]?["width"] as? Int, assets["plain.svg"]?["height"] as? Int], [30, 40])
         XCTAssertEqual([assets["px.svg"]?["width"] as? Int, assets["px.svg"]?["height"] as? Int], [12, 33])
@@ -274,7 +275,22 @@ final class IndexRulesTests: XCTestCase {
             XCTAssertEqual(PixbufLoaders.imageTypes(inCache: String(decoding: result.output, as: UTF8.self)), PixbufLoaders.installedTypes)
         }
 
+        // The header check and the loaders agree: each file's type, as the index takes it, is one
+        // whose loader recognises the file's first bytes by GdkPixbuf's own signatures.
         try writeLoaderFormats(in: library)
+        for name in try FileManager.default.contentsOfDirectory(atPath: library.path) {
+            let url = library.appendingPathComponent(name)
+            let head = Array(try Data(contentsOf: url).prefix(MetadataReader.sniffLength))
+            guard case .media(let media) = MetadataReader.read(path: FilePath(url.path), version: FileVersion(size: 0, modificationTimeNanoseconds: 0, inode: 0)) else {
+                XCTFail("\(name) is not media"); continue
+            }
+            XCTAssertTrue(PixbufLoaders.recognises(head, as: media.mimeType), "\(name): \(media.mimeType)")
+        }
+        // Signatures are read with their C escapes: TGA's " \001\001" is a space and two 1 bytes.
+        let tga = try XCTUnwrap(PixbufLoaders.installed.first { $0.mimeTypes.contains("image/x-tga") })
+        XCTAssertTrue(tga.signatures.contains(PixbufLoaders.Signature(pattern: [0x20, 1, 1], mask: Array("x  ".utf8), relevance: 100)), "\(tga)")
+        XCTAssertFalse(PixbufLoaders.recognises(Array("hello".utf8), as: "image/x-xbitmap"))
+
         let withoutTGA = text.components(separatedBy: "\n\n").filter { !$0.contains("libpixbufloader-tga.so") }.joined(separator: "\n\n")
         XCTAssertNotEqual(withoutTGA, text)
         let modified = TestSupport.temporaryDirectory("loaders").appendingPathComponent("loaders.cache")
@@ -304,6 +320,8 @@ final class IndexRulesTests: XCTestCase {
             ("empty.ico", [0, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 16), "damaged"),
             ("zero.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="0" height="1e400"/>"#.utf8), "unknown"),
             ("huge.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="99999999999999" height="5"/>"#.utf8), "unknown"),
+            ("huge.xbm", Array("#define x_width 99999999999\n#define x_height 5\nstatic char x_bits[] = {};\n".utf8), "unknown"),
+            ("comment.xbm", Array("/* nothing but a comment */\n".utf8), "damaged"),
             // Formats exiv2 and the other readers know stay errors with exiv2's reason, loaders or not.
             ("fake.heic", Array("\0\0\0\u{18}ftypheic\0\0\0\0mif1heic".utf8) + [UInt8](repeating: 0, count: 256), "unreadable"),
             ("short.gif", Array("GIF89".utf8), "unreadable"),

@@ -49,7 +49,7 @@ enum ImageHeaders {
         case readElsewhere
     }
 
-    /// The size from the header of a PNM, ICO, TGA, XPM or SVG file (other loader-only formats,
+    /// The size from the header of a PNM, ICO, TGA, XPM, XBM or SVG file (other loader-only formats,
     /// such as ICNS: unknown).
     static func loaderHeader(of file: OpenFile, mimeType: String) -> LoaderHeader {
         let head = file.read(at: 0, count: 4096)
@@ -63,6 +63,8 @@ enum ImageHeaders {
             size = tgaSize(head)
         case "image/x-xpixmap":
             size = xpmSize(head)
+        case "image/x-xbitmap":
+            size = xbmSize(head)
         case "image/svg+xml":
             return svgSize(head).map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
         case _ where mimeType == "image/jpeg" || mimeType == "image/png" || mimeType == "image/gif" || mimeType == "image/webp"
@@ -134,6 +136,21 @@ enum ImageHeaders {
         let values = head[(quote + 1)...].prefix { $0 != UInt8(ascii: "\"") }.split(separator: UInt8(ascii: " "))
             .map { $0.count <= 10 ? Int(String(decoding: $0, as: UTF8.self).trimmingSpaces) : nil }
         guard values.count >= 4, let width = values[0], let height = values[1] else { return nil }
+        return .some(positive(width, height))
+    }
+
+    /// C source: "#define NAME_width 20" and "#define NAME_height 10" before the bits.
+    private static func xbmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        var width: Int?, height: Int?
+        for line in head.split(separator: 0x0A) where line.starts(with: Array("#define ".utf8)) {
+            let words = line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D })
+            // More digits than an Int holds is out of range like any other huge side.
+            guard words.count == 3, let value = words[2].count <= 18 ? Int(String(decoding: words[2], as: UTF8.self)) : Int.max else { continue }
+            let name = String(decoding: words[1], as: UTF8.self)
+            if name.hasSuffix("_width") || name == "width" { width = width ?? value }
+            if name.hasSuffix("_height") || name == "height" { height = height ?? value }
+        }
+        guard let width, let height else { return nil }
         return .some(positive(width, height))
     }
 

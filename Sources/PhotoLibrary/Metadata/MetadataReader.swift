@@ -26,7 +26,12 @@ enum MetadataReader {
         if head.isEmpty {
             return nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia
         }
-        let contentGuess = ContentType.guess(content: head)
+        var contentGuess = ContentType.guess(content: head)
+        // XBM is C source: sniffed as text. When the name says an image type and that type's
+        // installed loader recognises the bytes by its own signature, it is that image.
+        if !contentGuess.isMedia, nameGuess.isMedia, PixbufLoaders.recognises(head, as: nameGuess.mimeType) {
+            contentGuess = nameGuess
+        }
         guard contentGuess.isMedia else {
             guard nameGuess.isMedia else { return .notMedia }
             let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
