@@ -45,8 +45,9 @@ struct EmbeddedMetadata {
         if let fileError, sources.isEmpty { throw fileError }
 
         var result = EmbeddedMetadata()
-        // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side.
-        if let metadata = sources.first,
+        // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side. Only the
+        // file's own header counts: an EXIF block's pixel size is what the camera wrote.
+        if fileError == nil, let metadata = sources.first,
            let size = Plausible.size(width: gexiv2_metadata_get_pixel_width(metadata), height: gexiv2_metadata_get_pixel_height(metadata)) {
             result.pixelWidth = size.width
             result.pixelHeight = size.height
