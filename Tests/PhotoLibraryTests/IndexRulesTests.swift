@@ -58,7 +58,7 @@ final class IndexRulesTests: XCTestCase {
 
     private func assertFileDate(_ object: [String: Any]?, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(object?["date_source"] as? String, "file", "\(object ?? [:])", file: file, line: line)
-        XCTAssertFalse((object?["captured_at"] as? String ?? "").hasPrefix("20" + "99"), file: file, line: line)
+        XCTAssertFalse((object?["captured_at"] as? String ?? "").hasPrefix("2099"), file: file, line: line)
     }
 
     // MARK: Capture dates
