@@ -28,6 +28,99 @@ public enum HostileFiles {
         be(UInt64(8 + payload.count), 4) + Array(type.utf8) + payload
     }
 
+    // MARK: HEIF
+
+    /// One EXIF item of a HEIF file: its TIFF structure, and whether it describes the primary
+    /// image (a `cdsc` reference to it) or the thumbnail.
+    public struct HEIFExif {
+        public var tiff: [UInt8]
+        public var describesPrimary: Bool
+        public init(tiff: [UInt8], describesPrimary: Bool = true) {
+            self.tiff = tiff
+            self.describesPrimary = describesPrimary
+        }
+    }
+
+    /// A HEIF file's boxes without coded pixels: a primary image (item 1) of `width` × `height`
+    /// with an optional `clap` crop (width, height as whole pixels) and `irot` (quarter turns
+    /// anticlockwise), a 160×120 thumbnail (item 2, whose `ispe` comes first in `ipco`, as
+    /// Apple writes it), and EXIF items (3, 4, …) whose data is in `mdat`, or in `idat` when
+    /// `exifInIdat`. `meta` is the place to break things: `patch` edits its bytes.
+    public static func heif(width: UInt32, height: UInt32, crop: (width: UInt32, height: UInt32)? = nil, quarterTurns: UInt8? = nil,
+                            exif: [HEIFExif] = [], exifInIdat: Bool = false,
+                            clapDenominator: UInt32 = 1, patchMeta: (inout [UInt8]) -> Void = { _ in }) -> [UInt8] {
+        let ftyp = box("ftyp", Array("heic".utf8) + zeros(4) + Array("mif1heic".utf8))
+        let payloads = exif.map { be(6, 4) + Array("Exif\0\0".utf8) + $0.tiff }
+
+        func meta(dataStart: Int) -> [UInt8] {
+            var infe: [UInt8] = []
+            infe += box("infe", [2, 0, 0, 0] + be(1, 2) + be(0, 2) + Array("hvc1".utf8) + [0])
+            infe += box("infe", [2, 0, 0, 1] + be(2, 2) + be(0, 2) + Array("hvc1".utf8) + [0])
+            for index in exif.indices { infe += box("infe", [2, 0, 0, 1] + be(UInt64(3 + index), 2) + be(0, 2) + Array("Exif".utf8) + [0]) }
+            let iinf = box("iinf", [0, 0, 0, 0] + be(UInt64(2 + exif.count), 2) + infe)
+            // iloc version 1: 4-byte offsets and lengths, no base offset; method 0 (file) or 1 (idat).
+            var iloc: [UInt8] = [1, 0, 0, 0, 0x44, 0x00] + be(UInt64(exif.count), 2)
+            var position = dataStart
+            for (index, payload) in payloads.enumerated() {
+                iloc += be(UInt64(3 + index), 2) + be(exifInIdat ? 1 : 0, 2) + be(0, 2) + be(1, 2) + be(UInt64(position), 4) + be(UInt64(payload.count), 4)
+                position += payload.count
+            }
+            var ipco = box("ispe", zeros(4) + be(160, 4) + be(120, 4)) + box("ispe", zeros(4) + be(UInt64(width), 4) + be(UInt64(height), 4))
+            var primaryProperties: [UInt8] = [2]
+            if let crop {
+                ipco += box("clap", be(UInt64(crop.width) * UInt64(clapDenominator), 4) + be(UInt64(clapDenominator), 4)
+                                    + be(UInt64(crop.height) * UInt64(clapDenominator), 4) + be(UInt64(clapDenominator), 4) + zeros(16))
+                primaryProperties.append(3)
+            }
+            if let quarterTurns {
+                ipco += box("irot", [quarterTurns])
+                primaryProperties.append(UInt8(crop == nil ? 3 : 4) | 0x80)  // essential
+            }
+            let ipma = box("ipma", [0, 0, 0, 0] + be(2, 4) + be(2, 2) + [1, 1] + be(1, 2) + [UInt8(primaryProperties.count)] + primaryProperties)
+            let iprp = box("iprp", box("ipco", ipco) + ipma)
+            var references = box("thmb", be(2, 2) + be(1, 2) + be(1, 2))
+            for (index, item) in exif.enumerated() {
+                references += box("cdsc", be(UInt64(3 + index), 2) + be(1, 2) + be(item.describesPrimary ? 1 : 2, 2))
+            }
+            let iref = box("iref", [0, 0, 0, 0] + references)
+            let idat = exifInIdat ? box("idat", payloads.flatMap { $0 }) : []
+            var content = box("hdlr", zeros(8) + Array("pict".utf8) + zeros(13)) + box("pitm", [0, 0, 0, 0] + be(1, 2)) + iinf + box("iloc", iloc) + iprp + iref + idat
+            content = [0, 0, 0, 0] + content
+            patchMeta(&content)
+            return box("meta", content)
+        }
+
+        if exifInIdat {
+            // Offsets count from the start of idat's payload.
+            return ftyp + meta(dataStart: 0) + box("mdat", zeros(16))
+        }
+        let length = meta(dataStart: 0).count
+        return ftyp + meta(dataStart: ftyp.count + length + 8) + box("mdat", payloads.flatMap { $0 })
+    }
+
+    /// A little-endian TIFF structure as EXIF blocks hold it: IFD0 with `make` (when given) and
+    /// `orientation` (when given), and a pointer to an Exif IFD holding DateTimeOriginal (when given).
+    public static func exifTIFF(dateTimeOriginal: String? = nil, make: String? = nil, orientation: UInt16? = nil) -> [UInt8] {
+        func le(_ value: UInt64, _ width: Int) -> [UInt8] { (0..<width).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+        let makeText: [UInt8] = make.map { Array($0.utf8) + [0] } ?? []
+        let dateText: [UInt8] = dateTimeOriginal.map { Array($0.utf8) + [0] } ?? []
+        let entries = (make == nil ? 0 : 1) + (orientation == nil ? 0 : 1) + 1
+        let ifd0Size = 2 + 12 * entries + 4
+        let makeOffset = 8 + ifd0Size
+        let exifIFDOffset = makeOffset + makeText.count
+        let exifIFDSize = 2 + 12 * (dateTimeOriginal == nil ? 0 : 1) + 4
+        let dateOffset = exifIFDOffset + exifIFDSize
+        var tiff: [UInt8] = Array("II*\0".utf8) + le(8, 4) + le(UInt64(entries), 2)
+        if make != nil { tiff += le(0x010F, 2) + le(2, 2) + le(UInt64(makeText.count), 4) + le(UInt64(makeOffset), 4) }
+        if let orientation { tiff += le(0x0112, 2) + le(3, 2) + le(1, 4) + le(UInt64(orientation), 2) + le(0, 2) }
+        tiff += le(0x8769, 2) + le(4, 2) + le(1, 4) + le(UInt64(exifIFDOffset), 4) + le(0, 4)
+        tiff += makeText
+        tiff += le(dateTimeOriginal == nil ? 0 : 1, 2)
+        if dateTimeOriginal != nil { tiff += le(0x9003, 2) + le(2, 2) + le(UInt64(dateText.count), 4) + le(UInt64(dateOffset), 4) }
+        tiff += le(0, 4) + dateText
+        return tiff
+    }
+
     // MARK: WebM
 
     /// A WebM header (EBML, Segment, Info with a millisecond TimecodeScale and a 64-bit float

@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// Album membership bits, stored per asset in `album_bits`. Smart albums and the folder albums
@@ -83,5 +83,15 @@ enum Schema {
         UPDATE folders SET asset_count = asset_count - 1 WHERE id = OLD.folder_id AND (OLD.album_bits & 1) != 0;
         UPDATE folders SET asset_count = asset_count + 1 WHERE id = NEW.folder_id AND (NEW.album_bits & 1) != 0;
     END;
+    """
+
+    /// The readers learnt capture dates in IFD0, IPTC and every EXIF item of a HEIF file, a HEIF's
+    /// size from its boxes, and the formats GdkPixbuf's loaders read. Rows they would now read
+    /// differently are marked with a size no file has, so the next scan reads those files again
+    /// (keeping their ids); nothing else is touched.
+    static let version2 = """
+    UPDATE assets SET size = -1
+    WHERE error IS NOT NULL
+       OR (kind = 1 AND (date_source = 0 OR mime IN ('image/heif', 'image/heic', 'image/heif-sequence', 'image/heic-sequence', 'image/avif')));
     """
 }

@@ -5,7 +5,8 @@ public struct CaptureDate: Hashable, Sendable {
     public enum Source: Int, Sendable {
         /// The file's modification time: no date inside the file.
         case fileModificationTime = 0
-        /// EXIF or XMP DateTimeOriginal (or a container's creation time for videos).
+        /// A date inside the file: EXIF or XMP DateTimeOriginal (in any EXIF block of a HEIF),
+        /// IPTC DateCreated, or a container's creation time for videos.
         case embedded = 1
     }
 

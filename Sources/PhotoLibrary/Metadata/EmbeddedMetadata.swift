@@ -18,29 +18,49 @@ struct EmbeddedMetadata {
     /// Reads the file's metadata; throws exiv2's message when it cannot parse the file at all.
     /// exiv2 opens the file through /proc/self/fd: the very file `OpenFile` checked (a regular
     /// file, not a link or a FIFO swapped in since), without reading it whole into memory.
-    static func read(_ file: OpenFile) throws(MetadataReadError) -> EmbeddedMetadata {
-        try read(path: file.reopenablePath)
+    /// `exifBlocks` are further EXIF blocks (TIFF structures) the file holds where exiv2 does not
+    /// look, such as every EXIF item of a HEIF file; their tags count as the file's own, after it.
+    static func read(_ file: OpenFile, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
+        try read(path: file.reopenablePath, exifBlocks: exifBlocks)
     }
 
-    static func read(path: FilePath) throws(MetadataReadError) -> EmbeddedMetadata {
+    static func read(path: FilePath, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
         ExifLibrary.initializeOnce()
-        guard let metadata = gexiv2_metadata_new() else { throw MetadataReadError(message: "out of memory") }
-        defer { g_object_unref(metadata) }
-        var error: UnsafeMutablePointer<GError>?
-        let opened = path.withCString { gexiv2_metadata_open_path(metadata, $0, &error) }
-        if opened == 0 {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            g_clear_error(&error)
-            throw MetadataReadError(message: message)
+        var sources: [Metadata] = []
+        defer { sources.forEach { g_object_unref($0) } }
+        var fileError: MetadataReadError?
+        do {
+            sources.append(try open { metadata, error in path.withCString { gexiv2_metadata_open_path(metadata, $0, &error) } })
+        } catch {
+            fileError = error
         }
+        for block in exifBlocks {
+            // A damaged block is skipped: the others, and the file itself, may still say enough.
+            if let source = try? open({ metadata, error in
+                block.withUnsafeBufferPointer { gexiv2_metadata_open_buf(metadata, $0.baseAddress, glong($0.count), &error) }
+            }) {
+                sources.append(source)
+            }
+        }
+        if let fileError, sources.isEmpty { throw fileError }
+
         var result = EmbeddedMetadata()
-        // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side.
-        if let size = Plausible.size(width: gexiv2_metadata_get_pixel_width(metadata), height: gexiv2_metadata_get_pixel_height(metadata)) {
+        // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side. Only the
+        // file's own header counts: an EXIF block's pixel size is what the camera wrote.
+        if fileError == nil, let metadata = sources.first,
+           let size = Plausible.size(width: gexiv2_metadata_get_pixel_width(metadata), height: gexiv2_metadata_get_pixel_height(metadata)) {
             result.pixelWidth = size.width
             result.pixelHeight = size.height
         }
 
+        /// The tag's text from the first source that has it.
         func string(_ tag: String) -> String? {
+            for metadata in sources {
+                if let text = string(tag, in: metadata) { return text }
+            }
+            return nil
+        }
+        func string(_ tag: String, in metadata: Metadata) -> String? {
             guard gexiv2_metadata_try_has_tag(metadata, tag, nil) != 0 else { return nil }
             var error: UnsafeMutablePointer<GError>?
             guard let value = gexiv2_metadata_try_get_tag_string(metadata, tag, &error) else {
@@ -63,20 +83,50 @@ struct EmbeddedMetadata {
         result.rating = Plausible.rating(integer("Xmp.xmp.Rating") ?? integer("Exif.Image.Rating"))
 
         // A date from before 1900 or after tomorrow is a camera's clock gone wrong: the next tag
-        // is tried, and in the end the file's modification time is used.
-        if let original = string("Exif.Photo.DateTimeOriginal") {
-            result.captureDate = Plausible.captureDate(CaptureDate.parse(original, subseconds: string("Exif.Photo.SubSecTimeOriginal"),
-                                                                         offset: string("Exif.Photo.OffsetTimeOriginal")))
+        // is tried, and in the end the file's modification time is used. EXIF's original date
+        // comes first, from any source (some TIFF writers put it in IFD0 instead of the Exif IFD),
+        // with the sub-seconds and offset of the source that holds it.
+        original: for metadata in sources {
+            for tag in ["Exif.Photo.DateTimeOriginal", "Exif.Image.DateTimeOriginal"] {
+                guard let text = string(tag, in: metadata) else { continue }
+                let date = CaptureDate.parse(text, subseconds: string("Exif.Photo.SubSecTimeOriginal", in: metadata),
+                                             offset: string("Exif.Photo.OffsetTimeOriginal", in: metadata))
+                if let date = Plausible.captureDate(date) {
+                    result.captureDate = date
+                    break original
+                }
+            }
         }
         if result.captureDate == nil {
             for tag in ["Xmp.exif.DateTimeOriginal", "Xmp.photoshop.DateCreated", "Exif.Photo.DateTimeDigitized"] {
-                if let text = string(tag), let date = Plausible.captureDate(CaptureDate.parse(text)) {
+                if let date = sources.lazy.compactMap({ string(tag, in: $0) }).compactMap({ Plausible.captureDate(CaptureDate.parse($0)) }).first {
                     result.captureDate = date
                     break
                 }
             }
         }
+        // IPTC's date (newsroom and scanning software) only when no EXIF or XMP date is believed:
+        // "2019-05-06" and "07:08:09+02:00" in two datasets; without a time, the day's start.
+        if result.captureDate == nil, let day = string("Iptc.Application2.DateCreated") {
+            let time = string("Iptc.Application2.TimeCreated") ?? "00:00:00"
+            result.captureDate = Plausible.captureDate(CaptureDate.parse(day + "T" + time))
+        }
         return result
+    }
+
+    private typealias Metadata = UnsafeMutablePointer<GExiv2Metadata>
+
+    /// A new gexiv2 object filled by `load`, or exiv2's message.
+    private static func open(_ load: (Metadata, inout UnsafeMutablePointer<GError>?) -> gboolean) throws(MetadataReadError) -> Metadata {
+        guard let metadata = gexiv2_metadata_new() else { throw MetadataReadError(message: "out of memory") }
+        var error: UnsafeMutablePointer<GError>?
+        if load(metadata, &error) == 0 {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_clear_error(&error)
+            g_object_unref(metadata)
+            throw MetadataReadError(message: message)
+        }
+        return metadata
     }
 }
 

@@ -37,6 +37,162 @@ enum ImageHeaders {
         }
     }
 
+    /// What the header of a format only GdkPixbuf's loaders read (exiv2 does not) says.
+    enum LoaderHeader: Equatable {
+        case size(width: Int, height: Int)
+        /// A sound header without a usable size: an SVG sized in "10cm" or "100%", a PNM claiming
+        /// a billion pixels a side, a format we have no reader for.
+        case sizeUnknown
+        /// Not the header of the format its content was taken for.
+        case damaged
+        /// A format exiv2, `pixelSize` or the HEIF reader read: reaching here, its header is broken.
+        case readElsewhere
+    }
+
+    /// The size from the header of a PNM, ICO, TGA, XPM, XBM or SVG file (other loader-only formats,
+    /// such as ICNS: unknown).
+    static func loaderHeader(of file: OpenFile, mimeType: String) -> LoaderHeader {
+        let head = file.read(at: 0, count: 4096)
+        let size: (width: Int, height: Int)??
+        switch mimeType {
+        case "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap", "image/x-portable-pixmap":
+            size = pnmSize(head)
+        case "image/vnd.microsoft.icon":
+            size = icoSize(head)
+        case "image/x-tga":
+            size = tgaSize(head)
+        case "image/x-xpixmap":
+            size = xpmSize(head)
+        case "image/x-xbitmap":
+            size = xbmSize(head)
+        case "image/svg+xml":
+            return svgSize(head).map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
+        case _ where mimeType == "image/jpeg" || mimeType == "image/png" || mimeType == "image/gif" || mimeType == "image/webp"
+            || mimeType == "image/tiff" || mimeType == "image/bmp" || HEIFBoxes.mimeTypes.contains(mimeType):
+            return .readElsewhere
+        default:
+            return .sizeUnknown
+        }
+        // nil: the header is not there; .some(nil): there, with sides out of range.
+        guard let size else { return .damaged }
+        return size.map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
+    }
+
+    /// "P1"…"P6", then width and height in ASCII decimal, with "#" comments and any whitespace between.
+    private static func pnmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        guard head.count >= 2, head[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(head[1]) else { return nil }
+        var index = 2
+        func number() -> Int? {
+            while index < head.count {
+                if head[index] == UInt8(ascii: "#") {
+                    while index < head.count, head[index] != 0x0A, head[index] != 0x0D { index += 1 }
+                } else if [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C].contains(head[index]) {
+                    index += 1
+                } else {
+                    break
+                }
+            }
+            var value = 0, digits = 0
+            while index < head.count, (48...57).contains(head[index]) {
+                // Saturates: more than ten digits is out of range anyway, and must not overflow.
+                value = min(value * 10 + Int(head[index] - 48), 10_000_000_000)
+                digits += 1
+                index += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        guard let width = number(), let height = number() else { return nil }
+        return .some(positive(width, height))
+    }
+
+    /// An ICONDIR (reserved 0, type 1 or 2, a count) and 16-byte entries whose first two bytes are
+    /// the width and height (0 meaning 256); the largest entry is the one shown.
+    private static func icoSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        guard head.littleEndian(at: 0, width: 2) == 0, let type = head.littleEndian(at: 2, width: 2), type == 1 || type == 2,
+              let count = head.littleEndian(at: 4, width: 2), count > 0 else { return nil }
+        var best: (width: Int, height: Int)?
+        for entry in 0..<Int(count) {
+            let offset = 6 + 16 * entry
+            guard offset + 16 <= head.count else { break }  // 255 entries fit in the head
+            let width = head[offset] == 0 ? 256 : Int(head[offset])
+            let height = head[offset + 1] == 0 ? 256 : Int(head[offset + 1])
+            if width * height > (best.map { $0.width * $0.height } ?? 0) { best = (width, height) }
+        }
+        guard let best else { return nil }
+        return .some(best)
+    }
+
+    /// An 18-byte TGA header: colour-map type 0 or 1, a known image type, width and height at 12 and 14.
+    private static func tgaSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        guard head.count >= 18, head[1] <= 1, [1, 2, 3, 9, 10, 11].contains(head[2]),
+              let width = head.littleEndian(at: 12, width: 2), let height = head.littleEndian(at: 14, width: 2) else { return nil }
+        return .some(positive(Int(width), Int(height)))
+    }
+
+    /// "/* XPM */", then a C array whose first string is "width height colours characters-per-pixel".
+    private static func xpmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        guard head.matches("/* XPM */", at: 0), let brace = head.firstIndex(of: UInt8(ascii: "{")),
+              let quote = head[brace...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let values = head[(quote + 1)...].prefix { $0 != UInt8(ascii: "\"") }.split(separator: UInt8(ascii: " "))
+            .map { $0.count <= 10 ? Int(String(decoding: $0, as: UTF8.self).trimmingSpaces) : nil }
+        guard values.count >= 4, let width = values[0], let height = values[1] else { return nil }
+        return .some(positive(width, height))
+    }
+
+    /// C source: "#define NAME_width 20" and "#define NAME_height 10" before the bits.
+    private static func xbmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+        var width: Int?, height: Int?
+        for line in head.split(separator: 0x0A) where line.starts(with: Array("#define ".utf8)) {
+            let words = line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D })
+            // More digits than an Int holds is out of range like any other huge side.
+            guard words.count == 3, let value = words[2].count <= 18 ? Int(String(decoding: words[2], as: UTF8.self)) : Int.max else { continue }
+            let name = String(decoding: words[1], as: UTF8.self)
+            if name.hasSuffix("_width") || name == "width" { width = width ?? value }
+            if name.hasSuffix("_height") || name == "height" { height = height ?? value }
+        }
+        guard let width, let height else { return nil }
+        return .some(positive(width, height))
+    }
+
+    /// The width and height attributes of the first <svg> tag when both are plain numbers (user
+    /// units, "px" allowed); lengths in cm or %, or a size only in viewBox, give none.
+    static func svgSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
+        let open = Array("<svg".utf8)
+        guard let start = head.indices.first(where: { head[$0...].starts(with: open) && head.count > $0 + 4 && isSpace(head[$0 + 4]) }),
+              let end = head[start...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+        // name="value" pairs of the tag, read whole so that "stroke-width" is never "width".
+        var attributes: [String: String] = [:]
+        var index = start + 4
+        while index < end {
+            while index < end, isSpace(head[index]) { index += 1 }
+            let nameStart = index
+            while index < end, !isSpace(head[index]), head[index] != UInt8(ascii: "=") { index += 1 }
+            let name = String(decoding: head[nameStart..<index], as: UTF8.self)
+            while index < end, isSpace(head[index]) { index += 1 }
+            guard index < end, head[index] == UInt8(ascii: "=") else { index += 1; continue }
+            index += 1
+            while index < end, isSpace(head[index]) { index += 1 }
+            guard index < end, head[index] == UInt8(ascii: "\"") || head[index] == UInt8(ascii: "'") else { continue }
+            let quote = head[index]
+            let valueStart = index + 1
+            guard let valueEnd = head[valueStart..<end].firstIndex(of: quote) else { break }
+            attributes[name] = String(decoding: head[valueStart..<valueEnd], as: UTF8.self)
+            index = valueEnd + 1
+        }
+        func length(_ name: String) -> Int? {
+            guard var value = attributes[name]?.trimmingSpaces else { return nil }
+            if value.hasSuffix("px") { value = String(value.dropLast(2)) }
+            guard !value.isEmpty, value.count <= 12, value.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
+                  let number = Double(value), number.isFinite else { return nil }
+            return Int(number.rounded())
+        }
+        return positive(length("width") ?? 0, length("height") ?? 0)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     /// A size both of whose sides are believable (a PNG may claim 2^32 - 1 pixels a side).
     private static func positive(_ width: Int, _ height: Int) -> (width: Int, height: Int)? {
         Plausible.size(width: width, height: height)

@@ -26,7 +26,12 @@ enum MetadataReader {
         if head.isEmpty {
             return nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia
         }
-        let contentGuess = ContentType.guess(content: head)
+        var contentGuess = ContentType.guess(content: head)
+        // XBM is C source: sniffed as text. When the name says an image type and that type's
+        // installed loader recognises the bytes by its own signature, it is that image.
+        if !contentGuess.isMedia, nameGuess.isMedia, PixbufLoaders.recognises(head, as: nameGuess.mimeType) {
+            contentGuess = nameGuess
+        }
         guard contentGuess.isMedia else {
             guard nameGuess.isMedia else { return .notMedia }
             let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
@@ -59,8 +64,10 @@ enum MetadataReader {
     private static func readPhoto(_ file: OpenFile, path: FilePath, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
         var media = MediaFile(kind: .photo, mimeType: mimeType, captureDate: modificationDate)
         var storedSize: (width: Int, height: Int)?
+        // A HEIF's boxes say its size and hold its EXIF items; exiv2 reads neither reliably.
+        let heif = HEIFBoxes.mimeTypes.contains(mimeType) ? HEIFBoxes.read(file) : nil
         do {
-            let embedded = try EmbeddedMetadata.read(file)
+            let embedded = try EmbeddedMetadata.read(file, exifBlocks: heif?.exifBlocks ?? [])
             if let width = embedded.pixelWidth, let height = embedded.pixelHeight { storedSize = (width, height) }
             if let orientation = embedded.orientation, (1...8).contains(orientation) { media.orientation = orientation }
             if let date = embedded.captureDate { media.captureDate = date }
@@ -72,10 +79,28 @@ enum MetadataReader {
             // exiv2 gave up (damaged EXIF, a format it does not know): the picture may still be fine,
             // so fall back to our header reader and the file time. Without a size it is unusable.
             storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType)
-            if storedSize == nil { return .failed("cannot read the image header: \(error.message)") }
+            if storedSize == nil, heif?.displayedSize == nil {
+                // A format exiv2 does not know is still a photo when an installed GdkPixbuf loader
+                // reads it (the thumbnailer will show it): sized from its header when it says.
+                let unreadable = ReadOutcome.failed("cannot read the image header: \(error.message)")
+                guard PixbufLoaders.reads(mimeType) else { return unreadable }
+                switch ImageHeaders.loaderHeader(of: file, mimeType: mimeType) {
+                case .size(let width, let height): storedSize = (width, height)
+                case .sizeUnknown: break
+                case .damaged: return .failed("damaged \(ContentType.description(of: mimeType)): no valid header")
+                case .readElsewhere: return unreadable
+                }
+            }
         }
         if storedSize == nil { storedSize = ImageHeaders.pixelSize(of: file, mimeType: mimeType) }
-        if let storedSize {
+        if let heif {
+            // The boxes give the size as shown: libheif applies the crop and rotation when it
+            // decodes, and ignores EXIF's orientation (which HEIF writers copy from the camera),
+            // so there is nothing left for the thumbnailer to turn.
+            media.orientation = 1
+            media.width = heif.displayedSize?.width
+            media.height = heif.displayedSize?.height
+        } else if let storedSize {
             let turned = media.orientation >= 5
             media.width = turned ? storedSize.height : storedSize.width
             media.height = turned ? storedSize.width : storedSize.height
