@@ -13,7 +13,7 @@ final class GridCell {
 
     let root: UnsafeMutablePointer<GtkWidget>
     private let picture: UnsafeMutablePointer<GtkWidget>
-    private let badge: UnsafeMutablePointer<GtkWidget>
+    let badge: UnsafeMutablePointer<GtkWidget>
     private let duration: UnsafeMutablePointer<GtkWidget>
     private let heart: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>

@@ -134,4 +134,20 @@ final class GridTests: XCTestCase {
             XCTAssertLessThan(gtk_widget_get_width(view.grid) - used, 16 + columns, "the row is filled at \(width) px")
         }
     }
+
+    func testAPickedPhotoShowsARoundNumberOfAtLeast24Points() throws {
+        let (view, window) = try openPicker(count: 2_000, pausedLoader: true)
+        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+        for position in 0..<12 { view.toggle(at: position) }  // numbers 1 to 12: one and two digits
+        pump(seconds: 0.3)
+        let picked = view.cells.compactMap(\.cell).filter { cell in cell.assetID.map { view.selection.number(of: $0) != nil } == true }
+        XCTAssertEqual(picked.count, 12)
+        for cell in picked {
+            let number = view.selection.number(of: cell.assetID!)!
+            let width = gtk_widget_get_width(cell.badge), height = gtk_widget_get_height(cell.badge)
+            XCTAssertGreaterThanOrEqual(height, 24, "badge \(number) is readable")
+            if number < 10 { XCTAssertEqual(width, height, "badge \(number) is a circle, not an oval") }
+            XCTAssertGreaterThanOrEqual(width, height)
+        }
+    }
 }
