@@ -19,7 +19,8 @@ final class GridCell {
     private let status: UnsafeMutablePointer<GtkWidget>
     /// Words under the status icon: "Damaged file".
     private let problem: UnsafeMutablePointer<GtkWidget>
-    private unowned let picker: PickerView
+    /// Weak: GTK may keep a list item (and this cell) a moment longer than the picker.
+    private weak var picker: PickerView?
 
     /// The list item this cell is the child of (set at setup, for positions).
     var listItem: OpaquePointer?
@@ -108,10 +109,10 @@ final class GridCell {
             guard let self, let listItem = self.listItem else { return }
             let position = Int(gtk_list_item_get_position(listItem))
             if presses == 1 {
-                self.picker.toggle(at: position)
+                self.picker?.toggle(at: position)
             } else if presses == 2 {
-                self.picker.toggle(at: position)
-                self.picker.openPreview(at: position)
+                self.picker?.toggle(at: position)
+                self.picker?.openPreview(at: position)
             }
         })
         gtk_widget_add_controller(root, OpaquePointer(click.raw))
@@ -140,6 +141,7 @@ final class GridCell {
             bindCamera()
             return
         }
+        guard let picker else { return }
         guard let id = AssetItem.assetID(of: item), let asset = picker.controller.asset(id) else {
             show(problem: .gone)
             return
@@ -153,7 +155,7 @@ final class GridCell {
         describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
         showNumber(picker.selection.number(of: id))
         observation = picker.selection.observe(id) { [weak self] number in
-            guard let self, let asset = self.picker.controller.asset(id) else { return }
+            guard let self, let asset = self.picker?.controller.asset(id) else { return }
             GridCell.badgeUpdates += 1
             self.showNumber(number)
             self.describe(self.accessibleName(for: asset, number: number))
@@ -171,9 +173,9 @@ final class GridCell {
                 }
             case .failure(let failure):
                 guard let problem = CellProblem(failure) else { return }
-                self.picker.noteUnshowable(id, problem)
+                self.picker?.noteUnshowable(id, problem)
                 self.show(problem: problem)
-                self.describe(self.accessibleName(for: asset, number: self.picker.selection.number(of: id)))
+                self.describe(self.accessibleName(for: asset, number: self.picker?.selection.number(of: id)))
             }
         }
     }
@@ -184,7 +186,7 @@ final class GridCell {
 
     /// Says the cell's name again (the number of picks changed: "picked 2 of 4").
     func refreshDescription() {
-        guard let id = assetID, let asset = picker.controller.asset(id) else { return }
+        guard let picker, let id = assetID, let asset = picker.controller.asset(id) else { return }
         describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
     }
 
@@ -272,11 +274,11 @@ final class GridCell {
     /// What a screen reader says: "Photo, 12 March 2024, picked 2 of 3".
     func accessibleName(for asset: Asset, number: Int?) -> String {
         var name = asset.kind == .video ? "Video" : "Photo"
-        if let problem = picker.unshowable[asset.id] { name += ", " + problem.title.lowercased() + ", cannot be picked" }
+        if let problem = picker?.unshowable[asset.id] { name += ", " + problem.title.lowercased() + ", cannot be picked" }
         name += ", " + asset.captureDate.spokenDate
         if let duration = asset.duration, asset.kind == .video { name += ", " + formatDuration(duration) }
         if asset.isFavorite { name += ", favourite" }
-        if let number { name += ", picked \(number) of \(picker.selection.count)" }
+        if let number, let picker { name += ", picked \(number) of \(picker.selection.count)" }
         return name
     }
 }

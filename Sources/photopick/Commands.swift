@@ -25,10 +25,10 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
         let path = FilePath(bytes: bytes)
         var info = stat()
         if path.withCString({ stat($0, &info) }) != 0 {
-            throw UsageError(message: "--library \(path): \(String(cString: strerror(errno)))")
+            throw UsageError(message: "--library \(path): \(errorDescription(errno))")
         }
         if info.st_mode & S_IFMT != S_IFDIR {
-            throw UsageError(message: "--library \(path): \(String(cString: strerror(ENOTDIR)))")
+            throw UsageError(message: "--library \(path): \(errorDescription(ENOTDIR))")
         }
         return path.absolute()
     }

@@ -82,6 +82,10 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible 
 }
 
 /// The text of an errno value, such as "Permission denied".
-func errorDescription(_ code: Int32) -> String {
-    String(cString: strerror(code))
+public func errorDescription(_ code: Int32) -> String {
+    // strerror_r (the XSI form, as Swift imports it) writes into our buffer; plain strerror
+    // shares one buffer between threads, and scans, thumbnails and the window run on several.
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard strerror_r(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

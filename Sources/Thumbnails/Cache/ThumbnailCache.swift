@@ -163,7 +163,7 @@ public final class ThumbnailCache: Sendable {
         // mkstemp makes the temporary file 0600 before any pixel is written.
         var template = Array((path.displayString + ".photopick-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw ThumbnailCacheError("cannot write in \(path.parent): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ThumbnailCacheError("cannot write in \(path.parent): \(errorDescription(errno))") }
         close(fd)
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if let error = pixbuf.savePNG(to: temporary, text: text) {
@@ -171,7 +171,7 @@ public final class ThumbnailCache: Sendable {
             throw ThumbnailCacheError("cannot write \(path): \(error.message)")
         }
         if path.withCString({ rename(temporary, $0) }) != 0 {
-            let reason = String(cString: strerror(errno))
+            let reason = errorDescription(errno)
             unlink(temporary)
             throw ThumbnailCacheError("cannot write \(path): \(reason)")
         }
@@ -185,7 +185,7 @@ public final class ThumbnailCache: Sendable {
             // Folders of the cache itself are 0700; those above it are left as they are.
             let mode: mode_t = path.relative(to: root) != nil || path == root ? 0o700 : 0o755
             if path.withCString({ mkdir($0, mode) }) != 0 && errno != EEXIST {
-                throw ThumbnailCacheError("cannot create \(path): \(String(cString: strerror(errno)))")
+                throw ThumbnailCacheError("cannot create \(path): \(errorDescription(errno))")
             }
         }
     }

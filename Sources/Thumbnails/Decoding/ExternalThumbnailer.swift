@@ -64,7 +64,7 @@ public struct ExternalThumbnailer: Sendable {
              isCancelled: () -> Bool = { false }) -> Result<Pixbuf, ThumbnailFailure> {
         var folderTemplate = Array("/tmp/photopick-thumbnailer-XXXXXX".utf8CString)
         guard folderTemplate.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            return .failure(.temporary("cannot make a temporary folder: \(String(cString: strerror(errno)))"))
+            return .failure(.temporary("cannot make a temporary folder: \(errorDescription(errno))"))
         }
         let folder = String(decoding: folderTemplate.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let output = folder + "/thumbnail.png"
@@ -137,14 +137,14 @@ enum Subprocess {
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
         let started = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
-        guard started == 0 else { return .failedToStart(String(cString: strerror(started))) }
+        guard started == 0 else { return .failedToStart(errorDescription(started)) }
         let deadline = monotonicSeconds() + timeout
         var status: Int32 = 0
         while true {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid { break }
             if result < 0 && errno != EINTR {
-                let reason = String(cString: strerror(errno))
+                let reason = errorDescription(errno)
                 kill(-pid, SIGKILL)
                 return .failedToStart(reason)
             }
