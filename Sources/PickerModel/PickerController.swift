@@ -1,4 +1,5 @@
 import Dispatch
+import GObjectSupport
 import PhotoLibrary
 
 /// What the picker knows, without a widget in sight: the library, the albums and the open one,
@@ -59,6 +60,7 @@ public final class PickerController: @unchecked Sendable {
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
     public func close() {
+        assertOnGTKThread()
         isClosed = true
         watcher?.stop()
         watcher = nil
@@ -108,6 +110,7 @@ public final class PickerController: @unchecked Sendable {
     /// Reads the album list again (counts now) and opens `album` (else the open one, else
     /// Recents; an album that is gone falls back to Recents).
     public func reloadAlbums(selecting album: Album? = nil) throws {
+        assertOnGTKThread()
         let wanted = album ?? currentAlbum ?? .smart(.recents)
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
@@ -117,6 +120,7 @@ public final class PickerController: @unchecked Sendable {
 
     /// Opens `album` in the model. Picks stay: they belong to the library, not to an album.
     public func open(_ album: Album) {
+        assertOnGTKThread()
         // Refilling the list re-selects the open album: keep its fetch result.
         guard album != currentAlbum || model.fetchResult == nil else { return }
         let result: FetchResult
@@ -155,6 +159,7 @@ public final class PickerController: @unchecked Sendable {
     /// The positions are worked out on another thread (it reads the album's ids: a million for a
     /// big library), one change at a time; changes that arrive meanwhile are merged and follow.
     public func apply(_ change: LibraryChange) {
+        assertOnGTKThread()
         guard !isClosed else { return }
         selection.remove(change.removed)
         if change.foldersChanged {
@@ -198,6 +203,7 @@ public final class PickerController: @unchecked Sendable {
     /// Keeps the index current while the picker is open: the watcher's changes (on its own
     /// thread) are applied here, in place. A watcher that cannot start is said in words.
     public func startWatching() {
+        assertOnGTKThread()
         guard watcher == nil, !isClosed else { return }
         let watcher = LibraryWatcher(library: library, onChange: { [weak self] change in
             self?.post { self?.apply(change) }
@@ -213,6 +219,7 @@ public final class PickerController: @unchecked Sendable {
     /// Brings the index up to date in the background: on a first run the grid fills as files are
     /// indexed, with progress; later runs pick up what changed since. Nothing waits.
     public func startScan() {
+        assertOnGTKThread()
         guard !isScanning else { return }
         isScanning = true
         let library = self.library

@@ -131,6 +131,7 @@ final class GridCell {
     // MARK: Binding
 
     func bind(item: UnsafeMutableRawPointer?) {
+        assertOnGTKThread()
         GridCell.binds += 1
         GridCell.bindTime.measure { bindNow(item) }
     }
