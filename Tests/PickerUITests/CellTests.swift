@@ -4,31 +4,7 @@ import XCTest
 
 /// What a cell shows and allows, end to end: damaged files cannot be picked, and thumbnails are
 /// made for the display's scale.
-final class CellTests: XCTestCase {
-    private var display: VirtualDisplay!
-    private var library: URL!
-    private var dataHome: URL!
-    private var cacheHome: URL!
-
-    override func setUpWithError() throws {
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            XCTFail("\(tool) is missing: run scripts/bootstrap")
-            throw XCTSkip("no \(tool)")
-        }
-        display = try VirtualDisplay()
-        library = TestSupport.temporaryDirectory("cells-library").appendingPathComponent("Pictures")
-        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
-        dataHome = TestSupport.temporaryDirectory("cells-data")
-        cacheHome = TestSupport.temporaryDirectory("cells-cache")
-    }
-
-    private func recents() throws -> [String] {
-        let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", library.path],
-                                         environment: ["XDG_DATA_HOME": dataHome.path])
-        XCTAssertEqual(result.status, 0, result.error)
-        return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
+final class CellTests: WindowTestCase {
     func testDamagedFilesSayWhyAndCannotBePicked() throws {
         // A PNG and a GIF whose headers read (they are assets) but whose data is cut off: the
         // two newest files by file time (the copied screenshots carry no date but theirs).

@@ -52,6 +52,24 @@ final class VirtualDisplay {
         return nil
     }
 
+    /// The environment `photopick` runs in on this display: its own data, cache and state
+    /// folders (a remembered thumbnail size or album from another run must not move the cells),
+    /// the cairo renderer, UTC, and settings in memory (GTK's file chooser saves them through
+    /// dconf, which needs a session bus).
+    func pickerEnvironment(dataHome: URL, cacheHome: URL, extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = name
+        environment["GSK_RENDERER"] = "cairo"
+        environment["XDG_DATA_HOME"] = dataHome.path
+        environment["XDG_CACHE_HOME"] = cacheHome.path
+        environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
+        environment["TZ"] = "UTC"
+        environment["GSETTINGS_BACKEND"] = "memory"
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        for (key, value) in extra { environment[key] = value }
+        return environment
+    }
+
     /// Runs xdotool on this display.
     @discardableResult
     func xdotool(_ arguments: [String]) throws -> String {
@@ -71,16 +89,7 @@ final class RunningPicker {
     init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL) throws {
         self.display = display
         TestProcesses.wrap(process, TestSupport.photopick, arguments)
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display.name
-        environment["GSK_RENDERER"] = "cairo"
-        environment["XDG_DATA_HOME"] = dataHome.path
-        environment["XDG_CACHE_HOME"] = cacheHome.path
-        // A remembered thumbnail size or album from another run must not move the cells.
-        environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
-        environment["TZ"] = "UTC"
-        environment.removeValue(forKey: "WAYLAND_DISPLAY")
-        process.environment = environment
+        process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome)
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -17,18 +17,7 @@ struct WindowProcess {
         errorFile = TestSupport.temporaryDirectory("window-stderr").appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         TestProcesses.wrap(process, TestSupport.photopick, arguments)
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display.name
-        environment["GSK_RENDERER"] = "cairo"
-        environment["XDG_DATA_HOME"] = dataHome.path
-        environment["XDG_CACHE_HOME"] = cacheHome.path
-        environment["XDG_STATE_HOME"] = dataHome.appendingPathComponent("state").path
-        environment["TZ"] = "UTC"
-        // GTK's file chooser saves its settings through dconf, which needs a session bus.
-        environment["GSETTINGS_BACKEND"] = "memory"
-        environment.removeValue(forKey: "WAYLAND_DISPLAY")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: extra)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
