@@ -26,6 +26,7 @@ public final class PickerController: @unchecked Sendable {
             guard types != oldValue, let album = currentAlbum else { return }
             currentAlbum = nil
             open(album)
+            if currentAlbum == nil { currentAlbum = album }  // it could not be read again: keep its name
         }
     }
     public private(set) var isScanning = false
@@ -128,6 +129,8 @@ public final class PickerController: @unchecked Sendable {
             result = try library.fetchAssets(in: album, types: types)
         } catch {
             onProblem?("Cannot open the album: \(error)")
+            // The switcher goes back to the album still shown.
+            onAlbumsChanged?()
             return
         }
         currentAlbum = album

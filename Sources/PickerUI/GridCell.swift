@@ -25,6 +25,8 @@ final class GridCell {
     /// The list item this cell is the child of (set at setup, for positions).
     var listItem: OpaquePointer?
     private(set) var assetID: Int64?
+    /// The pick number before the first press of a double click (restored by the second).
+    private var numberBeforeClick: Int?
     private var request: ThumbnailRequest?
     private var observation: SelectionStore.Observation?
     /// Ends a shake; the cell owns it, so it goes with the cell.
@@ -108,11 +110,18 @@ final class GridCell {
         Signal.connect(click.raw, "pressed", presses: { [weak self] presses in
             guard let self, let listItem = self.listItem else { return }
             let position = Int(gtk_list_item_get_position(listItem))
+            guard let picker = self.picker else { return }
             if presses == 1 {
-                self.picker?.toggle(at: position)
+                self.numberBeforeClick = self.assetID.flatMap { picker.selection.number(of: $0) }
+                picker.toggle(at: position)
             } else if presses == 2 {
-                self.picker?.toggle(at: position)
-                self.picker?.openPreview(at: position)
+                // The first press is undone: a picked photo keeps its place in the order.
+                picker.toggle(at: position)
+                if let number = self.numberBeforeClick, let id = self.assetID,
+                   let now = picker.selection.picked.firstIndex(of: id), now != number - 1 {
+                    picker.selection.move(from: now, to: number - 1)
+                }
+                picker.openPreview(at: position)
             }
         })
         gtk_widget_add_controller(root, OpaquePointer(click.raw))
@@ -167,6 +176,8 @@ final class GridCell {
             self.isWaiting = false
             switch result {
             case .success(let thumbnail):
+                // Shown now (copied in since, or its permissions mended): it can be picked.
+                self.picker?.forgetUnshowable(id)
                 if let pixbuf = thumbnail.pixbuf {
                     self.setPicture(pixbuf)
                 } else {

@@ -28,6 +28,8 @@ public enum PickerWindow {
         var view: PickerView?
         /// Replaced when the person adds a folder from the empty state.
         var library: PhotoLibrary
+        /// Problems met while the window is rebuilt, said in the new one.
+        var pendingProblems: [String] = []
         let loader: ThumbnailLoader
         let options: Options
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
@@ -54,6 +56,9 @@ public enum PickerWindow {
         Signal.connect(application.raw, "activate") { build(session, application: application) }
         _ = g_application_run(application.cast(), 0, nil)
         session.view?.controller.close()
+        // The view's callbacks hold the session: let go of the view so that nothing of the
+        // window (its library, model, widgets) outlives `run`.
+        session.view = nil
         g_object_unref(application.raw)
         return session.result
     }
@@ -106,19 +111,25 @@ public enum PickerWindow {
             remember()
             return false
         })
-        view.onConfirm = { assets in
-            session.result = assets
+        view.onConfirm = { [weak session] assets in
+            session?.result = assets
             close()
         }
         view.onCancel = { close() }
-        view.onChooseFolder = { [weak view] folder in
-            guard let view else { return }
+        view.onChooseFolder = { [weak view, weak session] folder in
+            guard let view, let session else { return }
             reopen(session, application: application, window: window, adding: folder, in: view)
         }
         let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
-        try? view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
+        do {
+            try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
+        } catch {
+            view.report("Cannot read the albums: \(error)")
+        }
         // (The command line has printed them already.)
         for notice in session.library.notices { view.report(notice.message, printing: false) }
+        for problem in session.pendingProblems { view.report(problem) }
+        session.pendingProblems = []
         view.startScan()
         view.controller.startWatching()
         gtk_window_present(window.cast())
@@ -138,7 +149,8 @@ public enum PickerWindow {
             return
         }
         if session.options.remembersChosenFolders {
-            do { try LibraryFolders.add(folder) } catch { view.report("\(error)") }
+            // Said in the new window: this one is about to go.
+            do { try LibraryFolders.add(folder) } catch { session.pendingProblems.append("\(error)") }
         }
         session.library = library
         // Keep the application alive between the two windows.

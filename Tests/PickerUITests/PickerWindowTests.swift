@@ -116,4 +116,18 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(status, 0)
         XCTAssertEqual(lines, [arrived.path])
     }
+
+    func testADoubleClickPreviewsAPickedPhotoWithoutMovingItInTheOrder() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        try picker.keys("space", "Right", "space", "Right", "space")
+        // A double click on the first pick: the first press unpicks, the second picks again,
+        // and the photo keeps number 1.
+        try display.xdotool(["mousemove", "75", "115", "click", "--repeat", "2", "--delay", "60", "1"])
+        usleep(500_000)
+        try picker.keys("Escape", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, Array(order.prefix(3)))
+    }
 }

@@ -128,10 +128,10 @@ extension PickerView {
         case GDK_KEY_Escape: closePreview()
         case GDK_KEY_Left, GDK_KEY_Up: movePreview(by: -1)
         case GDK_KEY_Right, GDK_KEY_Down: movePreview(by: 1)
-        case GDK_KEY_space: if control { confirm() } else { togglePreviewed() }
-        case GDK_KEY_Return, GDK_KEY_KP_Enter:
+        case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
             if control { confirm(); return true }
-            // Enter on a focused button (Back, the pick toggle, the video's play button) is its own.
+            // Space or Enter on a focused button (Back, the pick toggle, the video's play button)
+            // is the button's.
             if let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
                g_type_check_instance_is_a(focus.raw.assumingMemoryBound(to: GTypeInstance.self), gtk_button_get_type()) != 0 { return false }
             togglePreviewed()

@@ -13,6 +13,10 @@ extension PickerView {
         unshowable[id] = problem
     }
 
+    func forgetUnshowable(_ id: Int64) {
+        unshowable[id] = nil
+    }
+
     func toggle(at position: Int) {
         guard let id = model.assetID(at: position) else { return }
         if selection.number(of: id) == nil, let problem = unshowable[id] {

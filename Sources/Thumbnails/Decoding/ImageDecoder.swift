@@ -67,9 +67,12 @@ extension ImageDecoder {
     static func missingEnd(of file: OpenFile) -> String? {
         let head = file.read(at: 0, count: 8)
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            // The last chunk is IEND: length 0, "IEND", CRC (AE 42 60 82).
-            let tail = file.read(at: max(0, file.size - 12), count: 12)
-            return tail == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82] ? nil : "the PNG file is cut off (no end chunk)"
+            // The last chunk is IEND (length 0, "IEND"); some writers leave bytes after it, which
+            // decoders ignore: look for it near the end.
+            let tail = file.read(at: max(0, file.size - 4096), count: 4096)
+            let end: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44]
+            let found = tail.count >= end.count && (0...(tail.count - end.count)).contains { tail[$0..<($0 + end.count)].elementsEqual(end) }
+            return found ? nil : "the PNG file is cut off (no end chunk)"
         }
         if head.starts(with: Array("GIF8".utf8)) {
             // A GIF ends with its trailer byte; some writers pad after it with zeros.
