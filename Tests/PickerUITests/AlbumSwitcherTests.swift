@@ -6,35 +6,16 @@ import Thumbnails
 import XCTest
 @testable import PickerUI
 
-/// The display of this file's in-process tests, stopped when the test process exits (an XCTest
-/// case object is not always deinitialised before that).
-nonisolated(unsafe) private var switcherDisplay: VirtualDisplay?
-
 /// The album switcher in this process, on a virtual display: sections, search, the open album's
 /// mark, where it reopens, and which covers it asks for.
 final class AlbumSwitcherTests: XCTestCase {
-    nonisolated(unsafe) private static var ready = false
-
+    /// The display is started before any test runs: one started inside a test stops with it.
     override class func setUp() {
         super.setUp()
-        // GTK stays on the first display it opens: another test class may have opened it already.
-        if gtk_is_initialized() == 0, switcherDisplay == nil, let server = try? VirtualDisplay() {
-            switcherDisplay = server
-            atexit { switcherDisplay = nil }
-            setenv("DISPLAY", server.name, 1)
-            setenv("GSK_RENDERER", "cairo", 1)
-            unsetenv("WAYLAND_DISPLAY")
-        }
-        ready = gtk_init_check() != 0
+        _ = InProcessGTK.start()
     }
 
-    private func pump(seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            while g_main_context_iteration(nil, 0) != 0 {}
-            usleep(2000)
-        }
-    }
+    private func pump(seconds: Double) { InProcessGTK.pump(seconds: seconds) }
 
     /// A 960×720 window with the switcher as its title, over 2,000 synthetic photos in 200
     /// folders, plus a nested folder with a long name. The loader is paused: every cover request
@@ -53,7 +34,7 @@ final class AlbumSwitcherTests: XCTestCase {
     private static let longName = "Trips/2019/Zanzibar, the long way round with the whole family and the dog"
 
     private func openSwitcher(current: (([AlbumSummary]) -> Album)? = nil) throws -> Setup {
-        try XCTSkipUnless(Self.ready, "no display")
+        try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("switcher-library")
         let library = try PhotoLibrary(roots: [FilePath(root.path)],
                                        location: IndexLocation(databasePath: TestSupport.temporaryDirectory("switcher-index").appendingPathComponent("index.sqlite").path))

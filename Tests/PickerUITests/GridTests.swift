@@ -11,32 +11,20 @@ import XCTest
 /// The grid in this process, on a virtual display: how many item objects live, and what a
 /// selection change touches.
 final class GridTests: XCTestCase {
-    nonisolated(unsafe) private static var display: VirtualDisplay?
-    nonisolated(unsafe) private static var ready = false
-
+    /// The display is started before any test runs: one started inside a test stops with it.
     override class func setUp() {
         super.setUp()
-        guard display == nil, let server = try? VirtualDisplay() else { return }
-        display = server  // kept for the whole run: GTK stays connected to it
-        setenv("DISPLAY", server.name, 1)
-        setenv("GSK_RENDERER", "cairo", 1)
-        unsetenv("WAYLAND_DISPLAY")
-        ready = gtk_init_check() != 0
+        _ = InProcessGTK.start()
     }
 
-    private func pump(seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            while g_main_context_iteration(nil, 0) != 0 {}
-            usleep(2000)
-        }
-    }
+
+    private func pump(seconds: Double) { InProcessGTK.pump(seconds: seconds) }
 
     /// A window with the picker over a synthetic library of `count` assets.
     /// (The synthetic rows have no files: a running loader would fail their thumbnails, and
     /// files that cannot be shown cannot be picked. `pausedLoader` keeps every request queued.)
     private func openPicker(count: Int, width: Int32 = 960, pausedLoader: Bool = false) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
-        try XCTSkipUnless(Self.ready, "no display")
+        try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("grid-library")
         let library = try PhotoLibrary(roots: [FilePath(root.path)],
                                        location: IndexLocation(databasePath: TestSupport.temporaryDirectory("grid-index").appendingPathComponent("index.sqlite").path))
@@ -70,7 +58,7 @@ final class GridTests: XCTestCase {
 
     func testUnbindingCancelsThumbnailRequests() throws {
         // A paused loader keeps every request queued: what remains is what bound cells still want.
-        try XCTSkipUnless(Self.ready, "no display")
+        try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("cancel-library")
         let library = try PhotoLibrary(roots: [FilePath(root.path)],
                                        location: IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel-index").appendingPathComponent("index.sqlite").path))

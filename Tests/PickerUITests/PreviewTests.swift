@@ -110,22 +110,12 @@ final class PreviewWindowTests: XCTestCase {
 /// The preview in this process: a video's stream plays muted and is closed when the preview
 /// closes or moves on; a video that cannot play says why.
 final class PreviewPlaybackTests: XCTestCase {
-    nonisolated(unsafe) private static var display: VirtualDisplay?
-    nonisolated(unsafe) private static var ready = false
-
+    /// The display is started before any test runs: one started inside a test stops with it.
     override class func setUp() {
         super.setUp()
-        guard !ready else { return }
-        // Another class of this run may have started GTK on its display already: share it.
-        if gdk_display_get_default() == nil {
-            guard let server = try? VirtualDisplay() else { return }
-            display = server  // kept for the whole run: GTK stays connected to it (stopped at exit)
-            setenv("DISPLAY", server.name, 1)
-            setenv("GSK_RENDERER", "cairo", 1)
-            unsetenv("WAYLAND_DISPLAY")
-        }
-        ready = gtk_init_check() != 0
+        _ = InProcessGTK.start()
     }
+
 
     private var window: UnsafeMutablePointer<GtkWidget>?
     private var view: PickerView?
@@ -150,7 +140,7 @@ final class PreviewPlaybackTests: XCTestCase {
     /// A window with the picker over a photo and the demo video; returns the video's position
     /// and the photo's.
     private func openPicker() throws -> (view: PickerView, video: Int, photo: Int, videoPath: String) {
-        try XCTSkipUnless(Self.ready, "no display")
+        try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("preview-media")
         let index = TestSupport.temporaryDirectory("preview-index")
         let cacheRoot = TestSupport.temporaryDirectory("preview-thumbnails")
