@@ -58,9 +58,6 @@ final class GridCell {
         gtk_overlay_set_child(content.opaque, picture)
 
         let statusBox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
-        gtk_widget_set_halign(statusBox, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(statusBox, GTK_ALIGN_CENTER)
-        gtk_widget_set_can_target(statusBox, 0)
         status = gtk_image_new()
         style(status, "status-icon")
         gtk_image_set_pixel_size(status.opaque, 32)
@@ -70,40 +67,30 @@ final class GridCell {
         gtk_label_set_justify(problem.opaque, GTK_JUSTIFY_CENTER)
         gtk_box_append(statusBox.cast(), status)
         gtk_box_append(statusBox.cast(), problem)
-        gtk_overlay_add_overlay(content.opaque, statusBox)
+        place(statusBox, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
 
         // The pick ring: an accent border with a white inner line, so that it shows on a photo
         // of the accent's own colour (blue sky under a blue ring).
         let ring = gtk_label_new(nil)!
         style(ring, "pick-ring")
-        gtk_widget_set_can_target(ring, 0)
-        gtk_overlay_add_overlay(content.opaque, ring)
+        place(ring, over: content)
 
         // An empty circle where the number goes, shown on hover: this tile can be picked.
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")
-        gtk_widget_set_halign(circle, GTK_ALIGN_END)
-        gtk_widget_set_valign(circle, GTK_ALIGN_START)
-        gtk_widget_set_can_target(circle, 0)
-        gtk_overlay_add_overlay(content.opaque, circle)
+        place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
-        gtk_widget_set_halign(badge, GTK_ALIGN_END)
-        gtk_widget_set_valign(badge, GTK_ALIGN_START)
-        gtk_overlay_add_overlay(content.opaque, badge)
+        place(badge, over: content, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
         duration = gtk_label_new(nil)
         style(duration, "duration")
-        gtk_widget_set_halign(duration, GTK_ALIGN_END)
-        gtk_widget_set_valign(duration, GTK_ALIGN_END)
-        gtk_overlay_add_overlay(content.opaque, duration)
+        place(duration, over: content, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
 
         heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")
         style(heart, "favorite")
-        gtk_widget_set_halign(heart, GTK_ALIGN_START)
-        gtk_widget_set_valign(heart, GTK_ALIGN_END)
-        gtk_overlay_add_overlay(content.opaque, heart)
+        place(heart, over: content, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
         resize(to: picker.cellSize)
         // One click picks or unpicks; a double click undoes that and opens the preview.
         let click = gtk_gesture_click_new()!

@@ -37,9 +37,7 @@ final class PickedStrip {
             gtk_overlay_set_child(overlay.opaque, picture)
             number = gtk_label_new(nil)
             style(number, "pick-badge", "small")
-            gtk_widget_set_halign(number, GTK_ALIGN_END)
-            gtk_widget_set_valign(number, GTK_ALIGN_START)
-            gtk_overlay_add_overlay(overlay.opaque, number)
+            place(number, over: overlay, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
             gtk_button_set_child(button.cast(), overlay)
             gtk_revealer_set_child(revealer.opaque, button)
         }

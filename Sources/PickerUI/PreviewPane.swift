@@ -60,18 +60,12 @@ final class PreviewPane {
 
         caption = gtk_label_new(nil)
         style(caption, "preview-caption")
-        gtk_widget_set_halign(caption, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(caption, GTK_ALIGN_END)
-        gtk_widget_set_can_target(caption, 0)
-        gtk_overlay_add_overlay(widget.opaque, caption)
+        place(caption, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_END)
         problem = gtk_label_new(nil)
         style(problem, "preview-problem")
         gtk_label_set_wrap(problem.opaque, 1)
-        gtk_widget_set_halign(problem, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(problem, GTK_ALIGN_START)
-        gtk_widget_set_can_target(problem, 0)
         gtk_widget_set_visible(problem, 0)
-        gtk_overlay_add_overlay(widget.opaque, problem)
+        place(problem, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_START)
 
         backButton = gtk_button_new_from_icon_name("go-previous-symbolic")!
         gtk_widget_set_tooltip_text(backButton, "Back to the grid (Escape)")

@@ -67,3 +67,13 @@ extension Signal {
 func style(_ widget: UnsafeMutablePointer<GtkWidget>, _ classes: String...) {
     for name in classes { gtk_widget_add_css_class(widget, name) }
 }
+
+/// Places `widget` over `overlay`'s child at one of its corners or edges (FILL covers it all).
+/// Decorations (badges, rings, captions) let clicks through to the photo unless `targetable`.
+func place(_ widget: UnsafeMutablePointer<GtkWidget>, over overlay: UnsafeMutablePointer<GtkWidget>,
+           _ horizontal: GtkAlign = GTK_ALIGN_FILL, _ vertical: GtkAlign = GTK_ALIGN_FILL, targetable: Bool = false) {
+    gtk_widget_set_halign(widget, horizontal)
+    gtk_widget_set_valign(widget, vertical)
+    if !targetable { gtk_widget_set_can_target(widget, 0) }
+    gtk_overlay_add_overlay(overlay.opaque, widget)
+}
