@@ -45,16 +45,20 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// Brings the index in line with the disk. `progress` is called on this thread a few times a
     /// second; `committed` after each batch with what it changed (for a grid that fills as it goes).
+    /// `isCancelled` is asked between files: when it says true, what was read is committed and the
+    /// scan throws `ScanError.cancelled`.
     @discardableResult
     public func scan(progress: ((ScanProgress) -> Void)? = nil,
-                     committed: ((LibraryChange) -> Void)? = nil) throws -> LibraryChange {
+                     committed: ((LibraryChange) -> Void)? = nil,
+                     isCancelled: (() -> Bool)? = nil) throws -> LibraryChange {
         try writeLock.withLock {
             indexer.onProgress = progress
+            indexer.isCancelled = isCancelled
             indexer.onCommit = { [cache] change in
                 cache.remove(change.touched)
                 committed?(change)
             }
-            defer { indexer.onProgress = nil; indexer.onCommit = nil }
+            defer { indexer.onProgress = nil; indexer.onCommit = nil; indexer.isCancelled = nil }
             let registered = try indexer.register(roots: roots)
             return try indexer.scan(roots: registered)
         }

@@ -1,4 +1,3 @@
-import Dispatch
 import GObjectSupport
 import PhotoLibrary
 
@@ -50,6 +49,9 @@ public final class PickerController: @unchecked Sendable {
     private var pendingChange = LibraryChange()
     private var computingChange = false
     private var watcher: LibraryWatcher?
+    /// The controller's own threads: the scan, change positions and reading the rest of an album
+    /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
+    private let workers = WorkerPool(name: "picker", threads: 2)
 
     public init(library: PhotoLibrary, maximum: Int? = nil, showsCamera: Bool = false,
                 post: @escaping (@escaping () -> Void) -> Void) {
@@ -65,6 +67,10 @@ public final class PickerController: @unchecked Sendable {
         isClosed = true
         watcher?.stop()
         watcher = nil
+        // A scan stops at its next file, keeping what it read (`isStopping`); work that is under
+        // way returns before this does, and what it posted finds the controller closed.
+        workers.shutdown()
+        isScanning = false
         onAlbumsChanged = nil
         onAlbumOpened = nil
         onContentChanged = nil
@@ -137,7 +143,7 @@ public final class PickerController: @unchecked Sendable {
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
         model.replace(with: result)
-        result.loadRemainingInBackground()
+        result.loadRemaining(on: workers)
         onAlbumOpened?()
         onAlbumsChanged?()
     }
@@ -181,7 +187,7 @@ public final class PickerController: @unchecked Sendable {
         pendingChange = LibraryChange()
         computingChange = true
         let library = self.library
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        workers.submit { [self] in
             let details = Result { try library.changeDetails(for: base, after: change) }
             post {
                 self.computingChange = false
@@ -227,7 +233,8 @@ public final class PickerController: @unchecked Sendable {
         isScanning = true
         let library = self.library
         let firstRun = library.isEmpty
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        let workers = self.workers
+        workers.submit { [self] in
             // Counting the files reads every folder: never on the GTK thread.
             let expected = firstRun ? library.countFiles() : 0
             var lastShown = 0.0
@@ -251,7 +258,9 @@ public final class PickerController: @unchecked Sendable {
                     self.post { if !self.isClosed { self.onScanProgress?(progress, expected) } }
                 }, committed: { change in
                     pending.merge(change)
-                })
+                }, isCancelled: { workers.isStopping })
+            } catch ScanError.cancelled {
+                return  // the picker closed: nobody to tell
             } catch {
                 failure = "Indexing stopped: \(error)"
             }

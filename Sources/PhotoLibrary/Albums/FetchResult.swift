@@ -87,12 +87,12 @@ public final class FetchResult: @unchecked Sendable {
         allIDs.firstIndex(of: id)
     }
 
-    /// Reads the remaining ids on a background thread, so that the read transaction a partly read
-    /// album holds (which keeps SQLite from recycling its write-ahead log) ends soon. The window
-    /// calls this once the first screen is shown.
-    public func loadRemainingInBackground(after delay: Double = 1) {
+    /// Reads the remaining ids on `workers`, so that the read transaction a partly read album
+    /// holds (which keeps SQLite from recycling its write-ahead log) ends soon. The window calls
+    /// this once the first screen is shown.
+    public func loadRemaining(on workers: WorkerPool, after delay: Double = 1) {
         // After a moment: the first frame needs both cores more than this does.
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [self] in _ = allIDs }
+        workers.submit(after: delay) { [weak self] in _ = self?.allIDs }
     }
 
     /// How many ids are in memory (for tests and benchmarks: laziness is observable).

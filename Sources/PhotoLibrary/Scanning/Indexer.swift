@@ -19,6 +19,8 @@ final class Indexer {
     var onCommit: ((LibraryChange) -> Void)?
     /// Called with progress a few times a second and once at the end (on the scanning thread).
     var onProgress: ((ScanProgress) -> Void)?
+    /// Asked between files: true stops the scan (`ScanError.cancelled`) after committing what it read.
+    var isCancelled: (() -> Bool)?
 
     init(database: SQLiteConnection) {
         self.database = database
@@ -76,6 +78,9 @@ final class Indexer {
         do {
             try body()
             try commit()
+        } catch ScanError.cancelled {
+            // What was read is committed already (pairs relinked): keep it for the next scan.
+            throw ScanError.cancelled
         } catch let error as DatabaseError {
             rollback()
             throw error.isDiskFull ? ScanError.diskFull(error.message) : ScanError.database(error)
@@ -95,6 +100,10 @@ final class Indexer {
     private func walk(from start: FilePath, root: Root, recursive: Bool) throws {
         var stack: [(path: FilePath, recursive: Bool)] = [(start, recursive)]
         while let (folder, walkChildren) = stack.popLast() {
+            if isCancelled?() == true {
+                try commit()
+                throw ScanError.cancelled
+            }
             let relative = folder.relative(to: root.path) ?? []
             switch DirectoryListing.list(folder, followLink: folder == root.path) {
             case .failure(.vanished):
@@ -151,10 +160,12 @@ final class Indexer {
                 try write(outcome, name: entry.name, path: path, folderID: folderID, version: version, replacing: existing?.id)
             }
             reportProgressIfDue()
-            if isBatchDue {
+            let cancelled = isCancelled?() == true
+            if isBatchDue || cancelled {
                 // Pairs are relinked before every commit, so a killed scan leaves them right.
                 try relinkPairs(in: folderID)
                 try commit()
+                if cancelled { throw ScanError.cancelled }
             }
         }
         for gone in stored.values {

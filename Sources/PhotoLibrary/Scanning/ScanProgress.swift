@@ -56,11 +56,14 @@ public struct LibraryChange: Sendable, Equatable {
 public enum ScanError: Error, CustomStringConvertible {
     case diskFull(String)
     case database(DatabaseError)
+    /// Stopped on request (the picker closed): what was read so far is committed.
+    case cancelled
 
     public var description: String {
         switch self {
         case .diskFull(let path): "the disk holding the index is full (\(path)); the index is incomplete and the next scan continues"
         case .database(let error): "index database error: \(error.message)"
+        case .cancelled: "indexing was stopped before it finished; the next scan continues"
         }
     }
 }

@@ -21,7 +21,7 @@ public final class LibraryWatcher: @unchecked Sendable {
     private var watched: Set<FilePath> = []
     private var unwatched: Set<FilePath> = []
     private var stopPipe: [Int32] = [-1, -1]
-    private var thread: pthread_t?
+    private var thread: WorkerPool?
     private var reportedLimit = false
     /// The kernel dropped events: the next rescan covers everything.
     private var overflowed = false
@@ -53,18 +53,11 @@ public final class LibraryWatcher: @unchecked Sendable {
         guard descriptor >= 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
         guard pipe(&stopPipe) == 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
         for root in library.roots { addWatches(below: root) }
-        let box = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        let created = pthread_create(&handle, nil, { context in
-            let watcher = Unmanaged<LibraryWatcher>.fromOpaque(context!).takeRetainedValue()
-            watcher.loop()
-            return nil
-        }, box.toOpaque())
-        guard created == 0 else {
-            box.release()
-            throw WatchError(message: "cannot start the watcher thread: \(errorDescription(created))")
-        }
-        thread = handle
+        // The loop holds the watcher until `stop()` ends it.
+        let thread = WorkerPool(name: "watcher", threads: 1)
+        guard thread.threadCount == 1 else { throw WatchError(message: "cannot start the watcher thread: \(errorDescription(errno))") }
+        thread.submit { self.loop() }
+        self.thread = thread
     }
 
     /// Stops the thread and removes the watches.
@@ -72,7 +65,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         guard let thread else { return }
         var byte: UInt8 = 1
         _ = write(stopPipe[1], &byte, 1)
-        pthread_join(thread, nil)
+        thread.shutdown()
         self.thread = nil
         close(descriptor)
         close(stopPipe[0])

@@ -17,17 +17,14 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     public let thumbnailer: Thumbnailer
     private let dispatcher: MainLoopDispatcher
-    // Heap-allocated: pthread objects must not move.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let workers: WorkerPool
+    private let lock = Lock()
     /// Visible jobs, newest last (taken from the end).
     private var visible: [Job] = []
     /// Prefetch jobs, oldest first.
     private var prefetch: [Job] = []
     private var jobs: [JobKey: Job] = [:]
     private var paused: Bool
-    private var stopping = false
-    private var threads: [pthread_t] = []
 
     struct JobKey: Hashable {
         let path: FilePath
@@ -50,46 +47,29 @@ public final class ThumbnailLoader: @unchecked Sendable {
     /// - Parameters:
     ///   - workers: threads decoding at once; one per core by default.
     ///   - startPaused: queue requests without running them until `resume()` (tests of ordering).
-    public init(thumbnailer: Thumbnailer = Thumbnailer(), workers: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+    public init(thumbnailer: Thumbnailer = Thumbnailer(), workers: Int = WorkerPool.processorCount,
                 dispatcher: MainLoopDispatcher = .shared, startPaused: Bool = false) {
         self.thumbnailer = thumbnailer
         self.dispatcher = dispatcher
         self.paused = startPaused
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-        for _ in 0..<max(1, workers) {
-            var thread = pthread_t()
-            // Each worker holds the loader until `shutdown()`: the loader lives as long as its pool.
-            let box = Unmanaged.passRetained(self)
-            if pthread_create(&thread, nil, { context in
-                let loader = Unmanaged<ThumbnailLoader>.fromOpaque(context!).takeRetainedValue()
-                loader.work()
-                return nil
-            }, box.toOpaque()) == 0 {
-                threads.append(thread)
-            } else {
-                box.release()
-            }
-        }
+        self.workers = WorkerPool(name: "thumbnails", threads: workers)
     }
+
+    deinit { workers.shutdown() }
 
     /// Stops the workers; queued requests are dropped and running ones are cancelled (a running
     /// thumbnailer is killed), so this returns quickly.
     public func shutdown() {
-        locked {
-            stopping = true
-            pthread_cond_broadcast(condition)
-        }
-        let current = pthread_self()
-        for thread in threads where pthread_equal(thread, current) == 0 { pthread_join(thread, nil) }
-        threads.removeAll()
+        workers.shutdown()
     }
 
     public func resume() {
-        locked {
+        let waiting = locked { () -> Int in
             paused = false
-            pthread_cond_broadcast(condition)
+            return visible.count + prefetch.count
         }
+        // Turns taken while paused found nothing to do: one more per waiting job.
+        for _ in 0..<waiting { workers.submit { [weak self] in self?.runNextJob() } }
     }
 
     /// Asks for the thumbnail of `path` at `flavor`. `completion` runs on the main loop, unless
@@ -101,8 +81,9 @@ public final class ThumbnailLoader: @unchecked Sendable {
                         completion: @escaping Completion) -> ThumbnailRequest {
         let request = ThumbnailRequest(completion: completion)
         let key = JobKey(path: path, flavor: flavor)
-        locked {
+        let isNew = locked { () -> Bool in
             let job: Job
+            var isNew = false
             if let existing = jobs[key] {
                 job = existing
                 if priority == .visible && existing.priority == .prefetch && !existing.started {
@@ -118,6 +99,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
             } else {
                 job = Job(key: key, priority: priority)
                 jobs[key] = job
+                isNew = true
                 if priority == .visible { visible.append(job) } else { prefetch.append(job) }
             }
             job.requests.append(request)
@@ -126,8 +108,11 @@ public final class ThumbnailLoader: @unchecked Sendable {
                 guard let self, let job, let request else { return }
                 self.locked { self.drop(request, from: job) }
             }
-            pthread_cond_signal(condition)
+            return isNew
         }
+        // Each new job gives the workers one turn; the turn runs whichever job comes first then
+        // (visible before prefetch, newest visible first), not necessarily this one.
+        if isNew { workers.submit { [weak self] in self?.runNextJob() } }
         return request
     }
 
@@ -136,38 +121,33 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     // MARK: Workers
 
-    private func work() {
-        while let job = nextJob() {
-            let cellPixels = locked { job.cellPixels }
-            let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
-                for request in locked({ job.requests }) where !request.isCancelled {
-                    dispatcher.post { request.deliverPreliminary(preview) }
-                }
-            }, isCancelled: { [self] in
-                locked { stopping || job.requests.allSatisfy(\.isCancelled) }
-            })
-            let requests = locked { () -> [ThumbnailRequest] in
-                // A job abandoned while it ran was already replaced by a newer one: leave that.
-                if jobs[job.key] === job { jobs[job.key] = nil }
-                return job.requests
+    /// One turn of a worker: runs the job that comes first now, if any.
+    private func runNextJob() {
+        guard let job = nextJob() else { return }
+        let cellPixels = locked { job.cellPixels }
+        let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
+            for request in locked({ job.requests }) where !request.isCancelled {
+                dispatcher.post { request.deliverPreliminary(preview) }
             }
-            if case .failure(.cancelled) = result { continue }
-            for request in requests where !request.isCancelled {
-                dispatcher.post { request.deliver(result) }
-            }
+        }, isCancelled: { [self] in
+            workers.isStopping || locked { job.requests.allSatisfy(\.isCancelled) }
+        })
+        let requests = locked { () -> [ThumbnailRequest] in
+            // A job abandoned while it ran was already replaced by a newer one: leave that.
+            if jobs[job.key] === job { jobs[job.key] = nil }
+            return job.requests
+        }
+        if case .failure(.cancelled) = result { return }
+        for request in requests where !request.isCancelled {
+            dispatcher.post { request.deliver(result) }
         }
     }
 
     private func nextJob() -> Job? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while true {
-            if stopping { return nil }
-            if !paused, let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) {
-                job.started = true
-                return job
-            }
-            pthread_cond_wait(condition, mutex)
+        locked {
+            guard !paused, let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
+            job.started = true
+            return job
         }
     }
 
@@ -184,9 +164,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     @discardableResult
     private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
+        lock.withLock(body)
     }
 }
 

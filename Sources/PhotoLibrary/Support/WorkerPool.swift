@@ -1,0 +1,176 @@
+import CGLib
+import Glibc
+
+/// Threads that run submitted work, oldest first, and a shutdown that waits for them. Every
+/// thread Photopick starts comes from one of these (the index's scans and change positions, the
+/// watcher, the thumbnail workers), so each kind of work has one owner that can stop it: after
+/// `shutdown()` returns, none of the pool's work runs or will run.
+///
+/// Work that may take long checks `isStopping` (a scan between files, a thumbnail between steps)
+/// so that shutting down does not wait for it to finish.
+public final class WorkerPool: @unchecked Sendable {
+    public typealias Work = () -> Void
+
+    /// What the threads share. Each thread holds it until it exits, so the mutex and condition
+    /// outlive every thread that waits on them, even when the pool itself is released on one.
+    private final class Queue: @unchecked Sendable {
+        // Heap-allocated: pthread objects must not move.
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        var work: [Work] = []
+        /// Index of the oldest waiting work in `work` (taken from the front without moving the rest).
+        var head = 0
+        /// Work submitted with a delay: (monotonic time it is due, work), moved to `work` when due.
+        var delayed: [(due: Double, work: Work)] = []
+        var stopping = false
+
+        init() {
+            pthread_mutex_init(mutex, nil)
+            // Timed waits on the monotonic clock: a change of the wall clock does not move them.
+            var attributes = pthread_condattr_t()
+            pthread_condattr_init(&attributes)
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+            pthread_cond_init(condition, &attributes)
+            pthread_condattr_destroy(&attributes)
+        }
+        deinit {
+            pthread_cond_destroy(condition)
+            pthread_mutex_destroy(mutex)
+            condition.deallocate()
+            mutex.deallocate()
+        }
+
+        func locked<R>(_ body: () -> R) -> R {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return body()
+        }
+
+        /// The next work, or nil when the pool stops.
+        func next() -> Work? {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            while true {
+                if stopping { return nil }
+                moveDueWork()
+                if head < work.count { break }
+                if let due = delayed.map(\.due).min() {
+                    var deadline = timespec(tv_sec: Int(due), tv_nsec: Int((due - due.rounded(.down)) * 1e9))
+                    pthread_cond_timedwait(condition, mutex, &deadline)
+                } else {
+                    pthread_cond_wait(condition, mutex)
+                }
+            }
+            let next = work[head]
+            // The slot lets go of the work now (not at the next compaction), so what the work
+            // captured is released when it returns.
+            work[head] = {}
+            head += 1
+            if head == work.count || head > 256 && head * 2 > work.count {
+                work.removeFirst(head)
+                head = 0
+            }
+            return next
+        }
+
+        private func moveDueWork() {
+            guard !delayed.isEmpty else { return }
+            let now = monotonicSeconds()
+            for entry in delayed where entry.due <= now { work.append(entry.work) }
+            delayed.removeAll { $0.due <= now }
+        }
+    }
+
+    public let name: String
+    private let queue = Queue()
+    private let threadsLock = Lock()
+    private var threads: [pthread_t] = []
+
+    /// Starts `threads` threads named `name` (as `top -H` and debuggers show them).
+    public init(name: String, threads count: Int) {
+        self.name = name
+        for _ in 0..<max(1, count) {
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(ThreadContext(queue: queue, name: name))
+            let created = pthread_create(&thread, nil, { raw in
+                let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
+                photopick_name_thread(context.name)
+                while let work = context.queue.next() { work() }
+                return nil
+            }, context.toOpaque())
+            if created == 0 { threads.append(thread) } else { context.release() }
+        }
+    }
+
+    private final class ThreadContext {
+        let queue: Queue
+        let name: String
+        init(queue: Queue, name: String) {
+            self.queue = queue
+            self.name = name
+        }
+    }
+
+    /// Threads that started (fewer than asked only when the system refused one).
+    public var threadCount: Int { threadsLock.withLock { threads.count } }
+
+    /// One thread per core: for work that computes (thumbnails).
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    deinit { shutdown() }
+
+    /// Queues `work`. Returns false, and drops it, once the pool is stopping.
+    @discardableResult
+    public func submit(_ work: @escaping Work) -> Bool {
+        queue.locked {
+            guard !queue.stopping else { return false }
+            queue.work.append(work)
+            pthread_cond_signal(queue.condition)
+            return true
+        }
+    }
+
+    /// Queues `work` to start after `seconds` (work that should not compete with what the person
+    /// waits for, like reading the rest of an album once the first screen is shown).
+    @discardableResult
+    public func submit(after seconds: Double, _ work: @escaping Work) -> Bool {
+        queue.locked {
+            guard !queue.stopping else { return false }
+            queue.delayed.append((monotonicSeconds() + seconds, work))
+            pthread_cond_broadcast(queue.condition)
+            return true
+        }
+    }
+
+    /// Whether `shutdown()` was called: long work checks it to end early.
+    public var isStopping: Bool { queue.locked { queue.stopping } }
+
+    /// How many submitted works wait to start.
+    public var waitingCount: Int { queue.locked { queue.work.count - queue.head } }
+
+    /// Drops the waiting work and waits for the running work to return. Called from one of the
+    /// pool's own threads (its last owner let go there), it does not wait for that thread, which
+    /// exits when its work returns.
+    public func shutdown() {
+        let dropped = queue.locked { () -> [Work] in
+            queue.stopping = true
+            defer { queue.work = []; queue.head = 0; queue.delayed = [] }
+            pthread_cond_broadcast(queue.condition)
+            return queue.work + queue.delayed.map(\.work)
+        }
+        // Released outside the lock: what they capture may submit work as it goes.
+        _ = dropped
+        let threads = threadsLock.withLock { () -> [pthread_t] in
+            defer { self.threads.removeAll() }
+            return self.threads
+        }
+        let current = pthread_self()
+        for thread in threads {
+            if pthread_equal(thread, current) != 0 {
+                pthread_detach(thread)
+            } else {
+                pthread_join(thread, nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import PhotoLibrary
+
+/// The one worker mechanism: order, delays, and a shutdown after which nothing of the pool runs
+/// and no thread of it is left.
+final class WorkerPoolTests: XCTestCase {
+    /// Threads of this process named `name` (Linux shows a thread's name in /proc).
+    private func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .newlines) == name
+        }.count
+    }
+
+    func testOneThreadRunsWorkInTheOrderItWasSubmitted() {
+        let pool = WorkerPool(name: "test-order", threads: 1)
+        let lock = Lock()
+        var order: [Int] = []
+        let done = expectation(description: "all ran")
+        for value in 0..<500 {
+            pool.submit {
+                lock.withLock { order.append(value) }
+                if value == 499 { done.fulfill() }
+            }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(lock.withLock { order }, Array(0..<500))
+        pool.shutdown()
+    }
+
+    func testShutdownWaitsForRunningWorkDropsWaitingWorkAndEndsItsThreads() {
+        let pool = WorkerPool(name: "test-stop", threads: 2)
+        XCTAssertEqual(pool.threadCount, 2)
+        // (each thread names itself as it starts)
+        let deadline = monotonicSeconds() + 5
+        while threads(named: "test-stop") < 2 && monotonicSeconds() < deadline { usleep(1000) }
+        XCTAssertEqual(threads(named: "test-stop"), 2)
+        let lock = Lock()
+        var finished = 0, started = 0
+        for _ in 0..<2 {
+            pool.submit {
+                lock.withLock { started += 1 }
+                // Long work that watches for the shutdown, as a scan does.
+                while !pool.isStopping { usleep(1000) }
+                usleep(50_000)
+                lock.withLock { finished += 1 }
+            }
+        }
+        var waitingRan = false
+        for _ in 0..<10 { pool.submit { lock.withLock { waitingRan = true } } }
+        while lock.withLock({ started }) < 2 { usleep(1000) }
+        pool.shutdown()
+        XCTAssertEqual(lock.withLock { finished }, 2, "shutdown returns only after the running work returned")
+        XCTAssertFalse(lock.withLock { waitingRan }, "work still waiting at shutdown never runs")
+        XCTAssertFalse(pool.submit { XCTFail("ran after shutdown") })
+        XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
+    }
+
+    func testDelayedWorkRunsAfterItsDelayWhileOtherWorkGoesFirst() {
+        let pool = WorkerPool(name: "test-delay", threads: 1)
+        let lock = Lock()
+        var events: [(String, Double)] = []
+        let start = monotonicSeconds()
+        let done = expectation(description: "delayed ran")
+        pool.submit(after: 0.3) {
+            lock.withLock { events.append(("delayed", monotonicSeconds() - start)) }
+            done.fulfill()
+        }
+        pool.submit { lock.withLock { events.append(("now", monotonicSeconds() - start)) } }
+        wait(for: [done], timeout: 10)
+        let seen = lock.withLock { events }
+        XCTAssertEqual(seen.map(\.0), ["now", "delayed"])
+        XCTAssertGreaterThanOrEqual(seen[1].1, 0.3)
+        pool.shutdown()
+    }
+
+    func testDelayedWorkThatIsNotDueAtShutdownNeverRuns() {
+        let pool = WorkerPool(name: "test-delay2", threads: 1)
+        pool.submit(after: 0.2) { XCTFail("ran after shutdown") }
+        pool.shutdown()
+        usleep(400_000)
+    }
+
+    /// The last owner of a pool may let go of it on one of its own threads (a thumbnail loader
+    /// released while its worker finishes): that must neither deadlock nor leave the thread.
+    func testAPoolReleasedOnItsOwnThreadLetsThatThreadEnd() {
+        var pool: WorkerPool? = WorkerPool(name: "test-self", threads: 1)
+        let released = expectation(description: "released")
+        let holder = Holder(pool!)
+        pool = nil
+        holder.pool!.submit {
+            holder.pool = nil  // the last reference goes here, on the pool's thread
+            released.fulfill()
+        }
+        wait(for: [released], timeout: 10)
+        let deadline = monotonicSeconds() + 5
+        while threads(named: "test-self") > 0 && monotonicSeconds() < deadline { usleep(10_000) }
+        XCTAssertEqual(threads(named: "test-self"), 0)
+    }
+
+    private final class Holder: @unchecked Sendable {
+        var pool: WorkerPool?
+        init(_ pool: WorkerPool) { self.pool = pool }
+    }
+}
+
+/// A scan told to stop keeps what it read, and the next scan finishes the job.
+final class ScanCancellationTests: XCTestCase {
+    func testACancelledScanKeepsWhatItReadAndTheNextScanCompletesIt() throws {
+        let generated = GeneratedLibrary.shared
+        let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel").appendingPathComponent("index.sqlite").path)
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        // Asked after each file read (and each folder): stop after about 300.
+        var asked = 0
+        XCTAssertThrowsError(try library.scan(isCancelled: { asked += 1; return asked > 300 })) { error in
+            guard case ScanError.cancelled = error else { return XCTFail("\(error)") }
+        }
+        let partial = try library.fetchAssets(in: .smart(.recents)).count
+        XCTAssertGreaterThan(partial, 0, "what was read before the stop is kept")
+
+        let complete = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        try complete.scan()
+        let all = try complete.fetchAssets(in: .smart(.recents)).count
+        XCTAssertGreaterThan(all, partial)
+        let uninterrupted = try PhotoLibrary(roots: [generated.rootPath], location: IndexLocation(
+            databasePath: TestSupport.temporaryDirectory("uncancelled").appendingPathComponent("index.sqlite").path))
+        try uninterrupted.scan()
+        XCTAssertEqual(try complete.paths(in: .smart(.recents)), try uninterrupted.paths(in: .smart(.recents)),
+                       "the next scan finishes the job")
+    }
+}
