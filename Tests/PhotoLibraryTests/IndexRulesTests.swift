@@ -362,6 +362,8 @@ final class IndexRulesTests: XCTestCase {
             UPDATE assets SET width = 160, height = 120 WHERE name = CAST('phone.heic' AS BLOB);
             UPDATE assets SET date_source = 0, captured_at = 0 WHERE name = CAST('iptc.jpg' AS BLOB);
             UPDATE assets SET make = 'kept' WHERE name = CAST('dated.jpg' AS BLOB);
+            DROP INDEX assets_folder_stem;
+            ALTER TABLE folders DROP COLUMN listed_mtime_ns;
             PRAGMA user_version = 1;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// Album membership bits, stored per asset in `album_bits`. Smart albums and the folder albums
@@ -93,5 +93,13 @@ enum Schema {
     UPDATE assets SET size = -1
     WHERE error IS NOT NULL
        OR (kind = 1 AND (date_source = 0 OR mime IN ('image/heif', 'image/heic', 'image/heif-sequence', 'image/heic-sequence', 'image/avif')));
+    """
+
+    /// Pairs are relinked per name stem (a batch in a folder of 200,000 files read the whole folder
+    /// before), and a folder remembers its modification time when it was listed, so a rescan of
+    /// an unchanged library stats folders instead of listing them (NULL: list it next time).
+    static let version3 = """
+    CREATE INDEX assets_folder_stem ON assets(folder_id, stem);
+    ALTER TABLE folders ADD COLUMN listed_mtime_ns INTEGER;
     """
 }

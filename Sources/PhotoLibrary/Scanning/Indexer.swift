@@ -138,7 +138,8 @@ final class Indexer {
 
     private func index(folderID: Int64, path folder: FilePath, entries: [DirectoryListing.Entry]) throws {
         var stored = try storedFiles(in: folderID)
-        var changedHere = false
+        // Name stems written or deleted since the pairs were last relinked: only those can pair anew.
+        var touchedStems = Set<[UInt8]>()
         for entry in entries {
             guard case .file(let version) = entry.type else { continue }
             progress.filesSeen += 1
@@ -151,7 +152,7 @@ final class Indexer {
             let path = folder.appending(entry.name)
             let outcome = MetadataReader.read(path: path, version: version)
             progress.filesRead += 1
-            changedHere = true
+            touchedStems.insert(AlbumRules.stem(of: entry.name))
             switch outcome {
             case .vanished:
                 if let existing { try deleteAsset(existing.id) }
@@ -163,16 +164,17 @@ final class Indexer {
             let cancelled = isCancelled?() == true
             if isBatchDue || cancelled {
                 // Pairs are relinked before every commit, so a killed scan leaves them right.
-                try relinkPairs(in: folderID)
+                try relinkPairs(in: folderID, stems: touchedStems)
+                touchedStems.removeAll()
                 try commit()
                 if cancelled { throw ScanError.cancelled }
             }
         }
-        for gone in stored.values {
+        for (name, gone) in stored {
             try deleteAsset(gone.id)
-            changedHere = true
+            touchedStems.insert(AlbumRules.stem(of: name))
         }
-        if changedHere { try relinkPairs(in: folderID) }
+        try relinkPairs(in: folderID, stems: touchedStems)
         reportProgressIfDue()
     }
 
@@ -258,21 +260,27 @@ final class Indexer {
     }
 
     /// Pairs each still with the video of the same stem in its folder (a Live Photo: one asset, the
-    /// video half hidden from every album), and undoes pairs whose other half is gone.
-    private func relinkPairs(in folderID: Int64) throws {
+    /// video half hidden from every album), and undoes pairs whose other half is gone. Only the
+    /// given stems are looked at (one indexed query each), so the cost follows what changed, not
+    /// the size of the folder.
+    private func relinkPairs(in folderID: Int64, stems: Set<[UInt8]>) throws {
+        guard !stems.isEmpty else { return }
         let statement = try database.statement("""
             SELECT id, stem, kind, traits, album_bits, paired_id FROM assets
-            WHERE folder_id = ?1 AND error IS NULL AND kind IN (1, 2) ORDER BY id
+            WHERE folder_id = ?1 AND stem = ?2 AND error IS NULL AND kind IN (1, 2) ORDER BY id
             """)
-        statement.bind(1, folderID)
         struct Row { let id: Int64; let stem: [UInt8]; let kind: MediaKind; let traits: Int64; let bits: Int64; let paired: Int64? }
         var rows: [Row] = []
-        while try statement.step() {
-            rows.append(Row(id: statement.int64(0), stem: statement.blob(1), kind: MediaKind(rawValue: statement.int(2)) ?? .other,
-                            traits: statement.int64(3), bits: statement.int64(4),
-                            paired: statement.isNull(5) ? nil : statement.int64(5)))
+        for stem in stems {
+            statement.bind(1, folderID).bind(2, blob: stem)
+            while try statement.step() {
+                rows.append(Row(id: statement.int64(0), stem: statement.blob(1), kind: MediaKind(rawValue: statement.int(2)) ?? .other,
+                                traits: statement.int64(3), bits: statement.int64(4),
+                                paired: statement.isNull(5) ? nil : statement.int64(5)))
+            }
+            statement.reset()
         }
-        statement.reset()
+        rows.sort { $0.id < $1.id }
         var stills: [[UInt8]: Int64] = [:]
         var videos: [[UInt8]: Int64] = [:]
         for row in rows {
