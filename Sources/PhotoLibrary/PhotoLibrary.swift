@@ -48,7 +48,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// `isCancelled` is asked between files: when it says true, what was read is committed and the
     /// scan throws `ScanError.cancelled`.
     @discardableResult
-    public func scan(progress: ((ScanProgress) -> Void)? = nil,
+    public func scan(_ scope: ScanScope = .everyFile, progress: ((ScanProgress) -> Void)? = nil,
                      committed: ((LibraryChange) -> Void)? = nil,
                      isCancelled: (() -> Bool)? = nil) throws -> LibraryChange {
         try writeLock.withLock {
@@ -60,7 +60,7 @@ public final class PhotoLibrary: @unchecked Sendable {
             }
             defer { indexer.onProgress = nil; indexer.onCommit = nil; indexer.isCancelled = nil }
             let registered = try indexer.register(roots: roots)
-            return try indexer.scan(roots: registered)
+            return try indexer.scan(roots: registered, scope: scope)
         }
     }
 

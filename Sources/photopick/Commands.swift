@@ -35,19 +35,20 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
 }
 
 /// Opens the index and, unless `cached` (and the index has been built before), brings it up to
-/// date first: an unchanged library costs a walk of the folders and no file reads.
+/// date first: only folders whose entries changed are listed again, so an unchanged library costs
+/// one `stat` per folder (a file rewritten in place is seen by `photopick index`).
 func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> PhotoLibrary {
     let library = try PhotoLibrary(roots: roots)
     for notice in library.notices { warn(notice.message) }
     if cached && !library.isEmpty { return library }
-    try scan(library, progressLines: showProgress)
+    try scan(library, .changedFolders, progressLines: showProgress)
     return library
 }
 
 /// Scans with a progress bar on a terminal; `progressLines` also prints plain lines when
 /// standard error is not a terminal (`photopick index`).
 @discardableResult
-func scan(_ library: PhotoLibrary, progressLines: Bool) throws -> ScanProgress {
+func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLines: Bool) throws -> ScanProgress {
     let firstScan = library.isEmpty
     let display: ProgressDisplay?
     if standardErrorIsTerminal || progressLines {
@@ -57,7 +58,7 @@ func scan(_ library: PhotoLibrary, progressLines: Bool) throws -> ScanProgress {
     }
     var last = ScanProgress()
     let started = monotonicSeconds()
-    try library.scan(progress: { progress in
+    try library.scan(scope, progress: { progress in
         last = progress
         // A quick rescan should not flash a bar: draw only once it takes a moment.
         if progressLines || monotonicSeconds() - started > 0.4 { display?.update(progress) }

@@ -16,6 +16,8 @@ struct DirectoryListing {
     }
 
     let entries: [Entry]
+    /// The folder's modification time when it was opened.
+    let modificationTimeNanoseconds: Int64?
 
     enum Failure: Error, Equatable {
         case vanished
@@ -37,6 +39,9 @@ struct DirectoryListing {
             return .failure(.unreadable("cannot open folder: \(errorDescription(code))"))
         }
         defer { closedir(directory) }
+        // The folder's time as it was before reading: a change made while it is read moves it on.
+        var info = Glibc.stat()
+        let modified = fstat(fd, &info) == 0 ? nanoseconds(info.st_mtim) : nil
         var entries: [Entry] = []
         while true {
             errno = 0
@@ -57,7 +62,21 @@ struct DirectoryListing {
             entries.append(Entry(name: name, type: type))
         }
         entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
-        return .success(DirectoryListing(entries: entries))
+        return .success(DirectoryListing(entries: entries, modificationTimeNanoseconds: modified))
+    }
+
+    /// A folder's modification time, or nil when it is not a folder (any more) or cannot be read.
+    /// The kernel moves it whenever an entry is added, removed or renamed in the folder, not when
+    /// a file in it is rewritten in place.
+    static func modificationTime(of path: FilePath, followLink: Bool) -> Int64? {
+        var info = Glibc.stat()
+        let status = path.withCString { fstatat(AT_FDCWD, $0, &info, followLink ? 0 : AT_SYMLINK_NOFOLLOW) }
+        guard status == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return nanoseconds(info.st_mtim)
+    }
+
+    private static func nanoseconds(_ time: timespec) -> Int64 {
+        Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     private static func stat(_ name: [UInt8], in directory: Int32) -> EntryType {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Walks library roots and brings the database in line with the disk, incrementally: a file whose
 /// size, mtime and inode are unchanged is not opened again. Work is committed in batches, so a scan
 /// killed at any point leaves a consistent database and the next scan finishes the job.
@@ -43,11 +45,12 @@ final class Indexer {
         }
     }
 
-    /// Scans every folder below the roots. Returns everything the scan changed.
-    func scan(roots: [Root]) throws -> LibraryChange {
+    /// Scans every folder below the roots (`scope` says whether every file is checked, or only the
+    /// folders whose listing changed). Returns everything the scan changed.
+    func scan(roots: [Root], scope: ScanScope) throws -> LibraryChange {
         try run {
             for root in roots {
-                try walk(from: root.path, root: root, recursive: true)
+                try walk(from: root.path, root: root, recursive: true, scope: scope)
             }
         }
     }
@@ -60,7 +63,7 @@ final class Indexer {
                 guard let root = roots.filter({ folder == $0.path || folder.relative(to: $0.path) != nil })
                         .max(by: { $0.path.bytes.count < $1.path.bytes.count }),
                       !FolderRules.isHidden(folder, below: root.path) else { continue }
-                try walk(from: folder, root: root, recursive: false)
+                try walk(from: folder, root: root, recursive: false, scope: .everyFile)
             }
         }
     }
@@ -97,12 +100,22 @@ final class Indexer {
 
     // MARK: Walking
 
-    private func walk(from start: FilePath, root: Root, recursive: Bool) throws {
+    private func walk(from start: FilePath, root: Root, recursive: Bool, scope: ScanScope) throws {
+        // Known folders, read once: an unchanged folder is passed by its time alone.
+        let known = scope == .changedFolders ? try knownFolders(under: root) : [:]
         var stack: [(path: FilePath, recursive: Bool)] = [(start, recursive)]
         while let (folder, walkChildren) = stack.popLast() {
             if isCancelled?() == true {
                 try commit()
                 throw ScanError.cancelled
+            }
+            if let record = known[folder], let listed = record.listedTime, walkChildren,
+               DirectoryListing.modificationTime(of: folder, followLink: folder == root.path) == listed {
+                // No entry was added, removed or renamed here since it was listed.
+                progress.foldersSeen += 1
+                progress.foldersUnchanged += 1
+                for child in record.children.reversed() { stack.append((child, true)) }
+                continue
             }
             let relative = folder.relative(to: root.path) ?? []
             switch DirectoryListing.list(folder, followLink: folder == root.path) {
@@ -110,12 +123,13 @@ final class Indexer {
                 try removeFolderTree(folder)
             case .failure(.unreadable(let reason)):
                 // Its files cannot be read any more: drop them, and say why in the error list.
-                let folderID = try upsertFolder(folder, relative: relative, root: root, error: reason)
-                try removeAssets(whereFolder: folderID)
+                let record = try upsertFolder(folder, relative: relative, root: root, error: reason)
+                try removeAssets(whereFolder: record.id)
                 for child in try knownChildFolders(of: folder) { try removeFolderTree(child) }
+                try setListedTime(nil, of: record)
                 progress.foldersSeen += 1
             case .success(let listing):
-                let folderID = try upsertFolder(folder, relative: relative, root: root, error: nil)
+                let record = try upsertFolder(folder, relative: relative, root: root, error: nil)
                 progress.foldersSeen += 1
                 let subfolders = listing.entries.filter { $0.type == .directory }.map { folder.appending($0.name) }
                 let known = try knownChildFolders(of: folder)
@@ -123,10 +137,46 @@ final class Indexer {
                 for subfolder in subfolders.reversed() where walkChildren || !known.contains(subfolder) {
                     stack.append((subfolder, true))
                 }
-                try index(folderID: folderID, path: folder, entries: listing.entries)
+                try index(folderID: record.id, path: folder, entries: listing.entries)
+                try setListedTime(Self.trustworthy(listing.modificationTimeNanoseconds), of: record)
             }
             try commitIfDue()
         }
+    }
+
+    /// A folder's time is kept only when it is at least two seconds old: timestamps are coarse
+    /// (a few milliseconds on ext4), so an entry added just after the listing, within the same
+    /// tick, would leave the time unchanged and go unseen. A folder changed that recently is
+    /// simply listed again next time.
+    private static func trustworthy(_ time: Int64?) -> Int64? {
+        guard let time else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nowNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        return time < nowNanoseconds - 2_000_000_000 ? time : nil
+    }
+
+    private struct KnownFolder {
+        var listedTime: Int64?
+        var children: [FilePath] = []
+    }
+
+    /// Every known folder below `root` with its listed time and known children (a folder that
+    /// could not be read has no time: it is tried again).
+    private func knownFolders(under root: Root) throws -> [FilePath: KnownFolder] {
+        let statement = try database.statement("SELECT path, CASE WHEN error IS NULL THEN listed_mtime_ns END FROM folders WHERE root_id = ?1")
+        statement.bind(1, root.id)
+        defer { statement.reset() }
+        var folders: [FilePath: KnownFolder] = [:]
+        while try statement.step() {
+            let path = FilePath(bytes: statement.blob(0))
+            folders[path, default: KnownFolder()].listedTime = statement.isNull(1) ? nil : statement.int64(1)
+            if path != root.path, path.relative(to: root.path) != nil {
+                folders[path.parent, default: KnownFolder()].children.append(path)
+            }
+        }
+        for key in folders.keys { folders[key]?.children.sort() }
+        return folders
     }
 
     // MARK: One folder
@@ -309,11 +359,17 @@ final class Indexer {
 
     // MARK: Folders
 
-    private func upsertFolder(_ path: FilePath, relative: [UInt8], root: Root, error: String?) throws -> Int64 {
-        let existing = try database.statement("SELECT id, error IS NOT ?2, root_id FROM folders WHERE path = ?1")
+    struct FolderRecord {
+        let id: Int64
+        let listedTime: Int64?
+    }
+
+    private func upsertFolder(_ path: FilePath, relative: [UInt8], root: Root, error: String?) throws -> FolderRecord {
+        let existing = try database.statement("SELECT id, error IS NOT ?2, root_id, listed_mtime_ns FROM folders WHERE path = ?1")
         existing.bind(1, blob: path.bytes).bind(2, error)
         if try existing.step() {
             let id = existing.int64(0), errorChanged = existing.int(1) != 0, rootChanged = existing.int64(2) != root.id
+            let listed = existing.isNull(3) ? nil : existing.int64(3)
             existing.reset()
             if errorChanged || rootChanged {
                 try beginIfNeeded()
@@ -322,7 +378,7 @@ final class Indexer {
                 try update.run()
                 pending.foldersChanged = true
             }
-            return id
+            return FolderRecord(id: id, listedTime: listed)
         }
         existing.reset()
         try beginIfNeeded()
@@ -330,7 +386,17 @@ final class Indexer {
         insert.bind(1, root.id).bind(2, blob: path.bytes).bind(3, blob: relative).bind(4, error)
         try insert.run()
         pending.foldersChanged = true
-        return database.lastInsertedRowID
+        return FolderRecord(id: database.lastInsertedRowID, listedTime: nil)
+    }
+
+    /// Remembers the time a folder had when it was listed and indexed (written with the batch
+    /// that holds its last files, so a scan killed before then lists it again).
+    private func setListedTime(_ time: Int64?, of folder: FolderRecord) throws {
+        guard time != folder.listedTime else { return }
+        try beginIfNeeded()
+        let update = try database.statement("UPDATE folders SET listed_mtime_ns = ?1 WHERE id = ?2")
+        update.bind(1, time).bind(2, folder.id)
+        try update.run()
     }
 
     /// Known folders directly inside `folder`.

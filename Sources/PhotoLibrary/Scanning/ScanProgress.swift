@@ -11,6 +11,8 @@ public struct ScanProgress: Sendable {
     /// Files whose problem was recorded (see `ls --errors`).
     public var filesFailed = 0
     public var foldersSeen = 0
+    /// Folders passed without listing them: their time says no entry changed (`.changedFolders`).
+    public var foldersUnchanged = 0
     public var elapsedSeconds = 0.0
     /// True once every folder has been listed: `filesSeen` is then the total.
     public var finishedListing = false
@@ -20,6 +22,17 @@ public struct ScanProgress: Sendable {
     public var filesIndexed: Int { filesRead + filesUnchanged }
 
     public var filesPerSecond: Double { elapsedSeconds > 0 ? Double(filesIndexed) / elapsedSeconds : 0 }
+}
+
+/// How much a scan looks at.
+public enum ScanScope: Sendable {
+    /// Every file's size, time and inode (`photopick index`, the picker's scan): sees files
+    /// rewritten in place.
+    case everyFile
+    /// Only folders whose own time moved, which happens when an entry in them is added, removed
+    /// or renamed: an unchanged library costs one `stat` per folder. A file rewritten in place
+    /// under the same name is not seen (`ls` and `albums` before they answer).
+    case changedFolders
 }
 
 /// What a scan changed, by asset id: enough to compute exact positions for any open album.
