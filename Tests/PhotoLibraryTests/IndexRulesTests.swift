@@ -364,6 +364,8 @@ final class IndexRulesTests: XCTestCase {
             UPDATE assets SET make = 'kept' WHERE name = CAST('dated.jpg' AS BLOB);
             DROP INDEX assets_folder_stem;
             ALTER TABLE folders DROP COLUMN listed_mtime_ns;
+            DROP INDEX assets_partial;
+            ALTER TABLE assets DROP COLUMN partial;
             PRAGMA user_version = 1;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

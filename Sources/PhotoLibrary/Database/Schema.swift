@@ -96,10 +96,13 @@ enum Schema {
     """
 
     /// Pairs are relinked per name stem (a batch in a folder of 200,000 files read the whole folder
-    /// before), and a folder remembers its modification time when it was listed, so a rescan of
-    /// an unchanged library stats folders instead of listing them (NULL: list it next time).
+    /// before); a folder remembers its modification time when it was listed, so a rescan of an
+    /// unchanged library stats folders instead of listing them (NULL: list it next time); a row
+    /// whose file was only dated by a scan's first pass waits for its full read, newest first.
     static let version3 = """
     CREATE INDEX assets_folder_stem ON assets(folder_id, stem);
     ALTER TABLE folders ADD COLUMN listed_mtime_ns INTEGER;
+    ALTER TABLE assets ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX assets_partial ON assets(captured_at DESC, id DESC) WHERE partial != 0;
     """
 }

@@ -29,6 +29,8 @@ struct MediaFile: Equatable {
     var duration: Double?
     var frameCount: Int?
     var rating: Int?
+    /// Only the kind and capture date are known (a scan's first pass): the full read follows.
+    var isPartial = false
 }
 
 /// The identity of a file version, from `lstat`: a file whose three values did not change is not

@@ -11,6 +11,19 @@ enum MetadataReader {
         return guess.isMedia || guess.isUncertain
     }
 
+    /// The first pass of a scan: a JPEG whose EXIF says its capture date is answered with its kind
+    /// and date alone (`isPartial`), in a fraction of a full read; anything else is read in full.
+    /// Both give the same date (see `QuickDate`), so Recents' order is final after this pass.
+    static func readDate(path: FilePath, version: FileVersion) -> ReadOutcome {
+        if let file = try? OpenFile(path: path) {
+            let head = file.read(at: 0, count: QuickDate.headLength)
+            if let date = QuickDate.ofJPEG(file, head: head) {
+                return .media(MediaFile(kind: .photo, mimeType: "image/jpeg", captureDate: date, isPartial: true))
+            }
+        }
+        return read(path: path, version: version)
+    }
+
     static func read(path: FilePath, version: FileVersion) -> ReadOutcome {
         let nameGuess = ContentType.guess(fileName: path.lastComponent)
         let file: OpenFile

@@ -16,6 +16,11 @@ final class Indexer {
     private var progress = ScanProgress()
     private var started = 0.0
     private var lastReport = 0.0
+    /// The first pass of `scan`: new files are dated, not read in full.
+    private var readDatesOnly = false
+    /// How many of the newest partial rows are read in full before the dates count as known: more
+    /// than a first screen holds at the smallest cell size.
+    static let firstScreenRows = 240
 
     /// Called after each commit with what it changed (on the scanning thread).
     var onCommit: ((LibraryChange) -> Void)?
@@ -47,11 +52,21 @@ final class Indexer {
 
     /// Scans every folder below the roots (`scope` says whether every file is checked, or only the
     /// folders whose listing changed). Returns everything the scan changed.
+    ///
+    /// Two passes. The first lists every folder and dates every new or changed file, most of them
+    /// from a few kilobytes of EXIF (`MetadataReader.readDate`): then the order of every album by
+    /// date is final. The second reads those files in full, newest first, and updates their rows
+    /// in place (same ids, same places). `progress.datesKnown` turns true once the first pass and
+    /// the newest files' full reads are committed: what a first screen shows will not change.
     func scan(roots: [Root], scope: ScanScope) throws -> LibraryChange {
         try run {
+            readDatesOnly = true
+            defer { readDatesOnly = false }
             for root in roots {
                 try walk(from: root.path, root: root, recursive: true, scope: scope)
             }
+            readDatesOnly = false
+            try completePartialRows()
         }
     }
 
@@ -96,6 +111,66 @@ final class Indexer {
         progress.elapsedSeconds = monotonicSeconds() - started
         onProgress?(progress)
         return total
+    }
+
+    // MARK: The second pass
+
+    /// Reads in full the files the first pass only dated, newest first, in place. Rows left
+    /// partial by a scan that was stopped are finished by the next one.
+    private func completePartialRows() throws {
+        let select = try database.statement("""
+            SELECT id, folder_id, name, path, size, mtime_ns, inode FROM assets WHERE partial != 0
+            ORDER BY captured_at DESC, id DESC LIMIT ?1
+            """)
+        var completed = 0
+        var batchSize = Self.firstScreenRows
+        while true {
+            struct Row { let id: Int64; let folderID: Int64; let name: [UInt8]; let path: FilePath; let version: FileVersion }
+            var rows: [Row] = []
+            select.bind(1, batchSize)
+            while try select.step() {
+                rows.append(Row(id: select.int64(0), folderID: select.int64(1), name: select.blob(2), path: FilePath(bytes: select.blob(3)),
+                                version: FileVersion(size: select.int64(4), modificationTimeNanoseconds: select.int64(5),
+                                                     inode: UInt64(bitPattern: select.int64(6)))))
+            }
+            select.reset()
+            if rows.isEmpty { break }
+            var touched: [Int64: Set<[UInt8]>] = [:]
+            for row in rows {
+                if isCancelled?() == true {
+                    try relinkPairs(touched)
+                    try commit()
+                    throw ScanError.cancelled
+                }
+                let outcome = MetadataReader.read(path: row.path, version: row.version)
+                if case .vanished = outcome {
+                    try deleteAsset(row.id)
+                } else {
+                    // A file changed since it was dated is the next scan's: its version is the listed one.
+                    try write(outcome, name: row.name, path: row.path, folderID: row.folderID, version: row.version, replacing: row.id)
+                }
+                touched[row.folderID, default: []].insert(AlbumRules.stem(of: row.name))
+                completed += 1
+                progress.filesCompleted += 1
+                reportProgressIfDue()
+            }
+            try relinkPairs(touched)
+            try commit()
+            if !progress.datesKnown {
+                progress.datesKnown = true
+                progress.elapsedSeconds = monotonicSeconds() - started
+                onProgress?(progress)
+            }
+            batchSize = 400
+        }
+        if !progress.datesKnown {
+            progress.datesKnown = true
+            onProgress?(progress)
+        }
+    }
+
+    private func relinkPairs(_ stems: [Int64: Set<[UInt8]>]) throws {
+        for (folderID, stems) in stems { try relinkPairs(in: folderID, stems: stems) }
     }
 
     // MARK: Walking
@@ -200,8 +275,10 @@ final class Indexer {
             }
             guard existing != nil || MetadataReader.mayBeMedia(fileName: entry.name) else { continue }
             let path = folder.appending(entry.name)
-            let outcome = MetadataReader.read(path: path, version: version)
+            let outcome = readDatesOnly ? MetadataReader.readDate(path: path, version: version)
+                                        : MetadataReader.read(path: path, version: version)
             progress.filesRead += 1
+            if case .media(let media) = outcome, media.isPartial { progress.filesToComplete += 1 }
             touchedStems.insert(AlbumRules.stem(of: entry.name))
             switch outcome {
             case .vanished:
@@ -249,16 +326,16 @@ final class Indexer {
             ? """
               INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
                   captured_at, capture_offset, date_source, make, model, lens, duration, frame_count, rating, traits,
-                  album_bits, stem, burst_key, error)
+                  album_bits, stem, burst_key, error, partial)
               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                  ?21, ?22, ?23, ?24)
+                  ?21, ?22, ?23, ?24, ?26)
               """
             : """
               UPDATE assets SET folder_id = ?1, name = ?2, path = ?3, size = ?4, mtime_ns = ?5, inode = ?6, kind = ?7,
                   mime = ?8, width = ?9, height = ?10, orientation = ?11, captured_at = ?12, capture_offset = ?13,
                   date_source = ?14, make = ?15, model = ?16, lens = ?17, duration = ?18, frame_count = ?19,
                   rating = ?20, traits = ?21, album_bits = ?21, stem = ?22, burst_key = ?23, error = ?24,
-                  paired_id = NULL
+                  paired_id = NULL, partial = ?26
               WHERE id = ?25
               """
         let statement = try database.statement(sql)
@@ -287,6 +364,9 @@ final class Indexer {
                 .bind(14, 0).bind(21, 0).bind(24, nil as String?)
         }
         if let existingID { statement.bind(25, existingID) }
+        var partial = false
+        if case .media(let media) = outcome { partial = media.isPartial }
+        statement.bind(26, partial ? 1 : 0)
         try statement.run()
         pendingWrites += 1
         let isMedia: Bool

@@ -11,6 +11,13 @@ public struct ScanProgress: Sendable {
     /// Files whose problem was recorded (see `ls --errors`).
     public var filesFailed = 0
     public var foldersSeen = 0
+    /// Files the first pass only dated (`MetadataReader.readDate`), and how many of them the second
+    /// pass has read in full since.
+    public var filesToComplete = 0
+    public var filesCompleted = 0
+    /// Every file is listed and dated, and the newest are read in full: albums are in their final
+    /// order and their first screens will not change (only files new on disk arrive above).
+    public var datesKnown = false
     /// Folders passed without listing them: their time says no entry changed (`.changedFolders`).
     public var foldersUnchanged = 0
     public var elapsedSeconds = 0.0

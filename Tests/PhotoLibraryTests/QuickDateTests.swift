@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import PhotoLibrary
+
+/// The first pass dates JPEGs from their EXIF without exiv2; the full read must agree on every
+/// date it gives, or photos would move after the first screen is shown.
+final class QuickDateTests: XCTestCase {
+    private func assertAgrees(under root: FilePath, minimumDated: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        var dated = 0, deferred = 0
+        for path in Self.files(under: root) {
+            guard let version = Self.version(of: path) else { continue }
+            let quick = MetadataReader.readDate(path: path, version: version)
+            guard case .media(let partial) = quick, partial.isPartial else { deferred += 1; continue }
+            dated += 1
+            guard case .media(let full) = MetadataReader.read(path: path, version: version) else {
+                XCTFail("\(path): dated quickly, but the full read finds no media", file: file, line: line)
+                continue
+            }
+            XCTAssertEqual(partial.captureDate, full.captureDate, "\(path)", file: file, line: line)
+            XCTAssertEqual(partial.kind, full.kind, "\(path)", file: file, line: line)
+            XCTAssertEqual(partial.mimeType, full.mimeType, "\(path)", file: file, line: line)
+        }
+        XCTAssertGreaterThanOrEqual(dated, minimumDated, "most JPEGs are dated from their EXIF (\(deferred) left to the full read)",
+                                    file: file, line: line)
+    }
+
+    func testTheFullReadAgreesWithEveryQuickDateOfTheGeneratedLibrary() throws {
+        let generated = GeneratedLibrary.shared
+        let jpegs = generated.files.filter { ($0["path"] as? String)?.lowercased().hasSuffix(".jpg") == true }.count
+        try assertAgrees(under: generated.rootPath, minimumDated: jpegs / 2)
+    }
+
+    func testTheFullReadAgreesOnTheWorkspaceLibraryWhenPresent() throws {
+        let (tool, reason) = TestSupport.workspaceMakeLibrary
+        guard let tool else { throw XCTSkip(reason) }
+        let library = try GeneratedLibrary(count: 1500, generator: tool)
+        try assertAgrees(under: library.rootPath, minimumDated: 300)
+    }
+
+    /// Dates the full reader would not believe, or would take from elsewhere, are left to it.
+    func testImplausibleOrMissingDatesAreLeftToTheFullRead() throws {
+        let folder = TestSupport.temporaryDirectory("quick-date")
+        for (name, tags) in [("future.jpg", ["-DateTimeOriginal=2099:01:01 00:00:00"]),
+                             ("none.jpg", [String]()),
+                             ("xmp-only.jpg", ["-XMP-exif:DateTimeOriginal=2020:01:02 03:04:05"]),
+                             ("offset.jpg", ["-DateTimeOriginal=2021:06:07 08:09:10", "-OffsetTimeOriginal=+05:30", "-SubSecTimeOriginal=25"])] {
+            let path = folder.appendingPathComponent(name).path
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "32x24", "xc:blue", path]).status, 0)
+            if !tags.isEmpty { XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original"] + tags + [path]).status, 0) }
+        }
+        func quick(_ name: String) -> MediaFile? {
+            let path = FilePath(folder.appendingPathComponent(name).path)
+            guard case .media(let media) = MetadataReader.readDate(path: path, version: Self.version(of: path)!) else { return nil }
+            return media
+        }
+        XCTAssertEqual(quick("future.jpg")?.isPartial, false)
+        XCTAssertEqual(quick("none.jpg")?.isPartial, false)
+        XCTAssertEqual(quick("xmp-only.jpg")?.isPartial, false)
+        let offset = try XCTUnwrap(quick("offset.jpg"))
+        XCTAssertTrue(offset.isPartial)
+        XCTAssertEqual(offset.captureDate.utcOffsetMinutes, 330)
+        try assertAgrees(under: FilePath(folder.path), minimumDated: 1)
+    }
+
+    /// Regular files below `root` (links and hidden names left out, as a scan does).
+    private static func files(under root: FilePath) -> [FilePath] {
+        var result: [FilePath] = []
+        var stack = [root]
+        while let folder = stack.popLast() {
+            guard case .success(let listing) = DirectoryListing.list(folder) else { continue }
+            for entry in listing.entries {
+                switch entry.type {
+                case .directory: stack.append(folder.appending(entry.name))
+                case .file: result.append(folder.appending(entry.name))
+                case .other: break
+                }
+            }
+        }
+        return result
+    }
+
+    private static func version(of path: FilePath) -> FileVersion? {
+        var info = stat()
+        guard path.withCString({ lstat($0, &info) }) == 0 else { return nil }
+        return FileVersion(size: Int64(info.st_size), modificationTimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                           inode: UInt64(info.st_ino))
+    }
+}
