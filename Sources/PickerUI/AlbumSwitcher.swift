@@ -10,6 +10,7 @@ import Thumbnails
 /// Keyboard: typing filters (case-insensitive, anywhere in the name), Enter opens the first match,
 /// Down moves into the list, Escape closes the popover. Covers are asked for only for the rows on
 /// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
+@MainActor
 final class AlbumSwitcher {
     /// The header button (a GtkMenuButton); the switcher holds a reference to it.
     let widget: UnsafeMutablePointer<GtkWidget>
@@ -95,7 +96,8 @@ final class AlbumSwitcher {
         AlbumSwitcher.installStyle()
     }
 
-    deinit {
+    // Isolated: the picker lets go of its switcher on the GTK thread.
+    isolated deinit {
         rows.forEach { $0.cancelCover() }
         if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
         // (widgetReference unrefs the button after this)

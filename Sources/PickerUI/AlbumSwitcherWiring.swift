@@ -85,7 +85,7 @@ extension AlbumSwitcher {
 }
 
 /// Sets a string property through a GValue (g_object_set is variadic).
-func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
+@MainActor func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
     var value = GValue()
     g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
     g_value_set_string(&value, text)

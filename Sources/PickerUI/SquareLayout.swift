@@ -5,6 +5,7 @@ import GObjectSupport
 /// number of columns, which is wider than the requested cell; with a fixed size request the cell
 /// would be that wide but only as tall as requested (177x120 in a 380 px window). A box whose
 /// layout is height-for-width answers "as tall as I am wide" instead.
+@MainActor
 enum SquareLayout {
     private static let sideKey = "photopick-square-side"
 
