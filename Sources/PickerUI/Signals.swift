@@ -5,6 +5,9 @@ import GObjectSupport
 // the closure machinery and GLib's signatures): one non-capturing C thunk per signature. As there,
 // handlers are main-actor closures, entered through `MainActor.assumeIsolated`; C pointers GTK
 // hands a handler are not Sendable, and stay on this thread (assumeIsolated runs the closure now).
+// C callbacks written inside main-actor code (the switcher's filter, header and tick functions, the
+// shortcuts' action, SquareLayout's functions) are main-actor closures themselves: the compiler
+// puts the same check on their entry.
 
 extension Signal {
     /// `void (*)(GtkGestureClick *, int n_press, double x, double y, gpointer)`.
