@@ -214,9 +214,14 @@ final class AlbumSwitcher {
         lastScrollTarget = -1
         if scrollTick == 0 {
             scrollTick = gtk_widget_add_tick_callback(scroller, { _, _, data in
-                guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 0 }
-                return switcher.scrollToCurrentStep() ? 1 : 0
-            }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+                MainActor.assumeIsolated {
+                    guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 0 }
+                    return switcher.scrollToCurrentStep() ? 1 : 0
+                }
+            }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+                MainActor.preconditionIsolated()
+                Unmanaged<WeakBox>.fromOpaque(data!).release()
+            })
         }
     }
 

@@ -6,8 +6,8 @@ import GObjectSupport
 // handlers are main-actor closures, entered through `MainActor.assumeIsolated`; C pointers GTK
 // hands a handler are not Sendable, and stay on this thread (assumeIsolated runs the closure now).
 // C callbacks written inside main-actor code (the switcher's filter, header and tick functions, the
-// shortcuts' action, SquareLayout's functions) are main-actor closures themselves: the compiler
-// puts the same check on their entry.
+// shortcuts' action, SquareLayout's functions) compile as main-actor code, but nothing checks the
+// thread on their entry: they too enter through assumeIsolated.
 
 extension Signal {
     /// `void (*)(GtkGestureClick *, int n_press, double x, double y, gpointer)`.
