@@ -1,9 +1,11 @@
 import CGLib
 
-/// Traps, in debug builds only, when called from any thread but the GTK thread. GTK, the picker's
-/// models and `MainLoopSource` are single-threaded; a call from a worker corrupts state quietly,
-/// so debug builds stop at the call. The GTK thread is the process's first thread: the picker's
-/// `main`, GtkApplication and XCTest's synchronous tests all run there.
+/// Traps, in debug builds only, when called from any thread but the GTK thread. The picker's
+/// GTK-facing types are `@MainActor`, and C callbacks enter them through
+/// `MainActor.assumeIsolated` (which traps in every build): this is for code the compiler cannot
+/// check, a nonisolated entry point that must still be on the GTK thread. The GTK thread is the
+/// process's first thread, the main actor's: the picker's `main`, GtkApplication and XCTest's
+/// synchronous tests all run there.
 public func assertOnGTKThread(_ what: @autoclosure () -> String = "", file: StaticString = #fileID, line: UInt = #line) {
     #if DEBUG
     if !isOnGTKThread {

@@ -8,6 +8,10 @@ import CGLib
 // The core (`connect(_:_:thunk:handler:)` and `handler(_:)`) is generic; the signatures GLib and
 // GIO need are below, and a toolkit module adds its own (PickerUI: keys, gestures, drops) the same
 // way. A handler that GTK may call after its Swift owner is gone captures the owner weakly.
+//
+// GTK emits signals on the GTK thread, which is the main thread, so handlers are `@MainActor`
+// closures and each thunk enters them through `MainActor.assumeIsolated`: the compiler checks what
+// a handler touches, and an emission from any other thread traps instead of racing.
 
 class AnyClosureBox {}
 
@@ -19,10 +23,12 @@ final class ClosureBox<Handler>: AnyClosureBox {
 public enum Signal {
     /// Connects `thunk` (a non-capturing `@convention(c)` function cast to GCallback whose last
     /// parameter is the user data) with `handler` boxed as its user data. The box is released when
-    /// the handler is disconnected or the instance is finalized.
+    /// the handler is disconnected or the instance is finalized, on the GTK thread: what the
+    /// handler captures goes where it lived (a main-actor object's isolated deinit runs at once).
     @discardableResult
     public static func connect<Handler>(_ instance: UnsafeMutableRawPointer, _ signal: String, thunk: GCallback, handler: Handler) -> gulong {
         g_signal_connect_data(instance, signal, thunk, Unmanaged.passRetained(ClosureBox(handler)).toOpaque(), { data, _ in
+            MainActor.preconditionIsolated()
             Unmanaged<AnyClosureBox>.fromOpaque(data!).release()
         }, GConnectFlags(rawValue: 0))
     }
@@ -34,9 +40,10 @@ public enum Signal {
 
     /// `void (*)(GObject *self, gpointer data)`: clicked, activate, destroy …
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping () -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor () -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            (Signal.handler(data) as () -> Void)()
+            let handler: @MainActor () -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler() }
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
@@ -44,18 +51,23 @@ public enum Signal {
     /// `void (*)(GObject *self, GObject *argument, gpointer data)`: a list item factory's setup,
     /// bind and unbind; notify (the argument is the GParamSpec).
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, object handler: @escaping (UnsafeMutableRawPointer) -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, object handler: @escaping @MainActor (UnsafeMutableRawPointer) -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, argument, data in
-            (Signal.handler(data) as (UnsafeMutableRawPointer) -> Void)(argument!)
+            let handler: @MainActor (UnsafeMutableRawPointer) -> Void = Signal.handler(data)
+            // A raw pointer is not Sendable; it does not leave this thread (assumeIsolated runs
+            // the closure here, now).
+            nonisolated(unsafe) let argument = argument!
+            MainActor.assumeIsolated { handler(argument) }
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
     /// `void (*)(GObject *self, guint position, gpointer data)`: a list view's activate.
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, position handler: @escaping (Int) -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, position handler: @escaping @MainActor (Int) -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, UnsafeMutableRawPointer?) -> Void = { _, position, data in
-            (Signal.handler(data) as (Int) -> Void)(Int(position))
+            let handler: @MainActor (Int) -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler(Int(position)) }
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
@@ -64,35 +76,40 @@ public enum Signal {
     /// a list model's items-changed.
     @discardableResult
     public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
-                               itemsChanged handler: @escaping (_ position: Int, _ removed: Int, _ added: Int) -> Void) -> gulong {
+                               itemsChanged handler: @escaping @MainActor (_ position: Int, _ removed: Int, _ added: Int) -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, position, removed, added, data in
-            (Signal.handler(data) as (Int, Int, Int) -> Void)(Int(position), Int(removed), Int(added))
+            let handler: @MainActor (Int, Int, Int) -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler(Int(position), Int(removed), Int(added)) }
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
     /// `void (*)(GObject *self, int response, gpointer data)`: a native dialog's response.
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, response handler: @escaping (Int32) -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, response handler: @escaping @MainActor (Int32) -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, response, data in
-            (Signal.handler(data) as (Int32) -> Void)(response)
+            let handler: @MainActor (Int32) -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler(response) }
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
     /// `gboolean (*)(GObject *self, gpointer data)`: a window's close-request.
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, stop handler: @escaping () -> Bool) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, stop handler: @escaping @MainActor () -> Bool) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
-            (Signal.handler(data) as () -> Bool)() ? 1 : 0
+            let handler: @MainActor () -> Bool = Signal.handler(data)
+            return MainActor.assumeIsolated { handler() } ? 1 : 0
         }
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 }
 
-/// Keeps a Swift object alive as long as a GObject, under `key`.
+/// Keeps a Swift object alive as long as a GObject, under `key`. The object is released where
+/// GTK finalizes its objects, the GTK thread (a release anywhere else traps).
 public func attach(_ object: AnyObject, to instance: UnsafeMutableRawPointer, key: String) {
     g_object_set_data_full(instance.assumingMemoryBound(to: GObject.self), key, Unmanaged.passRetained(object).toOpaque()) { data in
+        MainActor.preconditionIsolated()
         Unmanaged<AnyObject>.fromOpaque(data!).release()
     }
 }

@@ -5,7 +5,8 @@ import PhotoLibrary
 /// The grid's GListModel, written in Swift over a lazy `FetchResult`: `get_n_items` is the
 /// album's count (plus the camera slot), `get_item` makes a small item object on demand, and
 /// nothing keeps one per asset alive. Switching albums is one items-changed; a library change
-/// arrives as the exact ranges of its change details. Use from the GTK thread.
+/// arrives as the exact ranges of its change details. The GTK thread's (the main actor's).
+@MainActor
 public final class AssetListModel {
     /// The GObject implementing GListModel; this Swift object holds one reference.
     public var object: UnsafeMutablePointer<GObject> { reference.pointer(as: GObject.self) }
@@ -25,7 +26,8 @@ public final class AssetListModel {
         instance.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    deinit {
+    // Isolated: GTK is told on its own thread (the model goes with its controller, there).
+    isolated deinit {
         // GTK may hold the model a little longer: it then reads as empty, and says so.
         let count = self.count
         instance.pointee.owner = nil
@@ -57,7 +59,6 @@ public final class AssetListModel {
 
     /// Shows another album (or the same one re-fetched): one items-changed for the whole range.
     public func replace(with fetchResult: FetchResult) {
-        assertOnGTKThread()
         let removed = self.fetchResult?.count ?? 0
         self.fetchResult = fetchResult
         itemsChanged(position: cameraOffset, removed: removed, added: fetchResult.count)
@@ -67,7 +68,6 @@ public final class AssetListModel {
     /// each items-changed emission, exactly as that emission says (GTK reads it back at once), so
     /// while the splices go out one by one the model presents each intermediate list.
     public func apply(_ details: FetchResultChangeDetails) {
-        assertOnGTKThread()
         guard details.before === fetchResult else { return }
         let oldIDs = details.before.allIDs, newIDs = details.after.allIDs
         let splices = details.splices
@@ -136,23 +136,36 @@ public final class AssetListModel {
 
     // MARK: The GObject type
 
-    private static func owner(_ list: OpaquePointer?) -> AssetListModel? {
+    /// The Swift model of a GObject (nil once the model is gone): read from the C struct, on
+    /// whichever thread asks; only the main actor may use it.
+    private nonisolated static func owner(_ list: OpaquePointer?) -> AssetListModel? {
         guard let list, let owner = UnsafeMutableRawPointer(list).assumingMemoryBound(to: Instance.self).pointee.owner else { return nil }
         return Unmanaged<AssetListModel>.fromOpaque(owner).takeUnretainedValue()
     }
 
-    static let type: GType = {
+    /// What `get_item` makes at `position`: nil out of range, `.some(nil)` for the camera slot,
+    /// else the asset id.
+    private func item(at position: Int) -> Int64?? {
+        guard position < count else { return nil }
+        if showsCamera && position == 0 { return .some(nil) }
+        return assetID(at: position).map { .some($0) }
+    }
+
+    // GTK calls the vfuncs on its thread: they enter the main actor (and trap anywhere else).
+    nonisolated static let type: GType = {
         let type = registerStaticType("PhotopickAssetListModel", parent: g_object_get_type(), instance: Instance.self, class: GObjectClass.self)
         var interface = GInterfaceInfo()
         interface.interface_init = { iface, _ in
             let model = iface!.assumingMemoryBound(to: GListModelInterface.self)
             model.pointee.get_item_type = { _ in AssetItem.type }
-            model.pointee.get_n_items = { list in guint(AssetListModel.owner(list)?.count ?? 0) }
+            model.pointee.get_n_items = { list in
+                let owner = AssetListModel.owner(list)
+                return guint(MainActor.assumeIsolated { owner?.count ?? 0 })
+            }
             model.pointee.get_item = { list, position in
-                guard let model = AssetListModel.owner(list), Int(position) < model.count else { return nil }
-                if model.showsCamera && position == 0 { return UnsafeMutableRawPointer(AssetItem.make(assetID: nil)) }
-                guard let id = model.assetID(at: Int(position)) else { return nil }
-                return UnsafeMutableRawPointer(AssetItem.make(assetID: id))
+                let owner = AssetListModel.owner(list)
+                guard let item = MainActor.assumeIsolated({ owner?.item(at: Int(position)) }) else { return nil }
+                return UnsafeMutableRawPointer(AssetItem.make(assetID: item))
             }
         }
         g_type_add_interface_static(type, g_list_model_get_type(), &interface)

@@ -7,9 +7,10 @@ import PhotoLibrary
 /// It is the only picker code that touches `PhotoLibrary` or starts work on another thread; the
 /// widgets (PickerUI) bind to it and tests drive it without a display.
 ///
-/// Used on the GTK thread only. Work done elsewhere comes back through `post`, which runs a
-/// closure on that thread (the GLib main loop; a test's own queue in tests).
-public final class PickerController: @unchecked Sendable {
+/// The GTK thread's (the main actor's). Work done elsewhere comes back through `post`, which
+/// runs a main-actor closure on that thread (the GLib main loop; a test's own queue in tests).
+@MainActor
+public final class PickerController {
     public let library: PhotoLibrary
     public let selection: SelectionStore
     /// The open album as the grid's GListModel.
@@ -44,7 +45,9 @@ public final class PickerController: @unchecked Sendable {
     /// Something the person could act on, in words: said once.
     public var onProblem: ((String) -> Void)?
 
-    private let post: (@escaping () -> Void) -> Void
+    /// Hands a closure from a worker to the GTK thread.
+    public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
+    private let post: Post
     private var isClosed = false
     private var pendingChange = LibraryChange()
     private var computingChange = false
@@ -54,7 +57,7 @@ public final class PickerController: @unchecked Sendable {
     private let workers = WorkerPool(name: "picker", threads: 2)
 
     public init(library: PhotoLibrary, maximum: Int? = nil, showsCamera: Bool = false,
-                post: @escaping (@escaping () -> Void) -> Void) {
+                post: @escaping Post) {
         self.library = library
         self.post = post
         selection = SelectionStore(maximum: maximum)
@@ -63,7 +66,6 @@ public final class PickerController: @unchecked Sendable {
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
     public func close() {
-        assertOnGTKThread()
         isClosed = true
         watcher?.stop()
         watcher = nil
@@ -117,7 +119,6 @@ public final class PickerController: @unchecked Sendable {
     /// Reads the album list again (counts now) and opens `album` (else the open one, else
     /// Recents; an album that is gone falls back to Recents).
     public func reloadAlbums(selecting album: Album? = nil) throws {
-        assertOnGTKThread()
         let wanted = album ?? currentAlbum ?? .smart(.recents)
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
@@ -127,7 +128,6 @@ public final class PickerController: @unchecked Sendable {
 
     /// Opens `album` in the model. Picks stay: they belong to the library, not to an album.
     public func open(_ album: Album) {
-        assertOnGTKThread()
         // Refilling the list re-selects the open album: keep its fetch result.
         guard album != currentAlbum || model.fetchResult == nil else { return }
         let result: FetchResult
@@ -168,7 +168,6 @@ public final class PickerController: @unchecked Sendable {
     /// The positions are worked out on another thread (it reads the album's ids: a million for a
     /// big library), one change at a time; changes that arrive meanwhile are merged and follow.
     public func apply(_ change: LibraryChange) {
-        assertOnGTKThread()
         guard !isClosed else { return }
         selection.remove(change.removed)
         if change.foldersChanged {
@@ -176,6 +175,12 @@ public final class PickerController: @unchecked Sendable {
         }
         pendingChange.merge(change)
         computeNextChange()
+    }
+
+    /// `post` for workers: runs a closure with the controller on the GTK thread if it is still
+    /// there then. Workers hold it weakly, so that it is let go on the GTK thread, with its model.
+    private var postToController: @Sendable (@escaping @MainActor (PickerController) -> Void) -> Void {
+        { [weak self, post] work in post { if let self { work(self) } } }
     }
 
     private func computeNextChange() {
@@ -186,23 +191,23 @@ public final class PickerController: @unchecked Sendable {
         let change = pendingChange
         pendingChange = LibraryChange()
         computingChange = true
-        let library = self.library
-        workers.submit { [self] in
+        let library = self.library, post = postToController
+        workers.submit {
             let details = Result { try library.changeDetails(for: base, after: change) }
-            post {
-                self.computingChange = false
-                guard !self.isClosed else { return }
+            post { controller in
+                controller.computingChange = false
+                guard !controller.isClosed else { return }
                 // An album switched meanwhile is already current: its fetch saw this change.
                 switch details {
-                case .success(let details?) where self.model.fetchResult === base:
-                    self.model.apply(details)
-                    self.onContentChanged?()
+                case .success(let details?) where controller.model.fetchResult === base:
+                    controller.model.apply(details)
+                    controller.onContentChanged?()
                 case .success:
                     break
                 case .failure(let error):
-                    self.onProblem?("Cannot show the latest changes: \(error)")
+                    controller.onProblem?("Cannot show the latest changes: \(error)")
                 }
-                self.computeNextChange()
+                controller.computeNextChange()
             }
         }
     }
@@ -212,11 +217,9 @@ public final class PickerController: @unchecked Sendable {
     /// Keeps the index current while the picker is open: the watcher's changes (on its own
     /// thread) are applied here, in place. A watcher that cannot start is said in words.
     public func startWatching() {
-        assertOnGTKThread()
         guard watcher == nil, !isClosed else { return }
-        let watcher = LibraryWatcher(library: library, onChange: { [weak self] change in
-            self?.post { self?.apply(change) }
-        })
+        let post = postToController
+        let watcher = LibraryWatcher(library: library, onChange: { change in post { $0.apply(change) } })
         do {
             try watcher.start()
             self.watcher = watcher
@@ -228,13 +231,12 @@ public final class PickerController: @unchecked Sendable {
     /// Brings the index up to date in the background: on a first run the grid fills as files are
     /// indexed, with progress; later runs pick up what changed since. Nothing waits.
     public func startScan() {
-        assertOnGTKThread()
         guard !isScanning else { return }
         isScanning = true
         let library = self.library
         let firstRun = library.isEmpty
-        let workers = self.workers
-        workers.submit { [self] in
+        let post = postToController, workers = self.workers
+        workers.submit {
             // Counting the files reads every folder: never on the GTK thread.
             let expected = firstRun ? library.countFiles() : 0
             var lastShown = 0.0
@@ -247,7 +249,7 @@ public final class PickerController: @unchecked Sendable {
                 let change = pending
                 pending = LibraryChange()
                 lastPosted = now
-                self.post { self.apply(change) }
+                post { $0.apply(change) }
             }
             var failure: String?
             do {
@@ -255,7 +257,9 @@ public final class PickerController: @unchecked Sendable {
                     if progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
                     guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
                     lastShown = progress.elapsedSeconds
-                    self.post { if !self.isClosed { self.onScanProgress?(progress, expected) } }
+                    post { controller in
+                        if !controller.isClosed { controller.onScanProgress?(progress, expected) }
+                    }
                 }, committed: { change in
                     pending.merge(change)
                 }, isCancelled: { workers.isStopping })
@@ -265,11 +269,11 @@ public final class PickerController: @unchecked Sendable {
                 failure = "Indexing stopped: \(error)"
             }
             handOver(now: 0)
-            post {
-                self.isScanning = false
-                guard !self.isClosed else { return }
-                if let failure { self.onProblem?(failure) }
-                self.onScanFinished?()
+            post { [failure] controller in
+                controller.isScanning = false
+                guard !controller.isClosed else { return }
+                if let failure { controller.onProblem?(failure) }
+                controller.onScanFinished?()
             }
         }
     }

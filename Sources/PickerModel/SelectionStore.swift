@@ -2,7 +2,8 @@ import PhotoLibrary
 
 /// The picked assets in the order they were picked, shared by every view that shows them: the
 /// cells' numbered badges, the strip of picked photos, the primary button and the output. No GTK.
-/// Use from the GTK thread only.
+/// The GTK thread's (the main actor's).
+@MainActor
 public final class SelectionStore {
     /// What a pick or an unpick did.
     public enum Outcome: Equatable {
@@ -13,7 +14,7 @@ public final class SelectionStore {
     }
 
     /// A change of the order: the ids whose number changed (picked, unpicked or renumbered).
-    public struct Change {
+    public struct Change: Sendable {
         public let affected: Set<Int64>
     }
 
@@ -75,6 +76,7 @@ public final class SelectionStore {
     // MARK: Observing
 
     /// A handle that ends an observation when cancelled (or released).
+    @MainActor
     public final class Observation {
         private var cancelAction: (() -> Void)?
         init(_ cancel: @escaping () -> Void) { cancelAction = cancel }
@@ -82,7 +84,8 @@ public final class SelectionStore {
             cancelAction?()
             cancelAction = nil
         }
-        deinit { cancel() }
+        // Isolated: a cell or pane lets go of its observation on the GTK thread.
+        isolated deinit { cancel() }
     }
 
     /// Calls `handler` with the new number (or nil) whenever `id`'s number changes: what a cell

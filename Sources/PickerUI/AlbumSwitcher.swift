@@ -10,6 +10,7 @@ import Thumbnails
 /// Keyboard: typing filters (case-insensitive, anywhere in the name), Enter opens the first match,
 /// Down moves into the list, Escape closes the popover. Covers are asked for only for the rows on
 /// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
+@MainActor
 final class AlbumSwitcher {
     /// The header button (a GtkMenuButton); the switcher holds a reference to it.
     let widget: UnsafeMutablePointer<GtkWidget>
@@ -95,7 +96,8 @@ final class AlbumSwitcher {
         AlbumSwitcher.installStyle()
     }
 
-    deinit {
+    // Isolated: the picker lets go of its switcher on the GTK thread.
+    isolated deinit {
         rows.forEach { $0.cancelCover() }
         if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
         // (widgetReference unrefs the button after this)
@@ -212,9 +214,14 @@ final class AlbumSwitcher {
         lastScrollTarget = -1
         if scrollTick == 0 {
             scrollTick = gtk_widget_add_tick_callback(scroller, { _, _, data in
-                guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 0 }
-                return switcher.scrollToCurrentStep() ? 1 : 0
-            }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+                MainActor.assumeIsolated {
+                    guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 0 }
+                    return switcher.scrollToCurrentStep() ? 1 : 0
+                }
+            }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+                MainActor.preconditionIsolated()
+                Unmanaged<WeakBox>.fromOpaque(data!).release()
+            })
         }
     }
 

@@ -6,6 +6,7 @@ import Thumbnails
 /// One album in the switcher's list: its cover (the newest photo), its name in full (a folder's
 /// own name as the title, the folders above it as a dim subtitle), its count, and a check mark
 /// on the open album.
+@MainActor
 final class AlbumSwitcherRow {
     enum Section: Equatable { case albums, folders }
 
@@ -150,7 +151,7 @@ final class AlbumSwitcherRow {
 }
 
 extension AlbumSwitcher {
-    nonisolated(unsafe) private static var styleInstalled = false
+    private static var styleInstalled = false
 
     /// The popover's look: GNOME's navigation list rows, small rounded covers, section headings.
     static let css = """

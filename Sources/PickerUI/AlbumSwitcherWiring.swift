@@ -6,13 +6,18 @@ import GObjectSupport
 extension AlbumSwitcher {
     /// The list box's filter (the search) and section headings ("Albums", "Folders"). GTK gives
     /// the header function the previous *shown* row, so the headings follow the search.
+    /// (C callbacks written in main-actor code compile as main-actor code, but nothing checks the
+    /// thread on entry: they enter through assumeIsolated, as the signal thunks do.)
     func installListFunctions() {
-        gtk_list_box_set_filter_func(list.opaque, { listRow, data in
+        gtk_list_box_set_filter_func(list.opaque, { listRow, data in MainActor.assumeIsolated {
             guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
                   let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
             return row.matches(switcher.query) ? 1 : 0
-        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
-        gtk_list_box_set_header_func(list.opaque, { listRow, before, data in
+        } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+            MainActor.preconditionIsolated()
+            Unmanaged<WeakBox>.fromOpaque(data!).release()
+        })
+        gtk_list_box_set_header_func(list.opaque, { listRow, before, data in MainActor.assumeIsolated {
             guard let listRow, let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
                   let row = switcher.row(for: UnsafeMutableRawPointer(listRow)) else { return }
             let previous = switcher.row(for: before.map(UnsafeMutableRawPointer.init))
@@ -29,7 +34,10 @@ extension AlbumSwitcher {
                 style(header, "heading", "dim-label", "album-switcher-heading")
                 gtk_list_box_row_set_header(listRow, header)
             }
-        }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in Unmanaged<WeakBox>.fromOpaque(data!).release() })
+        } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+            MainActor.preconditionIsolated()
+            Unmanaged<WeakBox>.fromOpaque(data!).release()
+        })
     }
 
     func connectSignals() {
@@ -85,7 +93,7 @@ extension AlbumSwitcher {
 }
 
 /// Sets a string property through a GValue (g_object_set is variadic).
-func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
+@MainActor func setStringProperty(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, _ text: String) {
     var value = GValue()
     g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
     g_value_set_string(&value, text)

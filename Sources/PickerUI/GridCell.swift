@@ -8,6 +8,7 @@ import Thumbnails
 /// picked, the duration on videos, a heart on favourites, a broken-image icon for files that
 /// failed. Binding requests the thumbnail and subscribes to the selection for this asset only;
 /// unbinding cancels both, so a recycled cell never shows another photo's result.
+@MainActor
 final class GridCell {
     static let key = "photopick-cell"
 
@@ -34,12 +35,12 @@ final class GridCell {
 
     /// Binds so far, and badge updates caused by selection changes: the benchmark and tests
     /// read these.
-    nonisolated(unsafe) static var binds = 0
-    nonisolated(unsafe) static var badgeUpdates = 0
+    static var binds = 0
+    static var badgeUpdates = 0
     /// Bound cells still waiting for their first picture.
-    nonisolated(unsafe) static var waiting = 0
+    static var waiting = 0
     /// Time spent in bind, for the benchmark's split of frame time between GTK and us.
-    nonisolated(unsafe) static var bindTime = TimeSpent()
+    static var bindTime = TimeSpent()
     private var isWaiting = false {
         didSet { if isWaiting != oldValue { GridCell.waiting += isWaiting ? 1 : -1 } }
     }
@@ -127,7 +128,6 @@ final class GridCell {
     // MARK: Binding
 
     func bind(item: UnsafeMutableRawPointer?) {
-        assertOnGTKThread()
         GridCell.binds += 1
         GridCell.bindTime.measure { bindNow(item) }
     }

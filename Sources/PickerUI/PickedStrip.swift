@@ -6,6 +6,7 @@ import Thumbnails
 /// The strip of picked photos under the grid, in pick order with their numbers; clicking one
 /// unpicks it. Items slide in when picked and out when unpicked; the strip itself slides in with
 /// the first pick and out with the last.
+@MainActor
 final class PickedStrip {
     let widget: UnsafeMutablePointer<GtkWidget>
     private let row: UnsafeMutablePointer<GtkWidget>
@@ -19,6 +20,7 @@ final class PickedStrip {
     static let transitionMilliseconds: guint = 200
 
     /// One picked photo: a revealer (for the slide) around a button with the picture and number.
+    @MainActor
     final class Item {
         let revealer: UnsafeMutablePointer<GtkWidget>
         let number: UnsafeMutablePointer<GtkWidget>

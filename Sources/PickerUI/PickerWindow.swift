@@ -5,6 +5,7 @@ import Thumbnails
 
 /// Runs the picker in its own window: `photopick` with no command. Prints nothing itself: the
 /// caller gets the picked assets (in pick order) or nil for a cancel.
+@MainActor
 public enum PickerWindow {
     public struct Options {
         /// The camera cell; off until it shows a live camera (a dead tile only confuses).

@@ -9,6 +9,7 @@ import Thumbnails
 /// buttons, Back and the pick toggle, belong in the window's header bar (PickerView hands them to
 /// the host and shows them only while the preview does). Videos play muted in a GtkVideo; a
 /// video that cannot play shows its thumbnail and a line saying why.
+@MainActor
 final class PreviewPane {
     let widget: UnsafeMutablePointer<GtkWidget>
     /// "Back to the grid": a header bar button, hidden unless the preview shows.

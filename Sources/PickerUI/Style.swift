@@ -1,8 +1,9 @@
 import CGtk
 
 /// The picker's CSS: rounded thumbnails, the selection ring and numbered badge, the strip.
+@MainActor
 enum Style {
-    nonisolated(unsafe) private static var installed = false
+    private static var installed = false
 
     // Colours are libadwaita's named colours, so the picker follows the light, dark and
     // high-contrast styles and the accent colour.

@@ -7,8 +7,9 @@ import Thumbnails
 
 
 /// Writes or refreshes the freedesktop cache entries for files, through the same loader the grid
-/// uses, and prints each thumbnail's path (or why there is none) in the order given.
-func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+/// uses, and prints each thumbnail's path (or why there is none) in the order given. On the main
+/// actor, where the loader delivers.
+@MainActor func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = OptionParser(parameters: "FILE… - make thumbnails", summary: "Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line.", options: [
         OptionParser.Option("size", short: "s", .string, "normal (128 px), large (256, the default), x-large (512) or xx-large (1024)", argument: "SIZE"),
     ])

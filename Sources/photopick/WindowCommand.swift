@@ -5,8 +5,8 @@ import PickerUI
 // MARK: photopick (the window)
 
 /// Opens the picker on the library. Confirming prints the picked paths in pick order, one a line,
-/// and exits 0; cancelling or closing the window prints nothing and exits 1.
-func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+/// and exits 0; cancelling or closing the window prints nothing and exits 1. On the GTK thread.
+@MainActor func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = OptionParser(parameters: "- pick photos and videos", summary: "Opens the picker. The picked files are printed in the order they were picked.", options: [
         libraryOption,
         OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),

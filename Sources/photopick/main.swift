@@ -3,7 +3,8 @@ import PhotoLibrary
 
 // photopick [COMMAND] [OPTIONS]: the picker window (a later issue) or a script command.
 
-nonisolated(unsafe) let commands: [(name: String, summary: String, run: ([[UInt8]]) throws -> Int32)] = [
+// (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
+let commands: [(name: String, summary: String, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
     ("albums", "List albums with their counts", albumsCommand),
     ("ls", "List the photos and videos of an album, or the files that could not be read", listCommand),
     ("index", "Index the library now, with progress", indexCommand),
@@ -25,7 +26,8 @@ extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }
 
-func run() -> Int32 {
+// On the main actor: the window's command runs GTK on this thread.
+@MainActor func run() -> Int32 {
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")
     if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
@@ -44,7 +46,7 @@ func run() -> Int32 {
         name = first
         rest = [Array("photopick \(first)".utf8)] + arguments.dropFirst(2)
     }
-    let run: ([[UInt8]]) throws -> Int32 = name == "window" ? windowCommand : commands.first { $0.name == name }!.run
+    let run: @MainActor ([[UInt8]]) throws -> Int32 = name == "window" ? windowCommand : commands.first { $0.name == name }!.run
     do {
         return try run(rest)
     } catch let error as UsageError {

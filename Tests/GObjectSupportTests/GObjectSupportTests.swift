@@ -6,7 +6,10 @@ import XCTest
 /// GObjectSupport on plain GLib and GIO objects (no display): what handlers, sources and
 /// references keep alive, and for how long. Synchronous XCTest methods run on the process's first
 /// thread, which is the GTK thread for `assertOnGTKThread`.
-final class GObjectSupportTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class GObjectSupportTests: XCTestCase, @unchecked Sendable {
     /// Something a closure captures, to watch its lifetime through a weak reference.
     final class Token {
         var count = 0
@@ -38,229 +41,260 @@ final class GObjectSupportTests: XCTestCase {
 
     // MARK: Signals
 
-    func testAHandlersClosureIsReleasedWhenTheObjectDies() {
-        let action = g_simple_action_new("probe", nil)!
-        weak var weakToken: Token?
-        do {
-            let token = Token()
-            weakToken = token
-            Signal.connect(UnsafeMutableRawPointer(action), "notify::enabled", object: { _ in token.count += 1 })
+    nonisolated func testAHandlersClosureIsReleasedWhenTheObjectDies() {
+        MainActor.assumeIsolated {
+            let action = g_simple_action_new("probe", nil)!
+            weak var weakToken: Token?
+            do {
+                let token = Token()
+                weakToken = token
+                Signal.connect(UnsafeMutableRawPointer(action), "notify::enabled", object: { _ in token.count += 1 })
+            }
+            g_simple_action_set_enabled(action, 0)
+            XCTAssertEqual(weakToken?.count, 1, "the handler ran, and the connection keeps its closure")
+            g_object_unref(UnsafeMutableRawPointer(action))
+            XCTAssertNil(weakToken, "finalizing the object released the handler's closure")
         }
-        g_simple_action_set_enabled(action, 0)
-        XCTAssertEqual(weakToken?.count, 1, "the handler ran, and the connection keeps its closure")
-        g_object_unref(UnsafeMutableRawPointer(action))
-        XCTAssertNil(weakToken, "finalizing the object released the handler's closure")
     }
 
-    func testADisconnectedHandlerIsReleasedAndNeverRuns() {
-        let action = g_simple_action_new("probe", nil)!
-        defer { g_object_unref(UnsafeMutableRawPointer(action)) }
-        weak var weakToken: Token?
-        var handler: gulong = 0
-        do {
-            let token = Token()
-            weakToken = token
-            handler = Signal.connect(UnsafeMutableRawPointer(action), "notify::enabled", object: { _ in token.count += 1 })
+    nonisolated func testADisconnectedHandlerIsReleasedAndNeverRuns() {
+        MainActor.assumeIsolated {
+            let action = g_simple_action_new("probe", nil)!
+            defer { g_object_unref(UnsafeMutableRawPointer(action)) }
+            weak var weakToken: Token?
+            var handler: gulong = 0
+            do {
+                let token = Token()
+                weakToken = token
+                handler = Signal.connect(UnsafeMutableRawPointer(action), "notify::enabled", object: { _ in token.count += 1 })
+            }
+            XCTAssertNotNil(weakToken)
+            g_signal_handler_disconnect(UnsafeMutableRawPointer(action), handler)
+            XCTAssertNil(weakToken, "disconnecting released the closure")
+            g_simple_action_set_enabled(action, 0)  // would crash on a dangling box
         }
-        XCTAssertNotNil(weakToken)
-        g_signal_handler_disconnect(UnsafeMutableRawPointer(action), handler)
-        XCTAssertNil(weakToken, "disconnecting released the closure")
-        g_simple_action_set_enabled(action, 0)  // would crash on a dangling box
     }
 
-    func testItemsChangedHandlerGetsTheRange() {
-        let store = g_list_store_new(g_object_get_type())!
-        defer { g_object_unref(UnsafeMutableRawPointer(store)) }
-        var ranges: [[Int]] = []
-        Signal.connect(UnsafeMutableRawPointer(store), "items-changed", itemsChanged: { ranges.append([$0, $1, $2]) })
-        let item = newObject()
-        g_list_store_append(store, item)
-        g_list_store_append(store, item)
-        g_list_store_remove(store, 0)
-        g_object_unref(item)
-        XCTAssertEqual(ranges, [[0, 0, 1], [1, 0, 1], [0, 1, 0]])
+    nonisolated func testItemsChangedHandlerGetsTheRange() {
+        MainActor.assumeIsolated {
+            let store = g_list_store_new(g_object_get_type())!
+            defer { g_object_unref(UnsafeMutableRawPointer(store)) }
+            var ranges: [[Int]] = []
+            Signal.connect(UnsafeMutableRawPointer(store), "items-changed", itemsChanged: { ranges.append([$0, $1, $2]) })
+            let item = newObject()
+            g_list_store_append(store, item)
+            g_list_store_append(store, item)
+            g_list_store_remove(store, 0)
+            g_object_unref(item)
+            XCTAssertEqual(ranges, [[0, 0, 1], [1, 0, 1], [0, 1, 0]])
+        }
     }
 
-    func testAnAttachedObjectLivesAsLongAsTheGObject() {
-        let object = newObject()
-        weak var weakToken: Token?
-        do {
-            let token = Token()
-            weakToken = token
-            attach(token, to: object, key: "probe")
+    nonisolated func testAnAttachedObjectLivesAsLongAsTheGObject() {
+        MainActor.assumeIsolated {
+            let object = newObject()
+            weak var weakToken: Token?
+            do {
+                let token = Token()
+                weakToken = token
+                attach(token, to: object, key: "probe")
+            }
+            XCTAssertTrue(attached(Token.self, on: object, key: "probe") === weakToken)
+            XCTAssertNil(attached(Finalizations.self, on: object, key: "probe"), "another type is not found")
+            XCTAssertNil(attached(Token.self, on: object, key: "other"))
+            g_object_unref(object)
+            XCTAssertNil(weakToken)
         }
-        XCTAssertTrue(attached(Token.self, on: object, key: "probe") === weakToken)
-        XCTAssertNil(attached(Finalizations.self, on: object, key: "probe"), "another type is not found")
-        XCTAssertNil(attached(Token.self, on: object, key: "other"))
-        g_object_unref(object)
-        XCTAssertNil(weakToken)
     }
 
     // MARK: Main-loop sources
 
+    @MainActor
     final class Owner {
         let source = MainLoopSource()
     }
 
-    func testAScheduledSourceNeverRunsAfterItsOwnerIsReleased() {
-        let ran = Token(), control = Token()
-        weak var weakCaptured: Token?
-        var owner: Owner? = Owner()
-        let kept = Owner()
-        do {
-            let captured = Token()  // held by the closure alone
-            weakCaptured = captured
-            owner?.source.schedule(after: 1) { ran.count += 1; captured.count += 1 }
-            kept.source.schedule(after: 1) { control.count += 1 }
+    nonisolated func testAScheduledSourceNeverRunsAfterItsOwnerIsReleased() {
+        MainActor.assumeIsolated {
+            let ran = Token(), control = Token()
+            weak var weakCaptured: Token?
+            var owner: Owner? = Owner()
+            let kept = Owner()
+            do {
+                let captured = Token()  // held by the closure alone
+                weakCaptured = captured
+                owner?.source.schedule(after: 1) { ran.count += 1; captured.count += 1 }
+                kept.source.schedule(after: 1) { control.count += 1 }
+            }
+            XCTAssertEqual(owner?.source.isPending, true)
+            XCTAssertNotNil(weakCaptured)
+            owner = nil
+            XCTAssertNil(weakCaptured, "the removed source released its closure at once")
+            pump(0.05)
+            XCTAssertEqual(control.count, 1, "a source whose owner lives ran in the same time")
+            XCTAssertEqual(ran.count, 0, "the released owner's source never ran")
+            XCTAssertFalse(kept.source.isPending)
         }
-        XCTAssertEqual(owner?.source.isPending, true)
-        XCTAssertNotNil(weakCaptured)
-        owner = nil
-        XCTAssertNil(weakCaptured, "the removed source released its closure at once")
-        pump(0.05)
-        XCTAssertEqual(control.count, 1, "a source whose owner lives ran in the same time")
-        XCTAssertEqual(ran.count, 0, "the released owner's source never ran")
-        XCTAssertFalse(kept.source.isPending)
     }
 
-    func testAnIdleSourceRunsOnceAndReleasesItsClosure() {
-        let owner = Owner()
-        weak var weakToken: Token?
-        do {
-            let token = Token()
-            weakToken = token
-            owner.source.schedule { token.count += 1 }
+    nonisolated func testAnIdleSourceRunsOnceAndReleasesItsClosure() {
+        MainActor.assumeIsolated {
+            let owner = Owner()
+            weak var weakToken: Token?
+            do {
+                let token = Token()
+                weakToken = token
+                owner.source.schedule { token.count += 1 }
+            }
+            XCTAssertNotNil(weakToken, "the pending source keeps its closure")
+            pump(0.02)
+            XCTAssertNil(weakToken, "after its run the closure is released")
+            XCTAssertFalse(owner.source.isPending)
         }
-        XCTAssertNotNil(weakToken, "the pending source keeps its closure")
-        pump(0.02)
-        XCTAssertNil(weakToken, "after its run the closure is released")
-        XCTAssertFalse(owner.source.isPending)
     }
 
-    func testScheduleReplacesAndScheduleUnlessPendingCoalesces() {
-        let owner = Owner()
-        var runs: [String] = []
-        owner.source.schedule { runs.append("first") }
-        owner.source.schedule { runs.append("second") }
-        owner.source.scheduleUnlessPending { runs.append("third") }
-        pump(0.02)
-        XCTAssertEqual(runs, ["second"])
-        owner.source.cancel()
-        owner.source.scheduleUnlessPending { runs.append("fourth") }
-        owner.source.cancel()
-        pump(0.02)
-        XCTAssertEqual(runs, ["second"], "a cancelled source does not run")
+    nonisolated func testScheduleReplacesAndScheduleUnlessPendingCoalesces() {
+        MainActor.assumeIsolated {
+            let owner = Owner()
+            var runs: [String] = []
+            owner.source.schedule { runs.append("first") }
+            owner.source.schedule { runs.append("second") }
+            owner.source.scheduleUnlessPending { runs.append("third") }
+            pump(0.02)
+            XCTAssertEqual(runs, ["second"])
+            owner.source.cancel()
+            owner.source.scheduleUnlessPending { runs.append("fourth") }
+            owner.source.cancel()
+            pump(0.02)
+            XCTAssertEqual(runs, ["second"], "a cancelled source does not run")
+        }
     }
 
-    func testAOneShotMayScheduleTheNextRunFromItsBody() {
-        let owner = Owner()
-        var runs = 0
-        func again() {
-            runs += 1
-            if runs < 3 { owner.source.scheduleUnlessPending(again) }
+    nonisolated func testAOneShotMayScheduleTheNextRunFromItsBody() {
+        MainActor.assumeIsolated {
+            let owner = Owner()
+            var runs = 0
+            @MainActor func again() {
+                runs += 1
+                if runs < 3 { owner.source.scheduleUnlessPending(again) }
+            }
+            owner.source.schedule(again)
+            pump(0.05)
+            XCTAssertEqual(runs, 3)
+            XCTAssertFalse(owner.source.isPending)
         }
-        owner.source.schedule(again)
-        pump(0.05)
-        XCTAssertEqual(runs, 3)
-        XCTAssertFalse(owner.source.isPending)
     }
 
-    func testARepeatingSourceRunsWhileItsBodySaysSo() {
-        let owner = Owner()
-        var runs = 0
-        owner.source.repeating(every: 1) {
-            runs += 1
-            return runs < 3
-        }
-        pump(0.05)
-        XCTAssertEqual(runs, 3)
-        XCTAssertFalse(owner.source.isPending)
+    nonisolated func testARepeatingSourceRunsWhileItsBodySaysSo() {
+        MainActor.assumeIsolated {
+            let owner = Owner()
+            var runs = 0
+            owner.source.repeating(every: 1) {
+                runs += 1
+                return runs < 3
+            }
+            pump(0.05)
+            XCTAssertEqual(runs, 3)
+            XCTAssertFalse(owner.source.isPending)
 
-        // Dropped while repeating: it stops.
-        var repeatingOwner: Owner? = Owner()
-        var counted = 0
-        repeatingOwner?.source.repeating { counted += 1; return true }
-        pump(0.01)
-        XCTAssertGreaterThan(counted, 0)
-        repeatingOwner = nil
-        let stopped = counted
-        pump(0.01)
-        XCTAssertEqual(counted, stopped)
+            // Dropped while repeating: it stops.
+            var repeatingOwner: Owner? = Owner()
+            var counted = 0
+            repeatingOwner?.source.repeating { counted += 1; return true }
+            pump(0.01)
+            XCTAssertGreaterThan(counted, 0)
+            repeatingOwner = nil
+            let stopped = counted
+            pump(0.01)
+            XCTAssertEqual(counted, stopped)
+        }
     }
 
     // MARK: Owning references
 
-    func testFullTransferTakesTheReferenceAndUnrefsOnce() {
-        let finalizations = Finalizations()
-        let object = newObject()
-        finalizations.watch(object)
-        var reference: GObjectRef? = GObjectRef(object, transfer: .full)
-        XCTAssertEqual(photopick_object_ref_count(object), 1)
-        XCTAssertEqual(reference?.pointer, object)
-        reference = nil
-        XCTAssertEqual(finalizations.count, 1, "the one reference was dropped, once")
+    nonisolated func testFullTransferTakesTheReferenceAndUnrefsOnce() {
+        MainActor.assumeIsolated {
+            let finalizations = Finalizations()
+            let object = newObject()
+            finalizations.watch(object)
+            var reference: GObjectRef? = GObjectRef(object, transfer: .full)
+            XCTAssertEqual(photopick_object_ref_count(object), 1)
+            XCTAssertEqual(reference?.pointer, object)
+            reference = nil
+            XCTAssertEqual(finalizations.count, 1, "the one reference was dropped, once")
+        }
     }
 
-    func testNoneTransferAddsAReferenceAndDropsOnlyIt() {
-        let finalizations = Finalizations()
-        let object = newObject()
-        finalizations.watch(object)
-        var reference: GObjectRef? = GObjectRef(object, transfer: .none)
-        XCTAssertEqual(photopick_object_ref_count(object), 2)
-        reference = nil
-        XCTAssertEqual(photopick_object_ref_count(object), 1, "the caller's reference is left alone")
-        XCTAssertEqual(finalizations.count, 0)
-        _ = reference
-        g_object_unref(object)
-        XCTAssertEqual(finalizations.count, 1)
+    nonisolated func testNoneTransferAddsAReferenceAndDropsOnlyIt() {
+        MainActor.assumeIsolated {
+            let finalizations = Finalizations()
+            let object = newObject()
+            finalizations.watch(object)
+            var reference: GObjectRef? = GObjectRef(object, transfer: .none)
+            XCTAssertEqual(photopick_object_ref_count(object), 2)
+            reference = nil
+            XCTAssertEqual(photopick_object_ref_count(object), 1, "the caller's reference is left alone")
+            XCTAssertEqual(finalizations.count, 0)
+            _ = reference
+            g_object_unref(object)
+            XCTAssertEqual(finalizations.count, 1)
+        }
     }
 
-    func testFloatingTransferSinksAFloatingReference() {
-        let finalizations = Finalizations()
-        let object = UnsafeMutableRawPointer(g_object_new_with_properties(g_initially_unowned_get_type(), 0, nil, nil)!)
-        finalizations.watch(object)
-        XCTAssertNotEqual(g_object_is_floating(object), 0)
-        var reference: GObjectRef? = GObjectRef(object, transfer: .floating)
-        XCTAssertEqual(g_object_is_floating(object), 0, "sunk")
-        XCTAssertEqual(photopick_object_ref_count(object), 1, "the floating reference became ours; none was added")
-        reference = nil
-        _ = reference
-        XCTAssertEqual(finalizations.count, 1)
+    nonisolated func testFloatingTransferSinksAFloatingReference() {
+        MainActor.assumeIsolated {
+            let finalizations = Finalizations()
+            let object = UnsafeMutableRawPointer(g_object_new_with_properties(g_initially_unowned_get_type(), 0, nil, nil)!)
+            finalizations.watch(object)
+            XCTAssertNotEqual(g_object_is_floating(object), 0)
+            var reference: GObjectRef? = GObjectRef(object, transfer: .floating)
+            XCTAssertEqual(g_object_is_floating(object), 0, "sunk")
+            XCTAssertEqual(photopick_object_ref_count(object), 1, "the floating reference became ours; none was added")
+            reference = nil
+            _ = reference
+            XCTAssertEqual(finalizations.count, 1)
+        }
     }
 
-    func testFloatingTransferOfAnObjectAlreadySunkAddsAReference() {
-        let finalizations = Finalizations()
-        let object = UnsafeMutableRawPointer(g_object_new_with_properties(g_initially_unowned_get_type(), 0, nil, nil)!)
-        finalizations.watch(object)
-        g_object_ref_sink(object)  // someone else (a parent widget) owns it now
-        var reference: GObjectRef? = GObjectRef(object, transfer: .floating)
-        XCTAssertEqual(photopick_object_ref_count(object), 2)
-        reference = nil
-        _ = reference
-        XCTAssertEqual(finalizations.count, 0)
-        g_object_unref(object)
-        XCTAssertEqual(finalizations.count, 1)
+    nonisolated func testFloatingTransferOfAnObjectAlreadySunkAddsAReference() {
+        MainActor.assumeIsolated {
+            let finalizations = Finalizations()
+            let object = UnsafeMutableRawPointer(g_object_new_with_properties(g_initially_unowned_get_type(), 0, nil, nil)!)
+            finalizations.watch(object)
+            g_object_ref_sink(object)  // someone else (a parent widget) owns it now
+            var reference: GObjectRef? = GObjectRef(object, transfer: .floating)
+            XCTAssertEqual(photopick_object_ref_count(object), 2)
+            reference = nil
+            _ = reference
+            XCTAssertEqual(finalizations.count, 0)
+            g_object_unref(object)
+            XCTAssertEqual(finalizations.count, 1)
+        }
     }
 
-    func testANilPointerMakesNoReference() {
-        XCTAssertNil(GObjectRef(nil as UnsafeMutableRawPointer?, transfer: .full))
+    nonisolated func testANilPointerMakesNoReference() {
+        MainActor.assumeIsolated {
+            XCTAssertNil(GObjectRef(nil as UnsafeMutableRawPointer?, transfer: .full))
+        }
     }
 
     // MARK: Types
 
-    func testRegisteringATypeUsesTheCStructsSizes() {
-        let type = Self.probeType
-        var query = GTypeQuery()
-        g_type_query(type, &query)
-        XCTAssertEqual(Int(query.instance_size), MemoryLayout<PhotopickAssetItemInstance>.size)
-        XCTAssertEqual(Int(query.class_size), MemoryLayout<GObjectClass>.size)
-        let object = UnsafeMutableRawPointer(g_object_new_with_properties(type, 0, nil, nil)!)
-        defer { g_object_unref(object) }
-        let fields = instance(object, of: type, as: PhotopickAssetItemInstance.self)
-        XCTAssertNotNil(fields)
-        fields?.pointee.asset_id = 42
-        XCTAssertEqual(fields?.pointee.asset_id, 42)
-        XCTAssertNil(instance(newObjectLeakChecked(), of: type, as: PhotopickAssetItemInstance.self), "another type's object is refused")
+    nonisolated func testRegisteringATypeUsesTheCStructsSizes() {
+        MainActor.assumeIsolated {
+            let type = Self.probeType
+            var query = GTypeQuery()
+            g_type_query(type, &query)
+            XCTAssertEqual(Int(query.instance_size), MemoryLayout<PhotopickAssetItemInstance>.size)
+            XCTAssertEqual(Int(query.class_size), MemoryLayout<GObjectClass>.size)
+            let object = UnsafeMutableRawPointer(g_object_new_with_properties(type, 0, nil, nil)!)
+            defer { g_object_unref(object) }
+            let fields = instance(object, of: type, as: PhotopickAssetItemInstance.self)
+            XCTAssertNotNil(fields)
+            fields?.pointee.asset_id = 42
+            XCTAssertEqual(fields?.pointee.asset_id, 42)
+            XCTAssertNil(instance(newObjectLeakChecked(), of: type, as: PhotopickAssetItemInstance.self), "another type's object is refused")
+        }
     }
 
     /// A type registered once per process (GLib refuses a second registration of a name).
@@ -274,42 +308,48 @@ final class GObjectSupportTests: XCTestCase {
         return object
     }
 
-    override func tearDown() {
-        othersToRelease.forEach { g_object_unref($0) }
-        othersToRelease = []
-        super.tearDown()
+    nonisolated override func tearDown() {
+        MainActor.assumeIsolated {
+            othersToRelease.forEach { g_object_unref($0) }
+            othersToRelease = []
+            super.tearDown()
+        }
     }
 
     // MARK: The GTK thread
 
-    func testTheGTKThreadIsTheProcesssFirstThread() {
-        XCTAssertTrue(isOnGTKThread)
-        assertOnGTKThread("a test method")  // returns: this is the GTK thread
-        final class Result: @unchecked Sendable { var onGTKThread: Bool? }
-        let result = Result()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            result.onGTKThread = isOnGTKThread
-            done.signal()
-        }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(result.onGTKThread, false)
+    nonisolated func testTheGTKThreadIsTheProcesssFirstThread() {
+        MainActor.assumeIsolated {
+            XCTAssertTrue(isOnGTKThread)
+            assertOnGTKThread("a test method")  // returns: this is the GTK thread
+            final class Result: @unchecked Sendable { var onGTKThread: Bool? }
+            let result = Result()
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                result.onGTKThread = isOnGTKThread
+                done.signal()
+            }.start()
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(result.onGTKThread, false)
+        }
     }
 
     /// The assertion traps in debug builds: that ends the process, so a child process makes the call.
-    func testCallingOffTheGTKThreadTrapsInDebugBuilds() throws {
-        let onThread = try probe("on-thread")
-        XCTAssertEqual(onThread.status, 0)
-        XCTAssertEqual(onThread.output, "passed\n")
-        let offThread = try probe("off-thread")
-        #if DEBUG
-        XCTAssertEqual(offThread.reason, .uncaughtSignal, "trapped")
-        XCTAssertTrue(offThread.error.contains("called off the GTK thread: probe off the GTK thread"), offThread.error)
-        XCTAssertEqual(offThread.output, "")
-        #else
-        XCTAssertEqual(offThread.status, 0, "release builds do not check")
-        XCTAssertEqual(offThread.output, "passed\n")
-        #endif
+    nonisolated func testCallingOffTheGTKThreadTrapsInDebugBuilds() throws {
+        try MainActor.assumeIsolated {
+            let onThread = try probe("on-thread")
+            XCTAssertEqual(onThread.status, 0)
+            XCTAssertEqual(onThread.output, "passed\n")
+            let offThread = try probe("off-thread")
+            #if DEBUG
+            XCTAssertEqual(offThread.reason, .uncaughtSignal, "trapped")
+            XCTAssertTrue(offThread.error.contains("called off the GTK thread: probe off the GTK thread"), offThread.error)
+            XCTAssertEqual(offThread.output, "")
+            #else
+            XCTAssertEqual(offThread.status, 0, "release builds do not check")
+            XCTAssertEqual(offThread.output, "passed\n")
+            #endif
+        }
     }
 
     /// Runs the probe executable built beside the tests.

@@ -6,6 +6,15 @@ import XCTest
 /// The one worker mechanism: order, delays, and a shutdown after which nothing of the pool runs
 /// and no thread of it is left.
 final class WorkerPoolTests: XCTestCase {
+    /// A value the test and the pool's threads share, behind a lock.
+    private final class Shared<Value>: @unchecked Sendable {
+        private let lock = Lock()
+        private var value: Value
+        init(_ value: Value) { self.value = value }
+        var current: Value { lock.withLock { value } }
+        func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+    }
+
     /// Threads of this process named `name` (Linux shows a thread's name in /proc).
     private func threads(named name: String) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
@@ -17,17 +26,16 @@ final class WorkerPoolTests: XCTestCase {
 
     func testOneThreadRunsWorkInTheOrderItWasSubmitted() {
         let pool = WorkerPool(name: "test-order", threads: 1)
-        let lock = Lock()
-        var order: [Int] = []
+        let order = Shared<[Int]>([])
         let done = expectation(description: "all ran")
         for value in 0..<500 {
             pool.submit {
-                lock.withLock { order.append(value) }
+                order.update { $0.append(value) }
                 if value == 499 { done.fulfill() }
             }
         }
         wait(for: [done], timeout: 10)
-        XCTAssertEqual(lock.withLock { order }, Array(0..<500))
+        XCTAssertEqual(order.current, Array(0..<500))
         pool.shutdown()
     }
 
@@ -38,40 +46,37 @@ final class WorkerPoolTests: XCTestCase {
         let deadline = monotonicSeconds() + 5
         while threads(named: "test-stop") < 2 && monotonicSeconds() < deadline { usleep(1000) }
         XCTAssertEqual(threads(named: "test-stop"), 2)
-        let lock = Lock()
-        var finished = 0, started = 0
+        let started = Shared(0), finished = Shared(0), waitingRan = Shared(false)
         for _ in 0..<2 {
             pool.submit {
-                lock.withLock { started += 1 }
+                started.update { $0 += 1 }
                 // Long work that watches for the shutdown, as a scan does.
                 while !pool.isStopping { usleep(1000) }
                 usleep(50_000)
-                lock.withLock { finished += 1 }
+                finished.update { $0 += 1 }
             }
         }
-        var waitingRan = false
-        for _ in 0..<10 { pool.submit { lock.withLock { waitingRan = true } } }
-        while lock.withLock({ started }) < 2 { usleep(1000) }
+        for _ in 0..<10 { pool.submit { waitingRan.update { $0 = true } } }
+        while started.current < 2 { usleep(1000) }
         pool.shutdown()
-        XCTAssertEqual(lock.withLock { finished }, 2, "shutdown returns only after the running work returned")
-        XCTAssertFalse(lock.withLock { waitingRan }, "work still waiting at shutdown never runs")
+        XCTAssertEqual(finished.current, 2, "shutdown returns only after the running work returned")
+        XCTAssertFalse(waitingRan.current, "work still waiting at shutdown never runs")
         XCTAssertFalse(pool.submit { XCTFail("ran after shutdown") })
         XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
     }
 
     func testDelayedWorkRunsAfterItsDelayWhileOtherWorkGoesFirst() {
         let pool = WorkerPool(name: "test-delay", threads: 1)
-        let lock = Lock()
-        var events: [(String, Double)] = []
+        let events = Shared<[(String, Double)]>([])
         let start = monotonicSeconds()
         let done = expectation(description: "delayed ran")
         pool.submit(after: 0.3) {
-            lock.withLock { events.append(("delayed", monotonicSeconds() - start)) }
+            events.update { $0.append(("delayed", monotonicSeconds() - start)) }
             done.fulfill()
         }
-        pool.submit { lock.withLock { events.append(("now", monotonicSeconds() - start)) } }
+        pool.submit { events.update { $0.append(("now", monotonicSeconds() - start)) } }
         wait(for: [done], timeout: 10)
-        let seen = lock.withLock { events }
+        let seen = events.current
         XCTAssertEqual(seen.map(\.0), ["now", "delayed"])
         XCTAssertGreaterThanOrEqual(seen[1].1, 0.3)
         pool.shutdown()

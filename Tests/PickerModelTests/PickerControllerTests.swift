@@ -6,20 +6,23 @@ import XCTest
 
 /// The picker's controller, driven without a display: work done on other threads comes back
 /// through a queue this test runs, as the GLib main loop does in the app.
-final class PickerControllerTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class PickerControllerTests: XCTestCase, @unchecked Sendable {
     /// Stands in for the GTK thread's main loop.
     final class MainQueue: @unchecked Sendable {
         private let lock = NSLock()
-        private var work: [() -> Void] = []
+        private var work: [@MainActor @Sendable () -> Void] = []
 
-        func post(_ closure: @escaping () -> Void) {
+        func post(_ closure: @escaping @MainActor @Sendable () -> Void) {
             lock.lock()
             work.append(closure)
             lock.unlock()
         }
 
         /// Runs posted work until `condition` holds; false on timeout.
-        @discardableResult
+        @discardableResult @MainActor
         func run(until condition: () -> Bool, timeout: TimeInterval = 20) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while !condition() {
@@ -38,10 +41,12 @@ final class PickerControllerTests: XCTestCase {
     private var library: URL!
     private var queue: MainQueue!
 
-    override func setUpWithError() throws {
-        library = TestSupport.temporaryDirectory("controller-library").appendingPathComponent("Pictures")
-        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
-        queue = MainQueue()
+    nonisolated override func setUpWithError() throws {
+        try MainActor.assumeIsolated {
+            library = TestSupport.temporaryDirectory("controller-library").appendingPathComponent("Pictures")
+            try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+            queue = MainQueue()
+        }
     }
 
     private func makeController(maximum: Int? = nil) throws -> PickerController {
@@ -60,95 +65,107 @@ final class PickerControllerTests: XCTestCase {
         return controller
     }
 
-    func testPicksStayWhenTheAlbumChanges() throws {
-        let controller = try scanned(try makeController())
-        let first = try XCTUnwrap(controller.model.assetID(at: 0)), second = try XCTUnwrap(controller.model.assetID(at: 1))
-        XCTAssertEqual(controller.selection.toggle(first), .picked(number: 1))
-        XCTAssertEqual(controller.selection.toggle(second), .picked(number: 2))
-        var opened = 0
-        controller.onAlbumOpened = { opened += 1 }
-        controller.open(.smart(.favorites))
-        XCTAssertEqual(opened, 1)
-        XCTAssertEqual(controller.currentAlbum, .smart(.favorites))
-        XCTAssertEqual(controller.model.count, try controller.library.fetchAssets(in: .smart(.favorites)).count)
-        XCTAssertEqual(controller.selection.picked, [first, second], "picks belong to the library, not to an album")
-        XCTAssertEqual(controller.albumKey, "Favorites")
+    nonisolated func testPicksStayWhenTheAlbumChanges() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            let first = try XCTUnwrap(controller.model.assetID(at: 0)), second = try XCTUnwrap(controller.model.assetID(at: 1))
+            XCTAssertEqual(controller.selection.toggle(first), .picked(number: 1))
+            XCTAssertEqual(controller.selection.toggle(second), .picked(number: 2))
+            var opened = 0
+            controller.onAlbumOpened = { opened += 1 }
+            controller.open(.smart(.favorites))
+            XCTAssertEqual(opened, 1)
+            XCTAssertEqual(controller.currentAlbum, .smart(.favorites))
+            XCTAssertEqual(controller.model.count, try controller.library.fetchAssets(in: .smart(.favorites)).count)
+            XCTAssertEqual(controller.selection.picked, [first, second], "picks belong to the library, not to an album")
+            XCTAssertEqual(controller.albumKey, "Favorites")
+        }
     }
 
-    func testAFileAddedDuringTheScanReachesTheModelInPlace() throws {
-        let controller = try makeController()
-        try controller.reloadAlbums()
-        var finished = false
-        controller.onScanFinished = { finished = true }
-        controller.startScan()
-        // Another program writes a photo while the first scan runs.
-        let source = library.appendingPathComponent("Phone/PXL_20240612_081500123.jpg")
-        let arrived = library.appendingPathComponent("Phone/arrived.jpg")
-        try FileManager.default.copyItem(at: source, to: arrived)
-        XCTAssertTrue(queue.run(until: { finished }))
-        // Whatever the scan missed comes with the watcher's change; here, a second scan.
-        finished = false
-        controller.startScan()
-        XCTAssertTrue(queue.run(until: { finished }))
-        let expected = try controller.library.paths(in: .smart(.recents))
-        XCTAssertTrue(queue.run(until: {
-            (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) } == ((try? controller.library.fetchAssets(in: .smart(.recents)).allIDs) ?? [])
-        }), "the model holds the album as the index has it, in its order")
-        XCTAssertTrue(expected.contains(FilePath(arrived.path)))
-        XCTAssertEqual(controller.model.count, expected.count)
+    nonisolated func testAFileAddedDuringTheScanReachesTheModelInPlace() throws {
+        try MainActor.assumeIsolated {
+            let controller = try makeController()
+            try controller.reloadAlbums()
+            var finished = false
+            controller.onScanFinished = { finished = true }
+            controller.startScan()
+            // Another program writes a photo while the first scan runs.
+            let source = library.appendingPathComponent("Phone/PXL_20240612_081500123.jpg")
+            let arrived = library.appendingPathComponent("Phone/arrived.jpg")
+            try FileManager.default.copyItem(at: source, to: arrived)
+            XCTAssertTrue(queue.run(until: { finished }))
+            // Whatever the scan missed comes with the watcher's change; here, a second scan.
+            finished = false
+            controller.startScan()
+            XCTAssertTrue(queue.run(until: { finished }))
+            let expected = try controller.library.paths(in: .smart(.recents))
+            XCTAssertTrue(queue.run(until: {
+                (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) } == ((try? controller.library.fetchAssets(in: .smart(.recents)).allIDs) ?? [])
+            }), "the model holds the album as the index has it, in its order")
+            XCTAssertTrue(expected.contains(FilePath(arrived.path)))
+            XCTAssertEqual(controller.model.count, expected.count)
+        }
     }
 
-    func testADeletedPickLeavesTheSelectionWhenTheChangeArrives() throws {
-        let controller = try scanned(try makeController())
-        let id = try XCTUnwrap(controller.model.assetID(at: 0))
-        let path = try XCTUnwrap(try controller.library.asset(id: id)).path
-        controller.selection.toggle(id)
-        XCTAssertEqual(unlink(path.displayString), 0)
-        var finished = false
-        controller.onScanFinished = { finished = true }
-        controller.startScan()
-        XCTAssertTrue(queue.run(until: { finished && controller.model.position(of: id) == nil }))
-        XCTAssertEqual(controller.selection.picked, [])
+    nonisolated func testADeletedPickLeavesTheSelectionWhenTheChangeArrives() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            let id = try XCTUnwrap(controller.model.assetID(at: 0))
+            let path = try XCTUnwrap(try controller.library.asset(id: id)).path
+            controller.selection.toggle(id)
+            XCTAssertEqual(unlink(path.displayString), 0)
+            var finished = false
+            controller.onScanFinished = { finished = true }
+            controller.startScan()
+            XCTAssertTrue(queue.run(until: { finished && controller.model.position(of: id) == nil }))
+            XCTAssertEqual(controller.selection.picked, [])
+        }
     }
 
-    func testATypeFilterReopensTheAlbumWithOnlyThoseTypes() throws {
-        let controller = try scanned(try makeController())
-        let everything = controller.model.count
-        controller.types = ["image/png"]
-        let shown = (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) }
-        XCTAssertGreaterThan(shown.count, 0)
-        XCTAssertLessThan(shown.count, everything)
-        for id in shown { XCTAssertEqual(try controller.library.asset(id: id)?.mimeType, "image/png") }
-        controller.types = []
-        XCTAssertEqual(controller.model.count, everything)
+    nonisolated func testATypeFilterReopensTheAlbumWithOnlyThoseTypes() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            let everything = controller.model.count
+            controller.types = ["image/png"]
+            let shown = (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) }
+            XCTAssertGreaterThan(shown.count, 0)
+            XCTAssertLessThan(shown.count, everything)
+            for id in shown { XCTAssertEqual(try controller.library.asset(id: id)?.mimeType, "image/png") }
+            controller.types = []
+            XCTAssertEqual(controller.model.count, everything)
+        }
     }
 
-    func testAProblemReachesTheViewInWords() throws {
-        // The data folder is a file: the index is kept in memory, and the person is told.
-        let blocked = TestSupport.temporaryDirectory("controller-blocked").appendingPathComponent("not-a-folder")
-        try Data("x".utf8).write(to: blocked)
-        let photos = try PhotoLibrary(roots: [FilePath(library.path)],
-                                      location: IndexLocation(databasePath: blocked.appendingPathComponent("index.sqlite").path))
-        let controller = PickerController(library: photos, post: { [queue] in queue!.post($0) })
-        var problems: [String] = []
-        controller.onProblem = { problems.append($0) }
-        controller.reportNotices()
-        XCTAssertEqual(problems.count, 1, "one notice, said once")
-        XCTAssertTrue(problems.first?.contains("memory") == true, problems.first ?? "")
+    nonisolated func testAProblemReachesTheViewInWords() throws {
+        try MainActor.assumeIsolated {
+            // The data folder is a file: the index is kept in memory, and the person is told.
+            let blocked = TestSupport.temporaryDirectory("controller-blocked").appendingPathComponent("not-a-folder")
+            try Data("x".utf8).write(to: blocked)
+            let photos = try PhotoLibrary(roots: [FilePath(library.path)],
+                                          location: IndexLocation(databasePath: blocked.appendingPathComponent("index.sqlite").path))
+            let controller = PickerController(library: photos, post: { [queue] in queue!.post($0) })
+            var problems: [String] = []
+            controller.onProblem = { problems.append($0) }
+            controller.reportNotices()
+            XCTAssertEqual(problems.count, 1, "one notice, said once")
+            XCTAssertTrue(problems.first?.contains("memory") == true, problems.first ?? "")
+        }
     }
 
-    func testNothingReachesTheViewAfterItCloses() throws {
-        let controller = try makeController()
-        var heard = 0
-        controller.onScanFinished = { heard += 1 }
-        controller.onContentChanged = { heard += 1 }
-        try controller.reloadAlbums()
-        controller.startScan()
-        let closing = Date()
-        controller.close()
-        XCTAssertFalse(controller.isScanning, "closing stops the scan")
-        XCTAssertLessThan(Date().timeIntervalSince(closing), 2, "without waiting for it to finish")
-        queue.run(until: { false }, timeout: 0.3)
-        XCTAssertEqual(heard, 0)
+    nonisolated func testNothingReachesTheViewAfterItCloses() throws {
+        try MainActor.assumeIsolated {
+            let controller = try makeController()
+            var heard = 0
+            controller.onScanFinished = { heard += 1 }
+            controller.onContentChanged = { heard += 1 }
+            try controller.reloadAlbums()
+            controller.startScan()
+            let closing = Date()
+            controller.close()
+            XCTAssertFalse(controller.isScanning, "closing stops the scan")
+            XCTAssertLessThan(Date().timeIntervalSince(closing), 2, "without waiting for it to finish")
+            queue.run(until: { false }, timeout: 0.3)
+            XCTAssertEqual(heard, 0)
+        }
     }
 }

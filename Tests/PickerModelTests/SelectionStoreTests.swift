@@ -1,71 +1,86 @@
 import XCTest
 @testable import PickerModel
 
-final class SelectionStoreTests: XCTestCase {
-    func testPickingNumbersInOrderAndUnpickingRenumbersTheRest() {
-        let store = SelectionStore()
-        XCTAssertEqual(store.toggle(10), .picked(number: 1))
-        XCTAssertEqual(store.toggle(20), .picked(number: 2))
-        XCTAssertEqual(store.toggle(30), .picked(number: 3))
-        XCTAssertEqual(store.toggle(20), .unpicked)
-        XCTAssertEqual(store.picked, [10, 30])
-        XCTAssertEqual(store.number(of: 30), 2)
-        XCTAssertNil(store.number(of: 20))
-    }
-
-    func testTheMaximumRefusesVisiblyAndChangesNothing() {
-        let store = SelectionStore(maximum: 2)
-        store.toggle(1)
-        store.toggle(2)
-        XCTAssertTrue(store.isFull)
-        XCTAssertEqual(store.toggle(3), .refusedAtMaximum)
-        XCTAssertEqual(store.picked, [1, 2])
-        XCTAssertEqual(store.toggle(1), .unpicked, "unpicking is always allowed")
-        XCTAssertEqual(store.toggle(3), .picked(number: 2))
-    }
-
-    func testOnlyTheAffectedCellsHearOfAChange() {
-        let store = SelectionStore()
-        var heard: [Int64: [Int?]] = [:]
-        var observations: [SelectionStore.Observation] = []
-        for id in Int64(1)...Int64(50) {  // fifty bound cells
-            observations.append(store.observe(id) { heard[id, default: []].append($0) })
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
+    nonisolated func testPickingNumbersInOrderAndUnpickingRenumbersTheRest() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            XCTAssertEqual(store.toggle(10), .picked(number: 1))
+            XCTAssertEqual(store.toggle(20), .picked(number: 2))
+            XCTAssertEqual(store.toggle(30), .picked(number: 3))
+            XCTAssertEqual(store.toggle(20), .unpicked)
+            XCTAssertEqual(store.picked, [10, 30])
+            XCTAssertEqual(store.number(of: 30), 2)
+            XCTAssertNil(store.number(of: 20))
         }
-        store.toggle(5)
-        store.toggle(7)
-        store.toggle(9)
-        heard.removeAll()
-        store.toggle(5)  // unpick number 1 of 3
-        XCTAssertEqual(heard, [5: [nil], 7: [1], 9: [2]])
-        XCTAssertEqual(store.assetObserverCount, 50)
-        observations.removeAll()
-        XCTAssertEqual(store.assetObserverCount, 0, "unbinding unsubscribes")
     }
 
-    func testDeletedFilesLeaveTheSelectionAndNumbersCloseUp() {
-        let store = SelectionStore()
-        for id in Int64(1)...Int64(5) { store.toggle(id) }
-        store.remove([2, 4])
-        XCTAssertEqual(store.picked, [1, 3, 5])
-        XCTAssertEqual([1, 3, 5].map { store.number(of: $0) }, [1, 2, 3])
+    nonisolated func testTheMaximumRefusesVisiblyAndChangesNothing() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore(maximum: 2)
+            store.toggle(1)
+            store.toggle(2)
+            XCTAssertTrue(store.isFull)
+            XCTAssertEqual(store.toggle(3), .refusedAtMaximum)
+            XCTAssertEqual(store.picked, [1, 2])
+            XCTAssertEqual(store.toggle(1), .unpicked, "unpicking is always allowed")
+            XCTAssertEqual(store.toggle(3), .picked(number: 2))
+        }
     }
 
-    func testReorderingFromTheStrip() {
-        let store = SelectionStore()
-        for id in Int64(1)...Int64(4) { store.toggle(id) }
-        var affected: Set<Int64> = []
-        let observation = store.observe { affected = $0.affected }
-        store.move(from: 3, to: 1)
-        XCTAssertEqual(store.picked, [1, 4, 2, 3])
-        XCTAssertEqual(affected, [4, 2, 3])
-        XCTAssertEqual(store.number(of: 4), 2)
-        observation.cancel()
+    nonisolated func testOnlyTheAffectedCellsHearOfAChange() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            var heard: [Int64: [Int?]] = [:]
+            var observations: [SelectionStore.Observation] = []
+            for id in Int64(1)...Int64(50) {  // fifty bound cells
+                observations.append(store.observe(id) { heard[id, default: []].append($0) })
+            }
+            store.toggle(5)
+            store.toggle(7)
+            store.toggle(9)
+            heard.removeAll()
+            store.toggle(5)  // unpick number 1 of 3
+            XCTAssertEqual(heard, [5: [nil], 7: [1], 9: [2]])
+            XCTAssertEqual(store.assetObserverCount, 50)
+            observations.removeAll()
+            XCTAssertEqual(store.assetObserverCount, 0, "unbinding unsubscribes")
+        }
     }
 
-    func testLoweringTheMaximumDropsTheLatestPicks() {
-        let store = SelectionStore()
-        for id in Int64(1)...Int64(4) { store.toggle(id) }
-        store.maximum = 2
-        XCTAssertEqual(store.picked, [1, 2])
+    nonisolated func testDeletedFilesLeaveTheSelectionAndNumbersCloseUp() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            for id in Int64(1)...Int64(5) { store.toggle(id) }
+            store.remove([2, 4])
+            XCTAssertEqual(store.picked, [1, 3, 5])
+            XCTAssertEqual([1, 3, 5].map { store.number(of: $0) }, [1, 2, 3])
+        }
+    }
+
+    nonisolated func testReorderingFromTheStrip() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            for id in Int64(1)...Int64(4) { store.toggle(id) }
+            var affected: Set<Int64> = []
+            let observation = store.observe { affected = $0.affected }
+            store.move(from: 3, to: 1)
+            XCTAssertEqual(store.picked, [1, 4, 2, 3])
+            XCTAssertEqual(affected, [4, 2, 3])
+            XCTAssertEqual(store.number(of: 4), 2)
+            observation.cancel()
+        }
+    }
+
+    nonisolated func testLoweringTheMaximumDropsTheLatestPicks() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            for id in Int64(1)...Int64(4) { store.toggle(id) }
+            store.maximum = 2
+            XCTAssertEqual(store.picked, [1, 2])
+        }
     }
 }

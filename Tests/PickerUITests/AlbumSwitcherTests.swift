@@ -8,11 +8,16 @@ import XCTest
 
 /// The album switcher in this process, on a virtual display: sections, search, the open album's
 /// mark, where it reopens, and which covers it asks for.
-final class AlbumSwitcherTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
     /// The display is started before any test runs: one started inside a test stops with it.
-    override class func setUp() {
-        super.setUp()
-        _ = InProcessGTK.start()
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
     }
 
     private func pump(seconds: Double) { InProcessGTK.pump(seconds: seconds) }
@@ -92,124 +97,137 @@ final class AlbumSwitcherTests: XCTestCase {
         return Double(bounds.origin.y) >= top && Double(bounds.origin.y + bounds.size.height) <= bottom
     }
 
-    func testSmartAlbumsThenFoldersUnderHeadingsAndTheSearchFilters() throws {
-        let setup = try openSwitcher()
-        defer { setup.close() }
-        let switcher = setup.switcher
-        open(switcher)
-        let smartCount = setup.albums.filter { if case .smart = $0.album { true } else { false } }.count
-        XCTAssertEqual(switcher.rows.count, setup.albums.count)
-        XCTAssertEqual(switcher.rows.map(\.section), Array(repeating: .albums, count: smartCount) + Array(repeating: .folders, count: setup.albums.count - smartCount))
-        XCTAssertEqual(switcher.rows.first?.summary.name, "Recents")
-        XCTAssertEqual(headings(switcher), ["Recents": "Albums", switcher.rows[smartCount].summary.name: "Folders"])
-        XCTAssertGreaterThan(smartCount, 1)
+    nonisolated func testSmartAlbumsThenFoldersUnderHeadingsAndTheSearchFilters() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            let switcher = setup.switcher
+            open(switcher)
+            let smartCount = setup.albums.filter { if case .smart = $0.album { true } else { false } }.count
+            XCTAssertEqual(switcher.rows.count, setup.albums.count)
+            XCTAssertEqual(switcher.rows.map(\.section), Array(repeating: .albums, count: smartCount) + Array(repeating: .folders, count: setup.albums.count - smartCount))
+            XCTAssertEqual(switcher.rows.first?.summary.name, "Recents")
+            XCTAssertEqual(headings(switcher), ["Recents": "Albums", switcher.rows[smartCount].summary.name: "Folders"])
+            XCTAssertGreaterThan(smartCount, 1)
 
-        // Case-insensitive, anywhere in the name: one folder, under its heading.
-        search(switcher, "OLDER-123")
-        XCTAssertEqual(shownRows(switcher).map(\.summary.name), ["folder-123"])
-        XCTAssertEqual(headings(switcher), ["folder-123": "Folders"])
-        search(switcher, "the long WAY")
-        XCTAssertEqual(shownRows(switcher).map(\.summary.name), [Self.longName])
-        search(switcher, "rec")
-        XCTAssertEqual(shownRows(switcher).map(\.summary.name), ["Recents"])
-        XCTAssertEqual(headings(switcher), ["Recents": "Albums"])
-        search(switcher, "no album is called this")
-        XCTAssertEqual(shownRows(switcher).count, 0)
+            // Case-insensitive, anywhere in the name: one folder, under its heading.
+            search(switcher, "OLDER-123")
+            XCTAssertEqual(shownRows(switcher).map(\.summary.name), ["folder-123"])
+            XCTAssertEqual(headings(switcher), ["folder-123": "Folders"])
+            search(switcher, "the long WAY")
+            XCTAssertEqual(shownRows(switcher).map(\.summary.name), [Self.longName])
+            search(switcher, "rec")
+            XCTAssertEqual(shownRows(switcher).map(\.summary.name), ["Recents"])
+            XCTAssertEqual(headings(switcher), ["Recents": "Albums"])
+            search(switcher, "no album is called this")
+            XCTAssertEqual(shownRows(switcher).count, 0)
+        }
     }
 
-    func testAFolderShowsItsOwnNameInFullAndItsParentsAsSubtitle() throws {
-        let setup = try openSwitcher()
-        defer { setup.close() }
-        open(setup.switcher)
-        let row = try XCTUnwrap(setup.switcher.rows.first { $0.summary.name == Self.longName })
-        XCTAssertEqual(String(cString: gtk_label_get_text(row.title.opaque)), "Zanzibar, the long way round with the whole family and the dog")
-        XCTAssertEqual(String(cString: gtk_label_get_text(row.subtitle.opaque)), "Trips/2019")
-        XCTAssertNotEqual(gtk_widget_get_mapped(row.subtitle), 0)
-        // Wrapped, never shortened.
-        XCTAssertEqual(gtk_label_get_ellipsize(row.title.opaque), PANGO_ELLIPSIZE_NONE)
-        XCTAssertEqual(pango_layout_is_ellipsized(gtk_label_get_layout(row.title.opaque)), 0)
-        XCTAssertGreaterThan(pango_layout_get_line_count(gtk_label_get_layout(row.title.opaque)), 1, "the long name wraps")
-        // A smart album has no subtitle.
-        XCTAssertEqual(gtk_widget_get_visible(setup.switcher.rows[0].subtitle), 0)
+    nonisolated func testAFolderShowsItsOwnNameInFullAndItsParentsAsSubtitle() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            open(setup.switcher)
+            let row = try XCTUnwrap(setup.switcher.rows.first { $0.summary.name == Self.longName })
+            XCTAssertEqual(String(cString: gtk_label_get_text(row.title.opaque)), "Zanzibar, the long way round with the whole family and the dog")
+            XCTAssertEqual(String(cString: gtk_label_get_text(row.subtitle.opaque)), "Trips/2019")
+            XCTAssertNotEqual(gtk_widget_get_mapped(row.subtitle), 0)
+            // Wrapped, never shortened.
+            XCTAssertEqual(gtk_label_get_ellipsize(row.title.opaque), PANGO_ELLIPSIZE_NONE)
+            XCTAssertEqual(pango_layout_is_ellipsized(gtk_label_get_layout(row.title.opaque)), 0)
+            XCTAssertGreaterThan(pango_layout_get_line_count(gtk_label_get_layout(row.title.opaque)), 1, "the long name wraps")
+            // A smart album has no subtitle.
+            XCTAssertEqual(gtk_widget_get_visible(setup.switcher.rows[0].subtitle), 0)
+        }
     }
 
-    func testTheOpenAlbumIsMarkedAndTheListReopensAtItWithTheSearchCleared() throws {
-        let setup = try openSwitcher(current: { albums in albums.first { $0.name == "folder-180" }!.album })
-        defer { setup.close() }
-        let switcher = setup.switcher
-        open(switcher)
-        let current = try XCTUnwrap(switcher.rows.first { $0.summary.name == "folder-180" })
-        XCTAssertEqual(switcher.rows.filter(\.isCurrent).map(\.summary.name), ["folder-180"])
-        XCTAssertEqual(gtk_widget_get_opacity(current.check), 1)
-        XCTAssertEqual(switcher.rows.filter { gtk_widget_get_opacity($0.check) > 0 }.count, 1)
-        // For screen readers: selected, and described as the current album; the others not.
-        XCTAssertNotEqual(photopick_accessible_state_is(current.widget, GTK_ACCESSIBLE_STATE_SELECTED, 1), 0)
-        XCTAssertNotEqual(photopick_accessible_property_is(current.widget, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "current album"), 0)
-        XCTAssertNotEqual(photopick_accessible_state_is(switcher.rows[0].widget, GTK_ACCESSIBLE_STATE_SELECTED, 0), 0)
-        XCTAssertEqual(gtk_test_accessible_has_property(OpaquePointer(switcher.rows[0].widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION), 0)
-        XCTAssertTrue(try isInView(current, switcher), "opens scrolled to the open album")
-        // Up to 70% of the window's height, and scrolling.
-        let height = Double(gtk_widget_get_height(switcher.popover))
-        XCTAssertLessThanOrEqual(height, 0.71 * 720)
-        XCTAssertGreaterThan(height, 0.5 * 720)
+    nonisolated func testTheOpenAlbumIsMarkedAndTheListReopensAtItWithTheSearchCleared() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher(current: { albums in albums.first { $0.name == "folder-180" }!.album })
+            defer { setup.close() }
+            let switcher = setup.switcher
+            open(switcher)
+            let current = try XCTUnwrap(switcher.rows.first { $0.summary.name == "folder-180" })
+            XCTAssertEqual(switcher.rows.filter(\.isCurrent).map(\.summary.name), ["folder-180"])
+            XCTAssertEqual(gtk_widget_get_opacity(current.check), 1)
+            XCTAssertEqual(switcher.rows.filter { gtk_widget_get_opacity($0.check) > 0 }.count, 1)
+            // For screen readers: selected, and described as the current album; the others not.
+            XCTAssertNotEqual(photopick_accessible_state_is(current.widget, GTK_ACCESSIBLE_STATE_SELECTED, 1), 0)
+            XCTAssertNotEqual(photopick_accessible_property_is(current.widget, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "current album"), 0)
+            XCTAssertNotEqual(photopick_accessible_state_is(switcher.rows[0].widget, GTK_ACCESSIBLE_STATE_SELECTED, 0), 0)
+            XCTAssertEqual(gtk_test_accessible_has_property(OpaquePointer(switcher.rows[0].widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION), 0)
+            XCTAssertTrue(try isInView(current, switcher), "opens scrolled to the open album")
+            // Up to 70% of the window's height, and scrolling.
+            let height = Double(gtk_widget_get_height(switcher.popover))
+            XCTAssertLessThanOrEqual(height, 0.71 * 720)
+            XCTAssertGreaterThan(height, 0.5 * 720)
 
-        // Scrolled elsewhere and searching when closed: the next opening starts afresh.
-        search(switcher, "folder-00")
-        switcher.popdown()
-        pump(seconds: 0.3)
-        open(switcher)
-        XCTAssertEqual(String(cString: gtk_editable_get_text(OpaquePointer(switcher.search))), "")
-        XCTAssertEqual(shownRows(switcher).count, switcher.rows.count)
-        XCTAssertTrue(try isInView(current, switcher))
+            // Scrolled elsewhere and searching when closed: the next opening starts afresh.
+            search(switcher, "folder-00")
+            switcher.popdown()
+            pump(seconds: 0.3)
+            open(switcher)
+            XCTAssertEqual(String(cString: gtk_editable_get_text(OpaquePointer(switcher.search))), "")
+            XCTAssertEqual(shownRows(switcher).count, switcher.rows.count)
+            XCTAssertTrue(try isInView(current, switcher))
+        }
     }
 
-    func testCoversAreAskedForOnlyForRowsOnScreenAndCancelledWhenTheyLeave() throws {
-        let setup = try openSwitcher()
-        defer { setup.close() }
-        let switcher = setup.switcher
-        XCTAssertEqual(switcher.rows.count, 0, "no rows before the popover opens")
-        XCTAssertEqual(setup.loader.queuedCount, 0, "no covers before the popover opens")
-        open(switcher)
-        let rowsShown = switcher.rows.filter { row in (try? isInView(row, switcher)) == true }.count
-        XCTAssertGreaterThan(rowsShown, 4)
-        // The rows on screen and half a screen around, out of 200 folders.
-        // (Recents' newest photo is also a folder's: one job for both.)
-        XCTAssertGreaterThanOrEqual(setup.loader.queuedCount, rowsShown - 2)
-        XCTAssertLessThan(setup.loader.queuedCount, 3 * rowsShown)
-        let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(switcher.scroller.opaque))
-        gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
-        pump(seconds: 0.3)
-        XCTAssertTrue(switcher.rows.last?.request != nil, "the last rows ask for covers")
-        XCTAssertNil(switcher.rows[0].request, "the first rows' requests were cancelled")
-        XCTAssertLessThan(setup.loader.queuedCount, 3 * rowsShown)
-        switcher.popdown()
-        pump(seconds: 0.3)
-        XCTAssertEqual(setup.loader.queuedCount, 0, "closing cancels every request")
+    nonisolated func testCoversAreAskedForOnlyForRowsOnScreenAndCancelledWhenTheyLeave() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            let switcher = setup.switcher
+            XCTAssertEqual(switcher.rows.count, 0, "no rows before the popover opens")
+            XCTAssertEqual(setup.loader.queuedCount, 0, "no covers before the popover opens")
+            open(switcher)
+            let rowsShown = switcher.rows.filter { row in (try? isInView(row, switcher)) == true }.count
+            XCTAssertGreaterThan(rowsShown, 4)
+            // The rows on screen and half a screen around, out of 200 folders.
+            // (Recents' newest photo is also a folder's: one job for both.)
+            XCTAssertGreaterThanOrEqual(setup.loader.queuedCount, rowsShown - 2)
+            XCTAssertLessThan(setup.loader.queuedCount, 3 * rowsShown)
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(switcher.scroller.opaque))
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
+            pump(seconds: 0.3)
+            XCTAssertTrue(switcher.rows.last?.request != nil, "the last rows ask for covers")
+            XCTAssertNil(switcher.rows[0].request, "the first rows' requests were cancelled")
+            XCTAssertLessThan(setup.loader.queuedCount, 3 * rowsShown)
+            switcher.popdown()
+            pump(seconds: 0.3)
+            XCTAssertEqual(setup.loader.queuedCount, 0, "closing cancels every request")
+        }
     }
 
-    func testEnterChoosesTheFirstMatchClosesThenAsksForTheFocus() throws {
-        let setup = try openSwitcher()
-        defer { setup.close() }
-        let switcher = setup.switcher
-        final class Events { var list: [String] = [] }
-        let events = Events(), albums = setup.albums
-        switcher.onChoose = { album in events.list.append("choose \(albums.first { $0.album == album }?.name ?? "?")") }
-        switcher.onFocusContent = { [weak switcher] in events.list.append("focus, open: \(switcher?.isOpen == true)") }
-        open(switcher)
-        let focus = try XCTUnwrap(gtk_root_get_focus(OpaquePointer(setup.window)))
-        XCTAssertTrue(focus == switcher.search || gtk_widget_is_ancestor(focus, switcher.search) != 0, "the search entry has the focus")
-        // Enter right after typing acts on what was typed, not on the delayed search.
-        gtk_editable_set_text(OpaquePointer(switcher.search), "folder-04")
-        switcher.chooseFirstMatch()
-        pump(seconds: 0.3)
-        XCTAssertEqual(events.list, ["choose folder-040", "focus, open: false"])
-        XCTAssertEqual(switcher.current, setup.albums.first { $0.name == "folder-040" }?.album)
-        XCTAssertEqual(switcher.rows.filter(\.isCurrent).map(\.summary.name), ["folder-040"])
+    nonisolated func testEnterChoosesTheFirstMatchClosesThenAsksForTheFocus() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            let switcher = setup.switcher
+            final class Events { var list: [String] = [] }
+            let events = Events(), albums = setup.albums
+            switcher.onChoose = { album in events.list.append("choose \(albums.first { $0.album == album }?.name ?? "?")") }
+            switcher.onFocusContent = { [weak switcher] in events.list.append("focus, open: \(switcher?.isOpen == true)") }
+            open(switcher)
+            let focus = try XCTUnwrap(gtk_root_get_focus(OpaquePointer(setup.window)))
+            XCTAssertTrue(focus == switcher.search || gtk_widget_is_ancestor(focus, switcher.search) != 0, "the search entry has the focus")
+            // Enter right after typing acts on what was typed, not on the delayed search.
+            gtk_editable_set_text(OpaquePointer(switcher.search), "folder-04")
+            switcher.chooseFirstMatch()
+            pump(seconds: 0.3)
+            XCTAssertEqual(events.list, ["choose folder-040", "focus, open: false"])
+            XCTAssertEqual(switcher.current, setup.albums.first { $0.name == "folder-040" }?.album)
+            XCTAssertEqual(switcher.rows.filter(\.isCurrent).map(\.summary.name), ["folder-040"])
+        }
     }
 }
 
 /// The real window with 300 more folders than the demo library, driven with xdotool.
-final class AlbumSwitcherWindowTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
     private var display: VirtualDisplay?
     private var library: URL!
     private var dataHome: URL!
@@ -217,35 +235,39 @@ final class AlbumSwitcherWindowTests: XCTestCase {
     /// A folder among the 300 with a unique, long name, holding one photo.
     private var target: URL!
 
-    override func setUpWithError() throws {
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            XCTFail("\(tool) is missing: run scripts/bootstrap")
-            throw XCTSkip("no \(tool)")
+    nonisolated override func setUpWithError() throws {
+        try MainActor.assumeIsolated {
+            for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                XCTFail("\(tool) is missing: run scripts/bootstrap")
+                throw XCTSkip("no \(tool)")
+            }
+            library = TestSupport.temporaryDirectory("switcher-window-library").appendingPathComponent("Pictures")
+            try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+            let photo = try FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent("Camera/2024").path)
+                .sorted().map { library.appendingPathComponent("Camera/2024/\($0)") }.first { $0.pathExtension == "JPG" }!
+            let places = ["Lisbon", "Kyoto", "Reykjavik", "Oaxaca", "Marrakesh", "Cape Town"]
+            for index in 0..<300 {
+                let folder = library.appendingPathComponent("Trips/\(2000 + index / 15)/\(places[index % places.count]) day \(index)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent("photo.jpg"))
+            }
+            target = library.appendingPathComponent("Trips/2019/Zanzibar, the long way round with the whole family")
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: photo, to: target.appendingPathComponent("beach.jpg"))
+            dataHome = TestSupport.temporaryDirectory("switcher-window-data")
+            cacheHome = TestSupport.temporaryDirectory("switcher-window-cache")
+            // Indexed before the window opens, so every folder is listed at once.
+            let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": dataHome.path])
+            XCTAssertEqual(indexed.status, 0, indexed.error)
+            display = try VirtualDisplay()
         }
-        library = TestSupport.temporaryDirectory("switcher-window-library").appendingPathComponent("Pictures")
-        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
-        let photo = try FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent("Camera/2024").path)
-            .sorted().map { library.appendingPathComponent("Camera/2024/\($0)") }.first { $0.pathExtension == "JPG" }!
-        let places = ["Lisbon", "Kyoto", "Reykjavik", "Oaxaca", "Marrakesh", "Cape Town"]
-        for index in 0..<300 {
-            let folder = library.appendingPathComponent("Trips/\(2000 + index / 15)/\(places[index % places.count]) day \(index)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent("photo.jpg"))
-        }
-        target = library.appendingPathComponent("Trips/2019/Zanzibar, the long way round with the whole family")
-        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: photo, to: target.appendingPathComponent("beach.jpg"))
-        dataHome = TestSupport.temporaryDirectory("switcher-window-data")
-        cacheHome = TestSupport.temporaryDirectory("switcher-window-cache")
-        // Indexed before the window opens, so every folder is listed at once.
-        let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": dataHome.path])
-        XCTAssertEqual(indexed.status, 0, indexed.error)
-        display = try VirtualDisplay()
     }
 
-    override func tearDown() {
-        display = nil  // stops the server (RunningPicker, a local, is gone by now)
-        super.tearDown()
+    nonisolated override func tearDown() {
+        MainActor.assumeIsolated {
+            display = nil  // stops the server (RunningPicker, a local, is gone by now)
+            super.tearDown()
+        }
     }
 
     private func open() throws -> RunningPicker {
@@ -265,63 +287,73 @@ final class AlbumSwitcherWindowTests: XCTestCase {
         XCTAssertEqual(result.lines, [target.appendingPathComponent("beach.jpg").path], file: file, line: line)
     }
 
-    func testTypingPartOfAFolderNameAndEnterOpensItWithTheFocusOnItsFirstPhoto() throws {
-        let picker = try open()
-        try search(picker, "LONG way")
-        try picker.keys("Return")
-        usleep(500_000)
-        // Space picks the focused photo: the focus left the switcher for the new album's first photo.
-        try picker.keys("space", "ctrl+Return")
-        assertPickedFromTarget(picker.finish())
+    nonisolated func testTypingPartOfAFolderNameAndEnterOpensItWithTheFocusOnItsFirstPhoto() throws {
+        try MainActor.assumeIsolated {
+            let picker = try open()
+            try search(picker, "LONG way")
+            try picker.keys("Return")
+            usleep(500_000)
+            // Space picks the focused photo: the focus left the switcher for the new album's first photo.
+            try picker.keys("space", "ctrl+Return")
+            assertPickedFromTarget(picker.finish())
+        }
     }
 
-    func testDownMovesIntoTheListAndEnterOpensTheRow() throws {
-        let picker = try open()
-        try search(picker, "zanzibar")
-        try picker.keys("Down", "Return")
-        usleep(500_000)
-        try picker.keys("space", "ctrl+Return")
-        assertPickedFromTarget(picker.finish())
+    nonisolated func testDownMovesIntoTheListAndEnterOpensTheRow() throws {
+        try MainActor.assumeIsolated {
+            let picker = try open()
+            try search(picker, "zanzibar")
+            try picker.keys("Down", "Return")
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            assertPickedFromTarget(picker.finish())
+        }
     }
 
-    func testTypingWhileInTheListGoesOnWithTheSearch() throws {
-        let picker = try open()
-        try search(picker, "")
-        try picker.keys("Down")  // the first row, Recents
-        // A space here must not activate the row: the typing moved the focus to the entry.
-        try picker.display.xdotool(["type", "--delay", "30", "long way"])
-        usleep(400_000)
-        try picker.keys("Return")
-        usleep(500_000)
-        try picker.keys("space", "ctrl+Return")
-        assertPickedFromTarget(picker.finish())
+    nonisolated func testTypingWhileInTheListGoesOnWithTheSearch() throws {
+        try MainActor.assumeIsolated {
+            let picker = try open()
+            try search(picker, "")
+            try picker.keys("Down")  // the first row, Recents
+            // A space here must not activate the row: the typing moved the focus to the entry.
+            try picker.display.xdotool(["type", "--delay", "30", "long way"])
+            usleep(400_000)
+            try picker.keys("Return")
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            assertPickedFromTarget(picker.finish())
+        }
     }
 
-    func testClickingARowMovesTheFocusToTheFirstPhoto() throws {
-        let picker = try open()
-        try search(picker, "long way")
-        try picker.click(x: 480, y: 185)  // the one row left, under the "Folders" heading
-        usleep(500_000)
-        try picker.keys("space", "ctrl+Return")
-        assertPickedFromTarget(picker.finish())
+    nonisolated func testClickingARowMovesTheFocusToTheFirstPhoto() throws {
+        try MainActor.assumeIsolated {
+            let picker = try open()
+            try search(picker, "long way")
+            try picker.click(x: 480, y: 185)  // the one row left, under the "Folders" heading
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            assertPickedFromTarget(picker.finish())
+        }
     }
 
-    func testEscapeClosesThePopoverAndDoesNotCancelThePicker() throws {
-        let picker = try open()
-        try search(picker, "zanz")
-        try picker.keys("Escape")          // from the search entry
-        usleep(400_000)
-        XCTAssertTrue(picker.process.isRunning, "Escape in the popover does not cancel the picker")
-        try picker.click(x: 480, y: 26)
-        usleep(500_000)
-        try picker.keys("Down", "Escape")  // from a row of the list
-        usleep(400_000)
-        XCTAssertTrue(picker.process.isRunning)
-        // The popover is closed: a click reaches the grid (an open popover would take it to close).
-        try picker.click(x: 210, y: 115)
-        try picker.keys("ctrl+Return")
-        let (status, lines) = picker.finish()
-        XCTAssertEqual(status, 0)
-        XCTAssertEqual(lines.count, 1)
+    nonisolated func testEscapeClosesThePopoverAndDoesNotCancelThePicker() throws {
+        try MainActor.assumeIsolated {
+            let picker = try open()
+            try search(picker, "zanz")
+            try picker.keys("Escape")          // from the search entry
+            usleep(400_000)
+            XCTAssertTrue(picker.process.isRunning, "Escape in the popover does not cancel the picker")
+            try picker.click(x: 480, y: 26)
+            usleep(500_000)
+            try picker.keys("Down", "Escape")  // from a row of the list
+            usleep(400_000)
+            XCTAssertTrue(picker.process.isRunning)
+            // The popover is closed: a click reaches the grid (an open popover would take it to close).
+            try picker.click(x: 210, y: 115)
+            try picker.keys("ctrl+Return")
+            let (status, lines) = picker.finish()
+            XCTAssertEqual(status, 0)
+            XCTAssertEqual(lines.count, 1)
+        }
     }
 }

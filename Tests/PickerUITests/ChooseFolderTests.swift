@@ -4,22 +4,27 @@ import XCTest
 
 /// The empty grid offers "Choose Folder…": the chosen folder joins the library at once, and,
 /// when the picker runs on the default folders, for later runs and every command too.
-final class ChooseFolderTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class ChooseFolderTests: XCTestCase, @unchecked Sendable {
     private var display: VirtualDisplay!
     private var home: URL!
     private var dataHome: URL!
     private var cacheHome: URL!
     private let demo = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
 
-    override func setUpWithError() throws {
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            XCTFail("\(tool) is missing: run scripts/bootstrap")
-            throw XCTSkip("no \(tool)")
+    nonisolated override func setUpWithError() throws {
+        try MainActor.assumeIsolated {
+            for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                XCTFail("\(tool) is missing: run scripts/bootstrap")
+                throw XCTSkip("no \(tool)")
+            }
+            display = try VirtualDisplay()
+            home = TestSupport.temporaryDirectory("choose-home")
+            dataHome = TestSupport.temporaryDirectory("choose-data")
+            cacheHome = TestSupport.temporaryDirectory("choose-cache")
         }
-        display = try VirtualDisplay()
-        home = TestSupport.temporaryDirectory("choose-home")
-        dataHome = TestSupport.temporaryDirectory("choose-data")
-        cacheHome = TestSupport.temporaryDirectory("choose-cache")
     }
 
     /// A home of its own: no Pictures folder, no user-dirs.dirs, no folders added before.
@@ -49,32 +54,36 @@ final class ChooseFolderTests: XCTestCase {
         try display.xdotool(["windowfocus", "--sync", window])
     }
 
-    func testAMissingPicturesFolderIsReplacedByTheChosenOneForGood() throws {
-        let picker = try WindowProcess(display: display, arguments: [], dataHome: dataHome, cacheHome: cacheHome, environment: environment)
-        defer { picker.stop() }
-        try choose(demo, in: picker)
-        let recents = try list(["--library", demo.path])
-        try picker.keys("space", "ctrl+Return")
-        let (status, lines) = picker.finish()
-        XCTAssertEqual(status, 0, picker.problems)
-        XCTAssertEqual(lines, [recents[0]], "the chosen folder's newest photo was picked")
-        // Later runs, and the script commands, use it without being told.
-        XCTAssertEqual(try list([]), recents)
-        XCTAssertEqual(picker.problems, "")
+    nonisolated func testAMissingPicturesFolderIsReplacedByTheChosenOneForGood() throws {
+        try MainActor.assumeIsolated {
+            let picker = try WindowProcess(display: display, arguments: [], dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+            defer { picker.stop() }
+            try choose(demo, in: picker)
+            let recents = try list(["--library", demo.path])
+            try picker.keys("space", "ctrl+Return")
+            let (status, lines) = picker.finish()
+            XCTAssertEqual(status, 0, picker.problems)
+            XCTAssertEqual(lines, [recents[0]], "the chosen folder's newest photo was picked")
+            // Later runs, and the script commands, use it without being told.
+            XCTAssertEqual(try list([]), recents)
+            XCTAssertEqual(picker.problems, "")
+        }
     }
 
-    func testAFolderChosenBesideNamedFoldersLastsForThisWindowOnly() throws {
-        let empty = TestSupport.temporaryDirectory("choose-empty")
-        let picker = try WindowProcess(display: display, arguments: ["--library", empty.path], dataHome: dataHome,
-                                       cacheHome: cacheHome, environment: environment)
-        defer { picker.stop() }
-        try choose(demo, in: picker)
-        let recents = try list(["--library", empty.path, "--library", demo.path])
-        try picker.keys("space", "ctrl+Return")
-        let (status, lines) = picker.finish()
-        XCTAssertEqual(status, 0, picker.problems)
-        XCTAssertEqual(lines, [recents[0]])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/photopick/folders").path),
-                       "folders named with --library are the script's choice: nothing is remembered")
+    nonisolated func testAFolderChosenBesideNamedFoldersLastsForThisWindowOnly() throws {
+        try MainActor.assumeIsolated {
+            let empty = TestSupport.temporaryDirectory("choose-empty")
+            let picker = try WindowProcess(display: display, arguments: ["--library", empty.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: environment)
+            defer { picker.stop() }
+            try choose(demo, in: picker)
+            let recents = try list(["--library", empty.path, "--library", demo.path])
+            try picker.keys("space", "ctrl+Return")
+            let (status, lines) = picker.finish()
+            XCTAssertEqual(status, 0, picker.problems)
+            XCTAssertEqual(lines, [recents[0]])
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/photopick/folders").path),
+                           "folders named with --library are the script's choice: nothing is remembered")
+        }
     }
 }

@@ -10,11 +10,16 @@ import XCTest
 
 /// The grid in this process, on a virtual display: how many item objects live, and what a
 /// selection change touches.
-final class GridTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class GridTests: XCTestCase, @unchecked Sendable {
     /// The display is started before any test runs: one started inside a test stops with it.
-    override class func setUp() {
-        super.setUp()
-        _ = InProcessGTK.start()
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
     }
 
 
@@ -41,101 +46,111 @@ final class GridTests: XCTestCase {
         return (view, window)
     }
 
-    func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
-        let (view, window) = try openPicker(count: 60_000)
-        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
-        XCTAssertEqual(view.model.count, 60_000)
-        let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
-        let bindsBefore = GridCell.binds
-        for _ in 0..<10 {
-            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
-            pump(seconds: 0.15)
-        }
-        XCTAssertGreaterThan(gtk_adjustment_get_value(adjustment), 5 * gtk_adjustment_get_page_size(adjustment), "it scrolled")
-        XCTAssertGreaterThan(GridCell.binds - bindsBefore, 100, "cells were bound as the grid scrolled")
-        XCTAssertLessThan(AssetItem.aliveCount, 1000, "item objects exist only while GTK holds them")
-    }
-
-    func testUnbindingCancelsThumbnailRequests() throws {
-        // A paused loader keeps every request queued: what remains is what bound cells still want.
-        try InProcessGTK.require()
-        let root = TestSupport.temporaryDirectory("cancel-library")
-        let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel-index").appendingPathComponent("index.sqlite").path))
-        try library.scan()
-        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 20_000)
-        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cancel-cache").path))
-        let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
-        defer { loader.shutdown() }
-        let view = PickerView(library: library, loader: loader)
-        let window = gtk_window_new()!
-        defer { gtk_window_destroy(window.cast()) }
-        gtk_window_set_default_size(window.cast(), 960, 720)
-        gtk_window_set_child(window.cast(), view.widget)
-        let bindsBefore = GridCell.binds
-        try view.showAlbums()
-        gtk_window_present(window.cast())
-        pump(seconds: 0.8)
-        let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
-        for _ in 0..<10 {
-            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
-            pump(seconds: 0.1)
-        }
-        let binds = GridCell.binds - bindsBefore
-        let boundNow = view.cells.compactMap(\.cell).filter { $0.assetID != nil }.count
-        XCTAssertGreaterThan(binds - boundNow, 200, "many cells were unbound while scrolling")
-        // What stays queued is what bound cells (at most 30 rows × columns) and the prefetch
-        // window (a screen ahead) want; every unbound cell's request left the queue.
-        XCTAssertLessThanOrEqual(loader.queuedCount, boundNow + 100, "requests of unbound cells left the queue")
-    }
-
-    func testAPickUpdatesOneBadgeAndEmitsNoItemsChanged() throws {
-        let (view, window) = try openPicker(count: 5_000, pausedLoader: true)
-        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
-        final class Counter { var emissions = 0 }
-        let counter = Counter()
-        Signal.connect(view.model.object.raw, "items-changed", itemsChanged: { _, _, _ in counter.emissions += 1 })
-        let before = GridCell.badgeUpdates
-        view.toggle(at: 3)
-        XCTAssertEqual(GridCell.badgeUpdates - before, 1, "only the picked cell")
-        view.toggle(at: 5)
-        view.toggle(at: 7)
-        let beforeUnpick = GridCell.badgeUpdates
-        view.toggle(at: 3)  // unpick number 1: the other two renumber
-        XCTAssertEqual(GridCell.badgeUpdates - beforeUnpick, 3)
-        XCTAssertEqual(counter.emissions, 0, "a selection change never touches the model")
-        XCTAssertEqual(view.selection.picked, [view.model.assetID(at: 5)!, view.model.assetID(at: 7)!])
-    }
-
-    func testCellsStaySquareAndFillTheWidthInNarrowAndWideWindows() throws {
-        for width: Int32 in [380, 500, 960] {
-            let (view, window) = try openPicker(count: 2_000, width: width)
+    nonisolated func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 60_000)
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
-            let cells = view.cells.compactMap(\.cell).filter { gtk_widget_get_mapped($0.root) != 0 }
-            XCTAssertGreaterThan(cells.count, 3, "cells are shown at \(width) px")
-            for cell in cells {
-                XCTAssertEqual(gtk_widget_get_width(cell.root), gtk_widget_get_height(cell.root), "square at \(width) px")
+            XCTAssertEqual(view.model.count, 60_000)
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            let bindsBefore = GridCell.binds
+            for _ in 0..<10 {
+                gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
+                pump(seconds: 0.15)
             }
-            // Columns share the width: no more than a few pixels of each row are left empty.
-            let columns = Int32(gtk_widget_get_width(view.grid)) / (gtk_widget_get_width(cells[0].root) + 4)
-            let used = columns * (gtk_widget_get_width(cells[0].root) + 4)
-            XCTAssertLessThan(gtk_widget_get_width(view.grid) - used, 16 + columns, "the row is filled at \(width) px")
+            XCTAssertGreaterThan(gtk_adjustment_get_value(adjustment), 5 * gtk_adjustment_get_page_size(adjustment), "it scrolled")
+            XCTAssertGreaterThan(GridCell.binds - bindsBefore, 100, "cells were bound as the grid scrolled")
+            XCTAssertLessThan(AssetItem.aliveCount, 1000, "item objects exist only while GTK holds them")
         }
     }
 
-    func testAPickedPhotoShowsARoundNumberOfAtLeast24Points() throws {
-        let (view, window) = try openPicker(count: 2_000, pausedLoader: true)
-        defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
-        for position in 0..<12 { view.toggle(at: position) }  // numbers 1 to 12: one and two digits
-        pump(seconds: 0.3)
-        let picked = view.cells.compactMap(\.cell).filter { cell in cell.assetID.map { view.selection.number(of: $0) != nil } == true }
-        XCTAssertEqual(picked.count, 12)
-        for cell in picked {
-            let number = view.selection.number(of: cell.assetID!)!
-            let width = gtk_widget_get_width(cell.badge), height = gtk_widget_get_height(cell.badge)
-            XCTAssertGreaterThanOrEqual(height, 24, "badge \(number) is readable")
-            if number < 10 { XCTAssertEqual(width, height, "badge \(number) is a circle, not an oval") }
-            XCTAssertGreaterThanOrEqual(width, height)
+    nonisolated func testUnbindingCancelsThumbnailRequests() throws {
+        try MainActor.assumeIsolated {
+            // A paused loader keeps every request queued: what remains is what bound cells still want.
+            try InProcessGTK.require()
+            let root = TestSupport.temporaryDirectory("cancel-library")
+            let library = try PhotoLibrary(roots: [FilePath(root.path)],
+                                           location: IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel-index").appendingPathComponent("index.sqlite").path))
+            try library.scan()
+            try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 20_000)
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cancel-cache").path))
+            let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
+            defer { loader.shutdown() }
+            let view = PickerView(library: library, loader: loader)
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()) }
+            gtk_window_set_default_size(window.cast(), 960, 720)
+            gtk_window_set_child(window.cast(), view.widget)
+            let bindsBefore = GridCell.binds
+            try view.showAlbums()
+            gtk_window_present(window.cast())
+            pump(seconds: 0.8)
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            for _ in 0..<10 {
+                gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
+                pump(seconds: 0.1)
+            }
+            let binds = GridCell.binds - bindsBefore
+            let boundNow = view.cells.compactMap(\.cell).filter { $0.assetID != nil }.count
+            XCTAssertGreaterThan(binds - boundNow, 200, "many cells were unbound while scrolling")
+            // What stays queued is what bound cells (at most 30 rows × columns) and the prefetch
+            // window (a screen ahead) want; every unbound cell's request left the queue.
+            XCTAssertLessThanOrEqual(loader.queuedCount, boundNow + 100, "requests of unbound cells left the queue")
+        }
+    }
+
+    nonisolated func testAPickUpdatesOneBadgeAndEmitsNoItemsChanged() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 5_000, pausedLoader: true)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            final class Counter { var emissions = 0 }
+            let counter = Counter()
+            Signal.connect(view.model.object.raw, "items-changed", itemsChanged: { _, _, _ in counter.emissions += 1 })
+            let before = GridCell.badgeUpdates
+            view.toggle(at: 3)
+            XCTAssertEqual(GridCell.badgeUpdates - before, 1, "only the picked cell")
+            view.toggle(at: 5)
+            view.toggle(at: 7)
+            let beforeUnpick = GridCell.badgeUpdates
+            view.toggle(at: 3)  // unpick number 1: the other two renumber
+            XCTAssertEqual(GridCell.badgeUpdates - beforeUnpick, 3)
+            XCTAssertEqual(counter.emissions, 0, "a selection change never touches the model")
+            XCTAssertEqual(view.selection.picked, [view.model.assetID(at: 5)!, view.model.assetID(at: 7)!])
+        }
+    }
+
+    nonisolated func testCellsStaySquareAndFillTheWidthInNarrowAndWideWindows() throws {
+        try MainActor.assumeIsolated {
+            for width: Int32 in [380, 500, 960] {
+                let (view, window) = try openPicker(count: 2_000, width: width)
+                defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+                let cells = view.cells.compactMap(\.cell).filter { gtk_widget_get_mapped($0.root) != 0 }
+                XCTAssertGreaterThan(cells.count, 3, "cells are shown at \(width) px")
+                for cell in cells {
+                    XCTAssertEqual(gtk_widget_get_width(cell.root), gtk_widget_get_height(cell.root), "square at \(width) px")
+                }
+                // Columns share the width: no more than a few pixels of each row are left empty.
+                let columns = Int32(gtk_widget_get_width(view.grid)) / (gtk_widget_get_width(cells[0].root) + 4)
+                let used = columns * (gtk_widget_get_width(cells[0].root) + 4)
+                XCTAssertLessThan(gtk_widget_get_width(view.grid) - used, 16 + columns, "the row is filled at \(width) px")
+            }
+        }
+    }
+
+    nonisolated func testAPickedPhotoShowsARoundNumberOfAtLeast24Points() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 2_000, pausedLoader: true)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            for position in 0..<12 { view.toggle(at: position) }  // numbers 1 to 12: one and two digits
+            pump(seconds: 0.3)
+            let picked = view.cells.compactMap(\.cell).filter { cell in cell.assetID.map { view.selection.number(of: $0) != nil } == true }
+            XCTAssertEqual(picked.count, 12)
+            for cell in picked {
+                let number = view.selection.number(of: cell.assetID!)!
+                let width = gtk_widget_get_width(cell.badge), height = gtk_widget_get_height(cell.badge)
+                XCTAssertGreaterThanOrEqual(height, 24, "badge \(number) is readable")
+                if number < 10 { XCTAssertEqual(width, height, "badge \(number) is a circle, not an oval") }
+                XCTAssertGreaterThanOrEqual(width, height)
+            }
         }
     }
 }

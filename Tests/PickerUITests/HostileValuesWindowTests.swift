@@ -6,28 +6,35 @@ import XCTest
 /// file with window sizes out of range, an index written by an older version with a duration of
 /// 1.8e19 seconds. The window must open, stay open, say nothing on standard error, and cancel
 /// with status 1 on Escape.
-final class HostileValuesWindowTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class HostileValuesWindowTests: XCTestCase, @unchecked Sendable {
     private var display: VirtualDisplay!
     private var library: URL!
     private var dataHome: URL!
     private var cacheHome: URL!
     private var stateHome: URL!
 
-    override func setUpWithError() throws {
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/bin/sqlite3"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            XCTFail("\(tool) is missing: run scripts/bootstrap")
-            throw XCTSkip("no \(tool)")
+    nonisolated override func setUpWithError() throws {
+        try MainActor.assumeIsolated {
+            for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/bin/sqlite3"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                XCTFail("\(tool) is missing: run scripts/bootstrap")
+                throw XCTSkip("no \(tool)")
+            }
+            display = try VirtualDisplay()
+            library = TestSupport.temporaryDirectory("hostile-window-library")
+            dataHome = TestSupport.temporaryDirectory("hostile-window-data")
+            cacheHome = TestSupport.temporaryDirectory("hostile-window-cache")
+            stateHome = TestSupport.temporaryDirectory("hostile-window-state")
         }
-        display = try VirtualDisplay()
-        library = TestSupport.temporaryDirectory("hostile-window-library")
-        dataHome = TestSupport.temporaryDirectory("hostile-window-data")
-        cacheHome = TestSupport.temporaryDirectory("hostile-window-cache")
-        stateHome = TestSupport.temporaryDirectory("hostile-window-state")
     }
 
-    override func tearDown() {
-        display = nil  // stops Xvfb
-        super.tearDown()
+    nonisolated override func tearDown() {
+        MainActor.assumeIsolated {
+            display = nil  // stops Xvfb
+            super.tearDown()
+        }
     }
 
     private var stateFile: URL { stateHome.appendingPathComponent("photopick/state.ini") }
@@ -118,46 +125,54 @@ final class HostileValuesWindowTests: XCTestCase {
         return (value("window-width"), value("window-height"))
     }
 
-    func testHostileVideosOpenAndCancel() throws {
-        try HostileFiles.writeLibrary(in: library)
-        let run = try openAndCancel()
-        assertQuietCancel(run)
-        XCTAssertEqual(run.size?.width, 960)
+    nonisolated func testHostileVideosOpenAndCancel() throws {
+        try MainActor.assumeIsolated {
+            try HostileFiles.writeLibrary(in: library)
+            let run = try openAndCancel()
+            assertQuietCancel(run)
+            XCTAssertEqual(run.size?.width, 960)
+        }
     }
 
-    func testAWindowWidthOfThreeBillionOpensAndCancels() throws {
-        try HostileFiles.writeLibrary(in: library)
-        // The smallest cells, so every hostile video has a cell on screen.
-        try writeState(["window-width=3000000000", "window-height=720", "cell-size=-3", "album=Videos"])
-        let run = try openAndCancel()
-        assertQuietCancel(run)
-        XCTAssertEqual(run.size?.width, 960, "the default width instead")
-        XCTAssertEqual(run.size?.height, 720, "a good height is kept")
-        let saved = try savedSize()
-        XCTAssertEqual(saved.width, 960)
-        XCTAssertEqual(saved.height, 720)
-        XCTAssertTrue(try String(contentsOf: stateFile, encoding: .utf8).contains("album=Videos"), "the album is kept")
+    nonisolated func testAWindowWidthOfThreeBillionOpensAndCancels() throws {
+        try MainActor.assumeIsolated {
+            try HostileFiles.writeLibrary(in: library)
+            // The smallest cells, so every hostile video has a cell on screen.
+            try writeState(["window-width=3000000000", "window-height=720", "cell-size=-3", "album=Videos"])
+            let run = try openAndCancel()
+            assertQuietCancel(run)
+            XCTAssertEqual(run.size?.width, 960, "the default width instead")
+            XCTAssertEqual(run.size?.height, 720, "a good height is kept")
+            let saved = try savedSize()
+            XCTAssertEqual(saved.width, 960)
+            XCTAssertEqual(saved.height, 720)
+            XCTAssertTrue(try String(contentsOf: stateFile, encoding: .utf8).contains("album=Videos"), "the album is kept")
+        }
     }
 
-    func testANegativeWindowSizeOpensAndCancels() throws {
-        try HostileFiles.writeLibrary(in: library)
-        try writeState(["window-width=-500", "window-height=-1", "cell-size=99999999999"])
-        let run = try openAndCancel()
-        assertQuietCancel(run)
-        XCTAssertEqual(run.size?.width, 960)
-        XCTAssertEqual(run.size?.height, 720)
+    nonisolated func testANegativeWindowSizeOpensAndCancels() throws {
+        try MainActor.assumeIsolated {
+            try HostileFiles.writeLibrary(in: library)
+            try writeState(["window-width=-500", "window-height=-1", "cell-size=99999999999"])
+            let run = try openAndCancel()
+            assertQuietCancel(run)
+            XCTAssertEqual(run.size?.width, 960)
+            XCTAssertEqual(run.size?.height, 720)
+        }
     }
 
-    func testAnOldIndexHoldingAHugeDurationOpensAndCancels() throws {
-        try HostileFiles.write(HostileFiles.mp4(duration: 7000, timescale: 1000), to: library, name: "clip.mp4")
-        let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": dataHome.path])
-        XCTAssertEqual(indexed.status, 0, indexed.error)
-        let folder = dataHome.appendingPathComponent("photopick")
-        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".sqlite") })
-        // What an older version stored for a header claiming 2^64 units at timescale 1.
-        let update = try TestSupport.run("/usr/bin/sqlite3", [folder.appendingPathComponent(database).path,
-                                                              "UPDATE assets SET duration = 1.8446744073709552e19 WHERE kind = 2"])
-        XCTAssertEqual(update.status, 0, update.error)
-        assertQuietCancel(try openAndCancel())
+    nonisolated func testAnOldIndexHoldingAHugeDurationOpensAndCancels() throws {
+        try MainActor.assumeIsolated {
+            try HostileFiles.write(HostileFiles.mp4(duration: 7000, timescale: 1000), to: library, name: "clip.mp4")
+            let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": dataHome.path])
+            XCTAssertEqual(indexed.status, 0, indexed.error)
+            let folder = dataHome.appendingPathComponent("photopick")
+            let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".sqlite") })
+            // What an older version stored for a header claiming 2^64 units at timescale 1.
+            let update = try TestSupport.run("/usr/bin/sqlite3", [folder.appendingPathComponent(database).path,
+                                                                  "UPDATE assets SET duration = 1.8446744073709552e19 WHERE kind = 2"])
+            XCTAssertEqual(update.status, 0, update.error)
+            assertQuietCancel(try openAndCancel())
+        }
     }
 }

@@ -6,16 +6,21 @@ import XCTest
 @testable import Thumbnails
 
 /// The worker pool: order, cancellation, delivery on the main loop, no decode on the main thread.
-final class ThumbnailLoaderTests: XCTestCase {
+// XCTest calls the test methods, setUp and tearDown on the main thread; they enter the main
+// actor there (assumeIsolated), and the case object never leaves it.
+@MainActor
+final class ThumbnailLoaderTests: XCTestCase, @unchecked Sendable {
     nonisolated(unsafe) private static var images: [FilePath] = []
 
-    override class func setUp() {
-        super.setUp()
-        let folder = TestSupport.temporaryDirectory("loader-images")
-        for index in 0..<24 {
-            let url = folder.appendingPathComponent("image-\(index).png")
-            _ = try? TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:rgb(\(index * 10),80,120)", url.path])
-            images.append(FilePath(url.path))
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            let folder = TestSupport.temporaryDirectory("loader-images")
+            for index in 0..<24 {
+                let url = folder.appendingPathComponent("image-\(index).png")
+                _ = try? TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:rgb(\(index * 10),80,120)", url.path])
+                images.append(FilePath(url.path))
+            }
         }
     }
 
@@ -34,137 +39,153 @@ final class ThumbnailLoaderTests: XCTestCase {
         }
     }
 
-    func testResultsArriveOnTheMainThreadAndNothingIsDecodedThere() {
-        let loader = loader()
-        defer { loader.shutdown() }
-        var delivered = 0
-        var onMainThread = true
-        for path in Self.images {
-            loader.request(path, flavor: .normal) { result in
-                if case .failure = result { XCTFail("\(path)") }
-                onMainThread = onMainThread && photopick_is_main_thread() != 0
-                delivered += 1
+    nonisolated func testResultsArriveOnTheMainThreadAndNothingIsDecodedThere() {
+        MainActor.assumeIsolated {
+            let loader = loader()
+            defer { loader.shutdown() }
+            var delivered = 0
+            var onMainThread = true
+            for path in Self.images {
+                loader.request(path, flavor: .normal) { result in
+                    if case .failure = result { XCTFail("\(path)") }
+                    onMainThread = onMainThread && photopick_is_main_thread() != 0
+                    delivered += 1
+                }
             }
+            runMainLoop { delivered == Self.images.count }
+            XCTAssertEqual(delivered, Self.images.count)
+            XCTAssertTrue(onMainThread)
+            XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count)
+            XCTAssertEqual(loader.thumbnailer.mainThreadDecodes, 0)
         }
-        runMainLoop { delivered == Self.images.count }
-        XCTAssertEqual(delivered, Self.images.count)
-        XCTAssertTrue(onMainThread)
-        XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count)
-        XCTAssertEqual(loader.thumbnailer.mainThreadDecodes, 0)
     }
 
-    func testVisibleRequestsRunNewestFirstAndPrefetchOnlyWhenNoneWait() {
-        let loader = loader(workers: 1, paused: true)
-        defer { loader.shutdown() }
-        var order: [String] = []
-        func name(_ path: FilePath) -> String { String(decoding: path.lastComponent, as: UTF8.self) }
-        loader.request(Self.images[0], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-0") }
-        for index in 1...3 {
-            loader.request(Self.images[index], flavor: .normal) { _ in order.append("visible-\(index)") }
+    nonisolated func testVisibleRequestsRunNewestFirstAndPrefetchOnlyWhenNoneWait() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            var order: [String] = []
+            func name(_ path: FilePath) -> String { String(decoding: path.lastComponent, as: UTF8.self) }
+            loader.request(Self.images[0], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-0") }
+            for index in 1...3 {
+                loader.request(Self.images[index], flavor: .normal) { _ in order.append("visible-\(index)") }
+            }
+            loader.request(Self.images[4], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-4") }
+            loader.resume()
+            runMainLoop { order.count == 5 }
+            XCTAssertEqual(order, ["visible-3", "visible-2", "visible-1", "prefetch-0", "prefetch-4"])
         }
-        loader.request(Self.images[4], flavor: .normal, priority: .prefetch) { _ in order.append("prefetch-4") }
-        loader.resume()
-        runMainLoop { order.count == 5 }
-        XCTAssertEqual(order, ["visible-3", "visible-2", "visible-1", "prefetch-0", "prefetch-4"])
     }
 
-    func testACancelledRequestNeverReportsAResult() {
-        let loader = loader(workers: 2, paused: true)
-        defer { loader.shutdown() }
-        var reported = Set<Int>()
-        var requests: [ThumbnailRequest] = []
-        for (index, path) in Self.images.enumerated() {
-            requests.append(loader.request(path, flavor: .large) { _ in reported.insert(index) })
+    nonisolated func testACancelledRequestNeverReportsAResult() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 2, paused: true)
+            defer { loader.shutdown() }
+            var reported = Set<Int>()
+            var requests: [ThumbnailRequest] = []
+            for (index, path) in Self.images.enumerated() {
+                requests.append(loader.request(path, flavor: .large) { _ in reported.insert(index) })
+            }
+            // Cancel every other one while queued: they leave the queue.
+            for index in stride(from: 0, to: requests.count, by: 2) { requests[index].cancel() }
+            XCTAssertEqual(loader.queuedCount, Self.images.count / 2)
+            loader.resume()
+            runMainLoop { reported.count == Self.images.count / 2 }
+            usleep(200_000)
+            runMainLoop(until: { false }, timeout: 0.3)
+            XCTAssertEqual(reported, Set(stride(from: 1, to: Self.images.count, by: 2)))
+            XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count / 2, "cancelled work is not done")
         }
-        // Cancel every other one while queued: they leave the queue.
-        for index in stride(from: 0, to: requests.count, by: 2) { requests[index].cancel() }
-        XCTAssertEqual(loader.queuedCount, Self.images.count / 2)
-        loader.resume()
-        runMainLoop { reported.count == Self.images.count / 2 }
-        usleep(200_000)
-        runMainLoop(until: { false }, timeout: 0.3)
-        XCTAssertEqual(reported, Set(stride(from: 1, to: Self.images.count, by: 2)))
-        XCTAssertEqual(loader.thumbnailer.decodes, Self.images.count / 2, "cancelled work is not done")
     }
 
-    func testAResultThatArrivesAfterCancellationIsDiscarded() {
-        let loader = loader(workers: 1)
-        defer { loader.shutdown() }
-        var reported = false
-        let request = loader.request(Self.images[5], flavor: .xLarge) { _ in reported = true }
-        // Let the worker finish and post the result, but do not run the main loop yet.
-        let deadline = Date().addingTimeInterval(10)
-        while loader.thumbnailer.decodes == 0 && Date() < deadline { usleep(1000) }
-        usleep(100_000)
-        request.cancel()  // the cell was recycled meanwhile
-        runMainLoop(until: { false }, timeout: 0.3)
-        XCTAssertFalse(reported)
+    nonisolated func testAResultThatArrivesAfterCancellationIsDiscarded() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1)
+            defer { loader.shutdown() }
+            var reported = false
+            let request = loader.request(Self.images[5], flavor: .xLarge) { _ in reported = true }
+            // Let the worker finish and post the result, but do not run the main loop yet.
+            let deadline = Date().addingTimeInterval(10)
+            while loader.thumbnailer.decodes == 0 && Date() < deadline { usleep(1000) }
+            usleep(100_000)
+            request.cancel()  // the cell was recycled meanwhile
+            runMainLoop(until: { false }, timeout: 0.3)
+            XCTAssertFalse(reported)
+        }
     }
 
-    func testTheSameThumbnailAskedTwiceIsMadeOnce() {
-        let loader = loader(workers: 1, paused: true)
-        defer { loader.shutdown() }
-        var answers = 0
-        loader.request(Self.images[6], flavor: .normal) { _ in answers += 1 }
-        loader.request(Self.images[6], flavor: .normal, priority: .prefetch) { _ in answers += 1 }
-        loader.resume()
-        runMainLoop { answers == 2 }
-        XCTAssertEqual(answers, 2)
-        XCTAssertEqual(loader.thumbnailer.decodes, 1)
+    nonisolated func testTheSameThumbnailAskedTwiceIsMadeOnce() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            var answers = 0
+            loader.request(Self.images[6], flavor: .normal) { _ in answers += 1 }
+            loader.request(Self.images[6], flavor: .normal, priority: .prefetch) { _ in answers += 1 }
+            loader.resume()
+            runMainLoop { answers == 2 }
+            XCTAssertEqual(answers, 2)
+            XCTAssertEqual(loader.thumbnailer.decodes, 1)
+        }
     }
 
-    func testPrefetchWarmsAheadInTheScrollDirectionAndCancelsWhatFellBehind() {
-        let loader = loader(workers: 1, paused: true)
-        defer { loader.shutdown() }
-        let prefetcher = Prefetcher(loader: loader, flavor: .normal)
-        let count = Self.images.count
-        prefetcher.update(visible: 0..<4, count: count) { Self.images[$0] }
-        XCTAssertEqual(prefetcher.warmedRange, 4..<8, "one screen ahead")
-        XCTAssertEqual(loader.queuedCount, 4)
-        // A small move (under a third of a screen) changes nothing.
-        prefetcher.update(visible: 1..<5, count: count) { Self.images[$0] }
-        XCTAssertEqual(prefetcher.warmedRange, 4..<8)
-        // Scrolling down two screens: the old window is cancelled, the new one is ahead.
-        prefetcher.update(visible: 8..<12, count: count) { Self.images[$0] }
-        XCTAssertEqual(prefetcher.warmedRange, 7..<16)
-        XCTAssertEqual(loader.queuedCount, 5, "7 and 12..<16: what fell behind left the queue")
-        // Scrolling back up warms above.
-        prefetcher.update(visible: 4..<8, count: count) { Self.images[$0] }
-        XCTAssertEqual(prefetcher.warmedRange, 0..<9)
-        prefetcher.reset()
-        XCTAssertEqual(loader.queuedCount, 0)
+    nonisolated func testPrefetchWarmsAheadInTheScrollDirectionAndCancelsWhatFellBehind() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            let prefetcher = Prefetcher(loader: loader, flavor: .normal)
+            let count = Self.images.count
+            prefetcher.update(visible: 0..<4, count: count) { Self.images[$0] }
+            XCTAssertEqual(prefetcher.warmedRange, 4..<8, "one screen ahead")
+            XCTAssertEqual(loader.queuedCount, 4)
+            // A small move (under a third of a screen) changes nothing.
+            prefetcher.update(visible: 1..<5, count: count) { Self.images[$0] }
+            XCTAssertEqual(prefetcher.warmedRange, 4..<8)
+            // Scrolling down two screens: the old window is cancelled, the new one is ahead.
+            prefetcher.update(visible: 8..<12, count: count) { Self.images[$0] }
+            XCTAssertEqual(prefetcher.warmedRange, 7..<16)
+            XCTAssertEqual(loader.queuedCount, 5, "7 and 12..<16: what fell behind left the queue")
+            // Scrolling back up warms above.
+            prefetcher.update(visible: 4..<8, count: count) { Self.images[$0] }
+            XCTAssertEqual(prefetcher.warmedRange, 0..<9)
+            prefetcher.reset()
+            XCTAssertEqual(loader.queuedCount, 0)
+        }
     }
 
-    func testRequestingAgainAfterCancellingARunningJobGetsARealAnswer() throws {
-        let big = TestSupport.temporaryDirectory("big").appendingPathComponent("big.jpg")
-        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "3000x2000", "plasma:", big.path]).status, 0)
-        let loader = loader(workers: 1)
-        defer { loader.shutdown() }
-        let first = loader.request(FilePath(big.path), flavor: .large) { _ in XCTFail("cancelled") }
-        while loader.queuedCount > 0 { usleep(500) }
-        first.cancel()
-        var answer: Result<Thumbnail, ThumbnailFailure>?
-        loader.request(FilePath(big.path), flavor: .large) { answer = $0 }
-        runMainLoop { answer != nil }
-        guard case .success(let thumbnail)? = answer else { return XCTFail("\(String(describing: answer))") }
-        XCTAssertNotNil(thumbnail.pixbuf)
+    nonisolated func testRequestingAgainAfterCancellingARunningJobGetsARealAnswer() throws {
+        try MainActor.assumeIsolated {
+            let big = TestSupport.temporaryDirectory("big").appendingPathComponent("big.jpg")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "3000x2000", "plasma:", big.path]).status, 0)
+            let loader = loader(workers: 1)
+            defer { loader.shutdown() }
+            let first = loader.request(FilePath(big.path), flavor: .large) { _ in XCTFail("cancelled") }
+            while loader.queuedCount > 0 { usleep(500) }
+            first.cancel()
+            var answer: Result<Thumbnail, ThumbnailFailure>?
+            loader.request(FilePath(big.path), flavor: .large) { answer = $0 }
+            runMainLoop { answer != nil }
+            guard case .success(let thumbnail)? = answer else { return XCTFail("\(String(describing: answer))") }
+            XCTAssertNotNil(thumbnail.pixbuf)
+        }
     }
 
-    func testShutdownKillsARunningThumbnailer() throws {
-        let definition = TestSupport.temporaryDirectory("thumbnailers").appendingPathComponent("slow.thumbnailer")
-        try "[Thumbnailer Entry]\nExec=sh -c 'sleep 30' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)
-        let video = TestSupport.temporaryDirectory("slow-video").appendingPathComponent("clip.mp4")
-        XCTAssertEqual(try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i",
-            "testsrc=size=64x64:rate=5:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", video.path]).status, 0)
-        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("slow-cache").path))
-        let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(),
-                                                              thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))]),
-                                     workers: 1)
-        loader.request(FilePath(video.path), flavor: .normal) { _ in }
-        while loader.queuedCount > 0 { usleep(500) }
-        usleep(200_000)
-        let started = Date()
-        loader.shutdown()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the window closes without waiting for the thumbnailer")
+    nonisolated func testShutdownKillsARunningThumbnailer() throws {
+        try MainActor.assumeIsolated {
+            let definition = TestSupport.temporaryDirectory("thumbnailers").appendingPathComponent("slow.thumbnailer")
+            try "[Thumbnailer Entry]\nExec=sh -c 'sleep 30' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)
+            let video = TestSupport.temporaryDirectory("slow-video").appendingPathComponent("clip.mp4")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=size=64x64:rate=5:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", video.path]).status, 0)
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("slow-cache").path))
+            let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(),
+                                                                  thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))]),
+                                         workers: 1)
+            loader.request(FilePath(video.path), flavor: .normal) { _ in }
+            while loader.queuedCount > 0 { usleep(500) }
+            usleep(200_000)
+            let started = Date()
+            loader.shutdown()
+            XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the window closes without waiting for the thumbnailer")
+        }
     }
 }

@@ -55,7 +55,7 @@ func printLine(_ text: String) {
 
 /// Our code's time on the GTK thread so far: binding cells, the scroll handler (row batches,
 /// prefetch) and results delivered from the workers (thumbnails put into cells).
-func ourTime() -> TimeSpent {
+@MainActor func ourTime() -> TimeSpent {
     var total = PickerView.timeSpent
     let delivered = MainLoopDispatcher.shared.timeSpent
     total.wall += delivered.wall
@@ -73,7 +73,7 @@ func distribution(_ values: [Double]) -> String {
 }
 
 /// Called after each painted frame.
-func afterPaint() {
+@MainActor func afterPaint() {
     let now = monotonicSeconds()
     let stats = view.bindStatistics
     if !measure.ready {
@@ -116,7 +116,7 @@ func afterPaint() {
 }
 
 let clock = gtk_widget_get_frame_clock(window)!
-let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in afterPaint() }
+let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in MainActor.assumeIsolated { afterPaint() } }
 g_signal_connect_data(UnsafeMutableRawPointer(clock), "after-paint", unsafeBitCast(thunk, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
 // Keep frames coming while scrolling (and while waiting for thumbnails).
 gtk_widget_add_tick_callback(window, { _, _, _ in 1 }, nil, nil)

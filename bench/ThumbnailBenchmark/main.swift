@@ -31,8 +31,9 @@ func now() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-/// Requests every file as a visible cell would and runs the main loop until all arrived.
-func pass(_ loader: ThumbnailLoader) -> (seconds: Double, failures: Int) {
+/// Requests every file as a visible cell would and runs the main loop until all arrived (on the
+/// main actor, where the results arrive).
+@MainActor func pass(_ loader: ThumbnailLoader) -> (seconds: Double, failures: Int) {
     var finished = 0, failures = 0
     let started = now()
     for file in files {

@@ -9,7 +9,8 @@ import Glibc
 /// Work that may take long checks `isStopping` (a scan between files, a thumbnail between steps)
 /// so that shutting down does not wait for it to finish.
 public final class WorkerPool: @unchecked Sendable {
-    public typealias Work = () -> Void
+    // Sendable: work runs on another thread, so it never inherits the isolation of where it was written.
+    public typealias Work = @Sendable () -> Void
 
     /// What the threads share. Each thread holds it until it exits, so the mutex and condition
     /// outlive every thread that waits on them, even when the pool itself is released on one.

@@ -1,6 +1,5 @@
 import CGtk
 import GObjectSupport
-import Dispatch
 import Foundation
 import PhotoLibrary
 import PickerModel

@@ -50,21 +50,25 @@ extension PickerView {
 
     private final class ShortcutBox {
         weak var view: PickerView?
-        let action: (PickerView) -> Void
-        init(_ view: PickerView, _ action: @escaping (PickerView) -> Void) {
+        let action: @MainActor (PickerView) -> Void
+        init(_ view: PickerView, _ action: @escaping @MainActor (PickerView) -> Void) {
             self.view = view
             self.action = action
         }
     }
 
-    func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping (PickerView) -> Void) {
+    func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping @MainActor (PickerView) -> Void) {
         let box = Unmanaged.passRetained(ShortcutBox(self, action)).toOpaque()
-        let callback = gtk_callback_action_new({ _, _, data in
+        // (Entered through assumeIsolated: nothing checks the thread of a C callback on entry.)
+        let callback = gtk_callback_action_new({ _, _, data in MainActor.assumeIsolated {
             let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
             guard let view = box.view, view.isAlive else { return 0 }
             box.action(view)
             return 1
-        }, box, { data in Unmanaged<ShortcutBox>.fromOpaque(data!).release() })
+        } }, box, { data in
+            MainActor.preconditionIsolated()
+            Unmanaged<ShortcutBox>.fromOpaque(data!).release()
+        })
         let shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), callback)
         gtk_shortcut_controller_add_shortcut(controller, shortcut)
     }

@@ -1,5 +1,4 @@
 import CGtk
-import Dispatch
 import Foundation
 import PhotoLibrary
 import PickerModel

@@ -1,7 +1,6 @@
 import CGtk
 import GObjectSupport
 import Glibc
-import Dispatch
 import Foundation
 import PickerModel
 import PhotoLibrary
@@ -10,11 +9,13 @@ import Thumbnails
 /// The picker: a grid of the library with an album switcher, ordered picks with numbered badges
 /// and a strip of what is picked. A widget another GTK4 program can embed as a panel; a window
 /// (PickerWindow) only hosts it and puts `albumSwitcher` and `confirmButton` in its header bar.
-public final class PickerView: @unchecked Sendable {  // used on the GTK thread only
+@MainActor
+public final class PickerView {
     /// What the picker knows (library, albums, selection, scan, changes), without GTK.
     public let controller: PickerController
     public var library: PhotoLibrary { controller.library }
-    public let loader: ThumbnailLoader
+    /// (Its own lock guards it: any thread may use it.)
+    public nonisolated let loader: ThumbnailLoader
     public var selection: SelectionStore { controller.selection }
     var model: AssetListModel { controller.model }
 
@@ -56,7 +57,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
     var cellSize = 120
     var scale = 1
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
-    static let cellSizes = [72, 96, 120, 160, 200, 256]
+    nonisolated static let cellSizes = [72, 96, 120, 160, 200, 256]
     var cells: [WeakCell] = []
     var prefetcher: Prefetcher?
 
@@ -230,7 +231,7 @@ public final class PickerView: @unchecked Sendable {  // used on the GTK thread 
         total.cpu += scrollTime.cpu
         return total
     }
-    nonisolated(unsafe) static var scrollTime = TimeSpent()
+    static var scrollTime = TimeSpent()
     /// The grid's vertical scroll position, for programmatic scrolling.
     @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
 }

@@ -4,19 +4,21 @@ import PhotoLibrary
 
 /// Runs closures on the thread that runs the GLib main loop (the GTK thread). Workers post
 /// results here; one idle source delivers them in slices of a few milliseconds, below GTK's
-/// redraw priority, so a burst of finished thumbnails never delays a frame.
-public final class MainLoopDispatcher: @unchecked Sendable {
+/// redraw priority, so a burst of finished thumbnails never delays a frame. The work runs on the
+/// main actor (the GTK thread): a posted closure is checked as main-actor code. (Not through
+/// `Task { @MainActor in }` or the main queue: the GLib loop does not drain libdispatch's.)
+public final class MainLoopDispatcher: @unchecked Sendable {  // `pending` is behind `lock`
     public static let shared = MainLoopDispatcher()
 
     private let lock = Lock()
-    private var pending: [() -> Void] = []
+    private var pending: [@MainActor @Sendable () -> Void] = []
     private var scheduled = false
     /// Milliseconds of work per main loop iteration.
     private let sliceSeconds = 0.004
 
     public init() {}
 
-    public func post(_ work: @escaping () -> Void) {
+    public func post(_ work: @escaping @MainActor @Sendable () -> Void) {
         let schedule = lock.withLock { () -> Bool in
             pending.append(work)
             defer { scheduled = true }
@@ -30,17 +32,17 @@ public final class MainLoopDispatcher: @unchecked Sendable {
 
     /// Time spent running posted work on the GTK thread so far (the picker benchmark counts it
     /// as the picker's own time in a frame).
-    public private(set) var timeSpent = TimeSpent()
+    @MainActor public private(set) var timeSpent = TimeSpent()
 
     /// Runs posted work for one slice; true when more is waiting (keep the source).
-    private func runSlice() -> Bool {
+    @MainActor private func runSlice() -> Bool {
         timeSpent.measure { runPostedWork() }
     }
 
-    private func runPostedWork() -> Bool {
+    @MainActor private func runPostedWork() -> Bool {
         let deadline = monotonicSeconds() + sliceSeconds
         while true {
-            let next = lock.withLock { () -> (() -> Void)? in
+            let next = lock.withLock { () -> (@MainActor @Sendable () -> Void)? in
                 if pending.isEmpty {
                     scheduled = false
                     return nil

@@ -13,7 +13,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
         case prefetch
     }
 
-    public typealias Completion = (Result<Thumbnail, ThumbnailFailure>) -> Void
+    /// Runs on the main loop's thread, the GTK thread: on the main actor.
+    public typealias Completion = @MainActor (Result<Thumbnail, ThumbnailFailure>) -> Void
 
     public let thumbnailer: Thumbnailer
     private let dispatcher: MainLoopDispatcher
@@ -194,13 +195,13 @@ public final class ThumbnailRequest: @unchecked Sendable {
     }
 
     /// A first paint: the completion stays for the final result.
-    func deliverPreliminary(_ thumbnail: Thumbnail) {
+    @MainActor func deliverPreliminary(_ thumbnail: Thumbnail) {
         let completion = lock.withLock { cancelled ? nil : self.completion }
         completion?(.success(thumbnail))
     }
 
     /// Called on the main loop: a request cancelled after its result was posted is skipped.
-    func deliver(_ result: Result<Thumbnail, ThumbnailFailure>) {
+    @MainActor func deliver(_ result: Result<Thumbnail, ThumbnailFailure>) {
         let completion = lock.withLock { () -> ThumbnailLoader.Completion? in
             defer { self.completion = nil; self.detach = nil }
             return cancelled ? nil : self.completion
