@@ -66,11 +66,16 @@ public final class AssetListModel {
 
     /// Applies a library change to the open album as exact ranges. A GListModel must look, during
     /// each items-changed emission, exactly as that emission says (GTK reads it back at once), so
-    /// while the splices go out one by one the model presents each intermediate list.
+    /// while the splices go out one by one the model presents each intermediate list. Assets that
+    /// changed in place (a heart, a duration read later) emit nothing: `onAssetsUpdated` names
+    /// them, and their bound cells update themselves (an items-changed would rebind them, and
+    /// their pictures would blink).
     public func apply(_ details: FetchResultChangeDetails) {
         guard details.before === fetchResult else { return }
         let oldIDs = details.before.allIDs, newIDs = details.after.allIDs
-        let splices = details.splices
+        let splices = details.splices.filter { $0.removed == 0 || $0.added == 0 }
+        let updated = details.changedIndexes.compactMap { $0 < newIDs.count ? newIDs[$0] : nil }
+        defer { if !updated.isEmpty { onAssetsUpdated?(Set(updated)) } }
         if splices.count > AssetListModel.maximumSplices {
             // A first scan inserts photos all over the timeline: one range from the first to the
             // last difference costs GTK less than hundreds of emissions.
@@ -79,11 +84,6 @@ public final class AssetListModel {
             var suffix = 0
             while suffix < min(oldIDs.count, newIDs.count) - prefix,
                   oldIDs[oldIDs.count - 1 - suffix] == newIDs[newIDs.count - 1 - suffix] { suffix += 1 }
-            // Items changed in place (a new rating, a new heart) are inside the range too.
-            if let first = details.changedIndexes.first, let last = details.changedIndexes.last {
-                prefix = min(prefix, first)
-                suffix = min(suffix, newIDs.count - 1 - last)
-            }
             fetchResult = details.after
             itemsChanged(position: prefix + cameraOffset, removed: oldIDs.count - prefix - suffix, added: newIDs.count - prefix - suffix)
             return
@@ -117,10 +117,10 @@ public final class AssetListModel {
         }
         presented = nil
         fetchResult = details.after
-        for splice in splices where splice.removed > 0 && splice.added > 0 {
-            itemsChanged(position: splice.position + cameraOffset, removed: splice.removed, added: splice.added)
-        }
     }
+
+    /// Assets of the open album whose rows changed in place (called after the model took the change).
+    public var onAssetsUpdated: ((Set<Int64>) -> Void)?
 
     /// Above this many runs a change goes out as one range.
     static let maximumSplices = 16

@@ -228,13 +228,16 @@ public final class PickerController {
         }
     }
 
-    /// Brings the index up to date in the background: on a first run the grid fills as files are
-    /// indexed, with progress; later runs pick up what changed since. Nothing waits.
+    /// Brings the index up to date in the background; later runs pick up what changed since.
+    /// Nothing waits. On a first run (the album is empty) the grid stays empty until every file is
+    /// dated and the newest are read in full: then the album opens once, in its final order, and
+    /// the rest of the scan only fills in details in place. Showing photos as they were found
+    /// would push the screen around for as long as the scan ran (newer photos keep arriving above).
     public func startScan() {
         guard !isScanning else { return }
         isScanning = true
         let library = self.library
-        let firstRun = library.isEmpty
+        let firstRun = library.isEmpty || model.count - (model.showsCamera ? 1 : 0) == 0
         let post = postToController, workers = self.workers
         workers.submit {
             // Counting the files reads every folder: never on the GTK thread.
@@ -244,8 +247,9 @@ public final class PickerController {
             // not keep the GTK thread busy with hundreds of small changes.
             var pending = LibraryChange()
             var lastPosted = 0.0
+            var holding = firstRun
             func handOver(now: Double) {
-                guard !pending.isEmpty else { return }
+                guard !holding, !pending.isEmpty else { return }
                 let change = pending
                 pending = LibraryChange()
                 lastPosted = now
@@ -254,8 +258,14 @@ public final class PickerController {
             var failure: String?
             do {
                 try library.scan(progress: { progress in
+                    if holding && progress.datesKnown {
+                        // What was committed so far is in the album as it opens now.
+                        holding = false
+                        pending = LibraryChange()
+                        post { $0.showScannedLibrary() }
+                    }
                     if progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
-                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished else { return }
+                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished || progress.datesKnown else { return }
                     lastShown = progress.elapsedSeconds
                     post { controller in
                         if !controller.isClosed { controller.onScanProgress?(progress, expected) }
@@ -268,6 +278,11 @@ public final class PickerController {
             } catch {
                 failure = "Indexing stopped: \(error)"
             }
+            if holding {
+                // The scan ended before its dates were known (it failed): show what there is.
+                holding = false
+                post { $0.showScannedLibrary() }
+            }
             handOver(now: 0)
             post { [failure] controller in
                 controller.isScanning = false
@@ -275,6 +290,20 @@ public final class PickerController {
                 if let failure { controller.onProblem?(failure) }
                 controller.onScanFinished?()
             }
+        }
+    }
+
+    /// A first scan knows every date: the album list (with counts) is read again and the open
+    /// album opens afresh, in its final order.
+    private func showScannedLibrary() {
+        guard !isClosed else { return }
+        let album = currentAlbum ?? .smart(.recents)
+        currentAlbum = nil
+        do {
+            try reloadAlbums(selecting: album)
+        } catch {
+            currentAlbum = album
+            onProblem?("Cannot read the albums: \(error)")
         }
     }
 }

@@ -26,6 +26,8 @@ final class GridCell {
     /// The list item this cell is the child of (set at setup, for positions).
     var listItem: OpaquePointer?
     private(set) var assetID: Int64?
+    /// The file version the picture was asked for.
+    private var pictureVersion: FileVersion?
     /// The pick number before the first press of a double click (restored by the second).
     private var numberBeforeClick: Int?
     private var request: ThumbnailRequest?
@@ -37,6 +39,8 @@ final class GridCell {
     /// read these.
     static var binds = 0
     static var badgeUpdates = 0
+    /// Cells that updated themselves for a row changed in place (no rebind).
+    static var refreshes = 0
     /// Bound cells still waiting for their first picture.
     static var waiting = 0
     /// Time spent in bind, for the benchmark's split of frame time between GTK and us.
@@ -144,12 +148,7 @@ final class GridCell {
             return
         }
         assetID = id
-        gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
-        if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
-            gtk_label_set_text(duration.opaque, text)
-            gtk_widget_set_visible(duration, 1)
-        }
-        describe(accessibleName(for: asset, number: picker.selection.number(of: id)))
+        decorate(asset)
         showNumber(picker.selection.number(of: id))
         observation = picker.selection.observe(id) { [weak self] number in
             guard let self, let asset = self.picker?.controller.asset(id) else { return }
@@ -157,6 +156,27 @@ final class GridCell {
             self.showNumber(number)
             self.describe(self.accessibleName(for: asset, number: number))
         }
+        requestPicture(of: asset)
+    }
+
+    /// The heart, the duration and the spoken name, from the asset's row.
+    private func decorate(_ asset: Asset) {
+        gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
+        if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
+            gtk_label_set_text(duration.opaque, text)
+            gtk_widget_set_visible(duration, 1)
+        } else {
+            gtk_widget_set_visible(duration, 0)
+        }
+        describe(accessibleName(for: asset, number: picker?.selection.number(of: asset.id)))
+    }
+
+    /// Asks for the thumbnail; the picture shown meanwhile (none after a bind) stays until it comes.
+    private func requestPicture(of asset: Asset) {
+        guard let picker else { return }
+        let id = asset.id
+        request?.cancel()
+        pictureVersion = asset.version
         isWaiting = true
         request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellPixels) { [weak self] result in
             guard let self, self.assetID == id else { return }
@@ -177,6 +197,16 @@ final class GridCell {
                 self.describe(self.accessibleName(for: asset, number: self.picker?.selection.number(of: id)))
             }
         }
+    }
+
+    /// The asset's row changed in place (read in full after a scan's first pass, a new rating):
+    /// the decorations follow at once; the picture is made again only when the file itself
+    /// changed, and the one shown stays until the new one arrives (no blink).
+    func refresh() {
+        guard let picker, let id = assetID, let asset = picker.controller.asset(id) else { return }
+        GridCell.refreshes += 1
+        decorate(asset)
+        if asset.version != pictureVersion { requestPicture(of: asset) }
     }
 
     func unbind() {
@@ -210,6 +240,7 @@ final class GridCell {
         observation?.cancel()
         observation = nil
         assetID = nil
+        pictureVersion = nil
         gtk_picture_set_paintable(picture.opaque, nil)
         gtk_widget_set_visible(status, 0)
         gtk_widget_set_visible(problem, 0)

@@ -83,6 +83,7 @@ public enum PickerWindow {
         adw_header_bar_set_show_end_title_buttons(header.opaque, 0)
         adw_header_bar_pack_start(header.opaque, view.cancelButton)
         adw_header_bar_pack_start(header.opaque, view.previewBackButton)  // the view shows these two
+        adw_header_bar_pack_start(header.opaque, view.progress)
         adw_header_bar_pack_end(header.opaque, view.confirmButton)
         adw_header_bar_pack_end(header.opaque, view.previewPickButton)    // instead of the three others
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!

@@ -233,10 +233,11 @@ func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let progress = try scan(library, progressLines: true)
     let problems = try library.problems().count
     var output = StandardOutput()
+    let dated = progress.filesToComplete > 0 ? "; every file dated after \(String(format1: progress.datedSeconds)) s" : ""
     output.write("Indexed \(groupedDigits(progress.filesSeen)) files in \(String(format1: progress.elapsedSeconds)) s "
                  + "(\(groupedDigits(Int(progress.filesPerSecond))) files/s): \(groupedDigits(progress.filesRead)) read, "
                  + "\(groupedDigits(progress.filesUnchanged)) unchanged, \(groupedDigits(problems)) with problems"
-                 + (problems > 0 ? " (photopick ls --errors)" : "") + "\n")
+                 + (problems > 0 ? " (photopick ls --errors)" : "") + dated + "\n")
     output.flush()
     return ExitStatus.success
 }

@@ -87,3 +87,29 @@ final class QuickDateTests: XCTestCase {
                            inode: UInt64(info.st_ino))
     }
 }
+
+/// The signatures and names recognised without GIO give GIO's own answers.
+final class CommonContentTypeTests: XCTestCase {
+    func testCommonSignaturesAndNamesMatchGIO() throws {
+        var checked = 0
+        for file in GeneratedLibrary.shared.files {
+            let path = GeneratedLibrary.shared.path(of: file)
+            guard let handle = FileHandle(forReadingAtPath: path.displayString) else { continue }
+            let head = [UInt8](handle.readData(ofLength: 4096))
+            try? handle.close()
+            if let common = ContentType.commonType(content: head) {
+                XCTAssertEqual(common, ContentType.gioGuess(content: head).mimeType, "\(path)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 500)
+        for name in ["a.jpg", "B.JPG", "c.jpeg", "d.JPE", "e.png", "f.Png", "g.gif", "h.webp", "i.WEBP", "photo.final.jpg"] {
+            let gio = ContentType.gioGuess(fileName: Array(name.utf8))
+            XCTAssertEqual(ContentType.commonType(fileName: Array(name.utf8)), gio.mimeType, name)
+            XCTAssertFalse(gio.isUncertain, name)
+        }
+        for name in ["a.txt", "jpg", ".jpg", "b.jpgx", "c.heic", "d.mov"] {
+            XCTAssertNil(ContentType.commonType(fileName: Array(name.utf8)), name)
+        }
+    }
+}

@@ -93,6 +93,30 @@ final class AssetListModelTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A row read again in place (a heart, a duration) must not rebind its cell: no items-changed,
+    /// only the ids, for the bound cells to update themselves. Moves and insertions still go out.
+    nonisolated func testAssetsChangedInPlaceEmitNothingAndAreNamed() throws {
+        try MainActor.assumeIsolated {
+            let model = AssetListModel(showsCamera: true)
+            let before = result([5, 4, 3, 2, 1])
+            model.replace(with: before)
+            let recorder = record(model)
+            var updatedIDs: [Set<Int64>] = []
+            model.onAssetsUpdated = { updatedIDs.append($0) }
+            var change = LibraryChange()
+            change.updated = [4, 2]
+            model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: before, after: result([5, 4, 3, 2, 1]), change: change)))
+            XCTAssertEqual(recorder.emissions, [], "no cell is rebound for a row that changed in place")
+            XCTAssertEqual(updatedIDs, [[4, 2]])
+
+            change.inserted = [9]
+            let after = result([9, 5, 4, 3, 2, 1])
+            model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: model.fetchResult!, after: after, change: change)))
+            XCTAssertEqual(recorder.emissions, [[1, 0, 1]], "the insertion alone goes out")
+            XCTAssertEqual(updatedIDs.last, [4, 2])
+        }
+    }
+
     nonisolated func testManyScatteredChangesGoOutAsOneRange() throws {
         try MainActor.assumeIsolated {
             let model = AssetListModel(showsCamera: true)

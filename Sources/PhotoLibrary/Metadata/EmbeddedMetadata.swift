@@ -25,6 +25,13 @@ struct EmbeddedMetadata {
     }
 
     static func read(path: FilePath, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
+        let result = ExifLibrary.serialized {
+            Result { () throws(MetadataReadError) -> EmbeddedMetadata in try readUnserialized(path: path, exifBlocks: exifBlocks) }
+        }
+        return try result.get()
+    }
+
+    private static func readUnserialized(path: FilePath, exifBlocks: [[UInt8]]) throws(MetadataReadError) -> EmbeddedMetadata {
         ExifLibrary.initializeOnce()
         var sources: [Metadata] = []
         defer { sources.forEach { g_object_unref($0) } }
@@ -146,6 +153,12 @@ enum ExifLibrary {
     }()
 
     static func initializeOnce() { _ = initialized }
+
+    /// exiv2 is used by one thread at a time: gexiv2 sets up its XMP toolkit without the lock
+    /// functions the toolkit needs to be used from several threads, and the index's readers and
+    /// the thumbnail workers all read metadata.
+    static func serialized<R>(_ body: () -> R) -> R { lock.withLock(body) }
+    private static let lock = Lock()
 }
 
 /// A preview image embedded in a photo's metadata (the EXIF thumbnail, or a larger preview some
@@ -161,6 +174,10 @@ public struct EmbeddedPreview: Sendable {
     /// The smallest preview of `file` whose shorter side is at least `minimumSide` pixels (the
     /// cheapest to decode that still covers the cell).
     public static func smallest(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
+        ExifLibrary.serialized { smallestUnserialized(in: file, minimumSide: minimumSide) }
+    }
+
+    private static func smallestUnserialized(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
         ExifLibrary.initializeOnce()
         guard let metadata = gexiv2_metadata_new() else { return nil }
         defer { g_object_unref(metadata) }

@@ -6,8 +6,12 @@ import Glibc
 /// Runs on whatever thread calls it; the caller serialises scans (one writer).
 final class Indexer {
     private let database: SQLiteConnection
-    private let batchFiles = 400
-    private let batchSeconds = 0.5
+    /// A batch is committed after this many writes or seconds. The first pass of a scan (which no
+    /// grid shows while it runs) uses larger batches: every row touches a page of each index in
+    /// date order, and a commit writes each touched page again, so small batches wrote the index
+    /// several times over.
+    private var batchFiles: Int { readDatesOnly ? 8000 : 400 }
+    private var batchSeconds: Double { readDatesOnly ? 3 : 0.5 }
 
     private var inTransaction = false
     private var pendingWrites = 0
@@ -28,6 +32,9 @@ final class Indexer {
     var onProgress: ((ScanProgress) -> Void)?
     /// Asked between files: true stops the scan (`ScanError.cancelled`) after committing what it read.
     var isCancelled: (() -> Bool)?
+
+    /// Threads that read files for the scan (one per core), ahead of its writes.
+    private let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount)
 
     init(database: SQLiteConnection) {
         self.database = database
@@ -122,7 +129,7 @@ final class Indexer {
             SELECT id, folder_id, name, path, size, mtime_ns, inode FROM assets WHERE partial != 0
             ORDER BY captured_at DESC, id DESC LIMIT ?1
             """)
-        var completed = 0
+        progress.filesToComplete = Int(try database.integer("SELECT count(*) FROM assets WHERE partial != 0") ?? 0)
         var batchSize = Self.firstScreenRows
         while true {
             struct Row { let id: Int64; let folderID: Int64; let name: [UInt8]; let path: FilePath; let version: FileVersion }
@@ -136,13 +143,16 @@ final class Indexer {
             select.reset()
             if rows.isEmpty { break }
             var touched: [Int64: Set<[UInt8]>] = [:]
-            for row in rows {
+            let outcomes = ReadAhead(count: rows.count, on: readers) { [rows] index in
+                MetadataReader.read(path: rows[index].path, version: rows[index].version)
+            }
+            for (index, row) in rows.enumerated() {
                 if isCancelled?() == true {
                     try relinkPairs(touched)
                     try commit()
                     throw ScanError.cancelled
                 }
-                let outcome = MetadataReader.read(path: row.path, version: row.version)
+                let outcome = outcomes[index]
                 if case .vanished = outcome {
                     try deleteAsset(row.id)
                 } else {
@@ -150,7 +160,6 @@ final class Indexer {
                     try write(outcome, name: row.name, path: row.path, folderID: row.folderID, version: row.version, replacing: row.id)
                 }
                 touched[row.folderID, default: []].insert(AlbumRules.stem(of: row.name))
-                completed += 1
                 progress.filesCompleted += 1
                 reportProgressIfDue()
             }
@@ -159,12 +168,14 @@ final class Indexer {
             if !progress.datesKnown {
                 progress.datesKnown = true
                 progress.elapsedSeconds = monotonicSeconds() - started
+                progress.datedSeconds = progress.elapsedSeconds
                 onProgress?(progress)
             }
             batchSize = 400
         }
         if !progress.datesKnown {
             progress.datesKnown = true
+            progress.datedSeconds = monotonicSeconds() - started
             onProgress?(progress)
         }
     }
@@ -265,6 +276,8 @@ final class Indexer {
         var stored = try storedFiles(in: folderID)
         // Name stems written or deleted since the pairs were last relinked: only those can pair anew.
         var touchedStems = Set<[UInt8]>()
+        // The files to read, in listing order.
+        var toRead: [(name: [UInt8], version: FileVersion, existing: StoredFile?)] = []
         for entry in entries {
             guard case .file(let version) = entry.type else { continue }
             progress.filesSeen += 1
@@ -274,18 +287,28 @@ final class Indexer {
                 continue
             }
             guard existing != nil || MetadataReader.mayBeMedia(fileName: entry.name) else { continue }
-            let path = folder.appending(entry.name)
-            let outcome = readDatesOnly ? MetadataReader.readDate(path: path, version: version)
-                                        : MetadataReader.read(path: path, version: version)
+            toRead.append((entry.name, version, existing))
+        }
+        // Files are read on the reader threads, a window ahead of the writes made here (SQLite has
+        // one writer): reading and writing overlap, and reading uses every core.
+        let readDatesOnly = self.readDatesOnly
+        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] index in
+            let path = folder.appending(toRead[index].name)
+            return readDatesOnly ? MetadataReader.readDate(path: path, version: toRead[index].version)
+                                 : MetadataReader.read(path: path, version: toRead[index].version)
+        }
+        for (index, file) in toRead.enumerated() {
+            let outcome = outcomes[index]
+            let path = folder.appending(file.name)
             progress.filesRead += 1
             if case .media(let media) = outcome, media.isPartial { progress.filesToComplete += 1 }
-            touchedStems.insert(AlbumRules.stem(of: entry.name))
+            touchedStems.insert(AlbumRules.stem(of: file.name))
             switch outcome {
             case .vanished:
-                if let existing { try deleteAsset(existing.id) }
+                if let existing = file.existing { try deleteAsset(existing.id) }
             case .media, .notMedia, .failed:
                 if case .failed = outcome { progress.filesFailed += 1 }
-                try write(outcome, name: entry.name, path: path, folderID: folderID, version: version, replacing: existing?.id)
+                try write(outcome, name: file.name, path: path, folderID: folderID, version: file.version, replacing: file.existing?.id)
             }
             reportProgressIfDue()
             let cancelled = isCancelled?() == true

@@ -18,6 +18,8 @@ public struct ScanProgress: Sendable {
     /// Every file is listed and dated, and the newest are read in full: albums are in their final
     /// order and their first screens will not change (only files new on disk arrive above).
     public var datesKnown = false
+    /// When `datesKnown` turned true, in seconds since the scan started.
+    public var datedSeconds = 0.0
     /// Folders passed without listing them: their time says no entry changed (`.changedFolders`).
     public var foldersUnchanged = 0
     public var elapsedSeconds = 0.0

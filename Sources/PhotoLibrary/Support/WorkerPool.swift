@@ -175,3 +175,71 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 }
+
+/// Results computed on a pool a window ahead of the one who reads them in order: `outcomes[i]`
+/// waits for result `i`, and asking for it lets the pool start on the next ones. Work is handed
+/// out in small chunks, so the cost of a hand-off is shared by several items.
+final class ReadAhead<Value: Sendable>: @unchecked Sendable {
+    private let count: Int
+    private let pool: WorkerPool
+    private let compute: @Sendable (Int) -> Value
+    private let chunk = 16
+    private let window = 256
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var results: [Int: Value] = [:]
+    /// Items handed to the pool so far.
+    private var submitted = 0
+
+    init(count: Int, on pool: WorkerPool, compute: @escaping @Sendable (Int) -> Value) {
+        self.count = count
+        self.pool = pool
+        self.compute = compute
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Result `index`, computed here when the pool is stopping (it would never come otherwise).
+    subscript(index: Int) -> Value {
+        submit(through: min(count, index + window))
+        pthread_mutex_lock(mutex)
+        while results[index] == nil {
+            if pool.isStopping {
+                pthread_mutex_unlock(mutex)
+                return compute(index)
+            }
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            deadline.tv_nsec += 50_000_000
+            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+            pthread_cond_timedwait(condition, mutex, &deadline)
+        }
+        let value = results.removeValue(forKey: index)!
+        pthread_mutex_unlock(mutex)
+        return value
+    }
+
+    private func submit(through end: Int) {
+        while submitted < end {
+            let range = submitted..<min(end, submitted + chunk)
+            submitted = range.upperBound
+            let accepted = pool.submit { [self] in
+                for index in range {
+                    let value = compute(index)
+                    pthread_mutex_lock(mutex)
+                    results[index] = value
+                    pthread_cond_broadcast(condition)
+                    pthread_mutex_unlock(mutex)
+                }
+            }
+            if !accepted { return }
+        }
+    }
+}

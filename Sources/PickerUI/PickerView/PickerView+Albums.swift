@@ -25,6 +25,8 @@ extension PickerView {
     func albumOpened() {
         prefetcher?.reset()
         updateEmptyState()
+        // A first run's album opens once every date is known: the focus waiting for it goes in.
+        focusFirstPhotoIfStillWanted()
     }
 
     /// The album as remembered between runs: a smart album's name or a folder's path.

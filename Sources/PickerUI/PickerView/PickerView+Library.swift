@@ -34,11 +34,27 @@ extension PickerView {
             self.updateEmptyState()
         }
         controller.onProblem = { [weak self] problem in self?.report(problem) }
+        controller.model.onAssetsUpdated = { [weak self] ids in
+            self?.cells.compactMap(\.cell).filter { $0.assetID.map(ids.contains) == true }.forEach { $0.refresh() }
+        }
     }
 
+    /// "Indexing 40 %" in the header, the counts in its tooltip: first every file is found and
+    /// dated (the grid waits), then the details are read (the grid is shown).
     func showProgress(_ progress: ScanProgress, expected: Int) {
         let total = max(expected, progress.filesSeen)
-        gtk_label_set_text(progressLabel.opaque, "Indexing your library: \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(total)) files")
+        let done: Int, detail: String
+        if !progress.datesKnown {
+            // The first pass is most of the wait before photos appear: its share of the bar is half.
+            done = total > 0 ? progress.filesIndexed * 50 / total : 0
+            detail = "Finding photos: \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(total)) files"
+        } else {
+            let toRead = max(progress.filesToComplete, progress.filesCompleted)
+            done = 50 + (toRead > 0 ? progress.filesCompleted * 50 / toRead : 50)
+            detail = "Reading photo details: \(groupedDigits(progress.filesCompleted)) of \(groupedDigits(toRead))"
+        }
+        gtk_label_set_text(progressLabel.opaque, "Indexing \(min(done, 99)) %")
+        gtk_widget_set_tooltip_text(progressLabel, detail)
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
 }

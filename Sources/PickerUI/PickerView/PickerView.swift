@@ -33,7 +33,8 @@ public final class PickerView {
     let preview = PreviewPane()
     /// Toasts ("You can pick up to 3") float over the grid.
     let toasts: UnsafeMutablePointer<GtkWidget>
-    let progress: UnsafeMutablePointer<GtkWidget>
+    /// Indexing progress, for the host's header bar.
+    public let progress: UnsafeMutablePointer<GtkWidget>
     let progressLabel: UnsafeMutablePointer<GtkWidget>
     /// An icon, a title, a line of text and an action, when the grid has nothing to show.
     let emptyState: UnsafeMutablePointer<GtkWidget>
@@ -135,11 +136,15 @@ public final class PickerView {
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(toasts.opaque, overlay)
         gtk_widget_set_vexpand(toasts, 1)
+        // Indexing progress lives in the header (the host packs `progress`): shown or hidden, it
+        // never moves the grid.
         progress = gtk_revealer_new()
+        gtk_revealer_set_transition_type(progress.opaque, GTK_REVEALER_TRANSITION_TYPE_CROSSFADE)
         progressLabel = gtk_label_new(nil)
         style(progressLabel, "index-progress", "dim-label")
+        gtk_label_set_ellipsize(progressLabel.opaque, PANGO_ELLIPSIZE_END)
+        gtk_label_set_max_width_chars(progressLabel.opaque, 16)
         gtk_revealer_set_child(progress.opaque, progressLabel)
-        gtk_box_append(widget.cast(), progress)
         gtk_box_append(widget.cast(), toasts)
         gtk_box_append(widget.cast(), strip.widget)
 
