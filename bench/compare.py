@@ -55,7 +55,6 @@ CROPS = {
 }
 THUMB_PIXELS = 1500
 PROGRAMS = ("photopick", "nautilus", "gthumb", "zenity")
-VERSIONS = {"nautilus": ["nautilus", "--version"], "gthumb": ["gthumb", "--version"], "zenity": ["zenity", "--version"]}
 
 libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_CHILD_SUBREAPER = 36
@@ -429,15 +428,15 @@ def commit():
     return {"commit": head, "sources_modified": bool(dirty)}
 
 
-def versions(programs, photopick):
+def versions(programs):
+    """Debian package versions of the peers (their --version needs a display)."""
     found = {}
     for program in programs:
         if program == "photopick":
             found[program] = commit()["commit"][:12]
             continue
-        out = subprocess.run(VERSIONS[program], capture_output=True, text=True,
-                             env=dict(os.environ, DISPLAY="", NO_AT_BRIDGE="1"))
-        found[program] = (out.stdout or out.stderr).strip().splitlines()[-1] if (out.stdout or out.stderr) else "?"
+        out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", program], capture_output=True, text=True)
+        found[program] = out.stdout.strip() or "?"
     found["zenity_toolkit"] = "GTK 3 (Debian 12's zenity 3.44 is GTK 3; its file chooser is GTK 3's)"
     return found
 
@@ -481,7 +480,8 @@ def table(rows):
             r["program"], r["size"], r["mode"], settled, show(r["mapped_s"]), show(r["first_thumbnails_s"]),
             show(r["changes"], "%g"), show(r["cpu_s"], "%.1f"), show(r["peak_rss_mib"], "%.0f"),
             show(r["ratio_to_nautilus"])))
-    lines.append("* some runs never settled before the timeout; the median is over the runs that did")
+    if any(r["unsettled_runs"] for r in rows):
+        lines.append("* some runs never settled before the timeout; the median is over the runs that did")
     return "\n".join(lines)
 
 
@@ -557,7 +557,7 @@ def main():
     os.makedirs(frames, exist_ok=True)
     date = datetime.date.today().isoformat()
     results = {"benchmark": "bench/compare (issue 9)", "date": date, "command": " ".join(["bench/compare"] + sys.argv[1:]),
-               "machine": machine(), "photopick": dict(commit(), binary=binary_note), "versions": versions(programs, photopick),
+               "machine": machine(), "photopick": dict(commit(), binary=binary_note), "versions": versions(programs),
                "libraries": {str(s): summary for s, (_, summary) in libraries.items()},
                "settings": {"window": [WIDTH, HEIGHT], "grab_interval_s": TICK, "quiet_s": args.quiet,
                             "timeout_s": args.timeout, "crops_top_bottom_left_right": CROPS,
