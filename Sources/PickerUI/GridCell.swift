@@ -26,6 +26,10 @@ final class GridCell {
     /// The list item this cell is the child of (set at setup, for positions).
     var listItem: OpaquePointer?
     private(set) var assetID: Int64?
+    /// Whether a thumbnail (or a preview of it) is shown, for tests of what a person sees.
+    var showsPicture: Bool { gtk_picture_get_paintable(picture.opaque) != nil }
+    /// The grid position the cell is bound to.
+    var position: Int? { listItem.map { Int(gtk_list_item_get_position($0)) } }
     /// The file version the picture was asked for.
     private var pictureVersion: FileVersion?
     /// The pick number before the first press of a double click (restored by the second).
