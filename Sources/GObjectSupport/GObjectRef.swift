@@ -49,3 +49,23 @@ public final class GObjectRef: @unchecked Sendable {
     /// The object as an opaque pointer (final GObject types import as OpaquePointer).
     public var opaque: OpaquePointer { OpaquePointer(pointer) }
 }
+
+/// A GObject pointer a Swift object keeps, with the reference that keeps it valid: for widgets a
+/// view hands to a host (header-bar buttons), which the host may pack, unpack or drop at any time.
+/// A new widget's floating reference is sunk; anything else gets a reference added.
+///
+///     @Owned var confirmButton: UnsafeMutablePointer<GtkWidget>
+///     ...
+///     confirmButton = gtk_button_new_with_label("Add")
+///
+/// Widgets a view keeps inside its own tree need no reference of their own: the view lives as
+/// long as its root widget (it is attached to it), and the root holds its children.
+@propertyWrapper
+public struct Owned<Object> {
+    private let reference: GObjectRef
+    public var wrappedValue: UnsafeMutablePointer<Object> { reference.pointer(as: Object.self) }
+
+    public init(wrappedValue: UnsafeMutablePointer<Object>) {
+        reference = GObjectRef(wrappedValue, transfer: .floating)
+    }
+}

@@ -12,10 +12,9 @@ import Thumbnails
 /// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
 @MainActor
 final class AlbumSwitcher {
-    /// The header button (a GtkMenuButton); the switcher holds a reference to it.
-    let widget: UnsafeMutablePointer<GtkWidget>
-    /// The switcher's own reference: the host packs the button, and may drop it, at any time.
-    private let widgetReference: GObjectRef
+    /// The header button (a GtkMenuButton). The switcher holds its own reference: the host packs
+    /// the button, and may drop it, at any time.
+    @Owned var widget: UnsafeMutablePointer<GtkWidget>
     /// An album was chosen; the popover is already closed.
     var onChoose: ((Album) -> Void)?
     /// Runs after `onChoose`: closing the popover leaves the keyboard focus on the header
@@ -48,8 +47,8 @@ final class AlbumSwitcher {
     init(coverPath: @escaping (Album) -> FilePath?, loader: ThumbnailLoader) {
         self.coverPath = coverPath
         self.loader = loader
-        widget = gtk_menu_button_new()
-        widgetReference = GObjectRef(widget, transfer: .floating)
+        let widget: UnsafeMutablePointer<GtkWidget> = gtk_menu_button_new()
+        _widget = Owned(wrappedValue: widget)
         style(widget, "album-switcher")
         gtk_menu_button_set_has_frame(widget.opaque, 0)
         gtk_widget_set_tooltip_text(widget, "Choose an album")
@@ -100,7 +99,6 @@ final class AlbumSwitcher {
     isolated deinit {
         rows.forEach { $0.cancelCover() }
         if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
-        // (widgetReference unrefs the button after this)
     }
 
     // MARK: Albums

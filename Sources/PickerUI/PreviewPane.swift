@@ -13,9 +13,9 @@ import Thumbnails
 final class PreviewPane {
     let widget: UnsafeMutablePointer<GtkWidget>
     /// "Back to the grid": a header bar button, hidden unless the preview shows.
-    let backButton: UnsafeMutablePointer<GtkWidget>
+    @Owned var backButton: UnsafeMutablePointer<GtkWidget>
     /// "Pick" / "Picked 2": a GtkToggleButton for the header bar, hidden unless the preview shows.
-    let pickButton: UnsafeMutablePointer<GtkWidget>
+    @Owned var pickButton: UnsafeMutablePointer<GtkWidget>
     private let picture: UnsafeMutablePointer<GtkWidget>
     private let video: UnsafeMutablePointer<GtkWidget>
     private let caption: UnsafeMutablePointer<GtkWidget>
@@ -68,11 +68,14 @@ final class PreviewPane {
         gtk_widget_set_visible(problem, 0)
         place(problem, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_START)
 
-        backButton = gtk_button_new_from_icon_name("go-previous-symbolic")!
+        let backButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_from_icon_name("go-previous-symbolic")!
+
+        _backButton = Owned(wrappedValue: backButton)
         gtk_widget_set_tooltip_text(backButton, "Back to the grid (Escape)")
         photopick_accessible_set_label(backButton, "Back to the grid")
         gtk_widget_set_visible(backButton, 0)
-        pickButton = gtk_toggle_button_new_with_label("Pick")!
+        let pickButton: UnsafeMutablePointer<GtkWidget> = gtk_toggle_button_new_with_label("Pick")!
+        _pickButton = Owned(wrappedValue: pickButton)
         gtk_widget_set_tooltip_text(pickButton, "Pick or unpick (Space)")
         gtk_widget_set_visible(pickButton, 0)
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }

@@ -256,6 +256,30 @@ final class GObjectSupportTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A widget handed to a host stays valid while its owner holds it, whatever the host does.
+    nonisolated func testAnOwnedPointerOutlivesItsHostAndGoesWithItsOwner() {
+        MainActor.assumeIsolated {
+            final class Owner {
+                @Owned var button: UnsafeMutablePointer<GInitiallyUnowned>
+                init(_ button: UnsafeMutablePointer<GInitiallyUnowned>) { _button = Owned(wrappedValue: button) }
+            }
+            let finalizations = Finalizations()
+            let raw = g_object_new_with_properties(g_initially_unowned_get_type(), 0, nil, nil)!
+            let object = UnsafeMutableRawPointer(raw)
+            finalizations.watch(object)
+            var owner: Owner? = Owner(raw.withMemoryRebound(to: GInitiallyUnowned.self, capacity: 1) { $0 })
+            XCTAssertEqual(photopick_object_ref_count(object), 1, "the floating reference was sunk into the owner's")
+            g_object_ref_sink(object)  // a host packs it
+            XCTAssertEqual(photopick_object_ref_count(object), 2)
+            g_object_unref(object)  // and drops it
+            XCTAssertEqual(finalizations.count, 0, "still the owner's")
+            XCTAssertEqual(UnsafeMutableRawPointer(owner!.button), object)
+            owner = nil
+            _ = owner
+            XCTAssertEqual(finalizations.count, 1, "gone with its owner")
+        }
+    }
+
     nonisolated func testFloatingTransferOfAnObjectAlreadySunkAddsAReference() {
         MainActor.assumeIsolated {
             let finalizations = Finalizations()

@@ -19,13 +19,17 @@ public final class PickerView {
     public var selection: SelectionStore { controller.selection }
     var model: AssetListModel { controller.model }
 
+    // Widgets inside `widget` are held by that tree: the view is attached to `widget` and lives
+    // exactly as long, so those pointers stay valid. Widgets handed to the host (the header's
+    // buttons, the progress, the album switcher) are the view's own (`@Owned`).
+
     /// The picker's content: grid, empty state and strip, in a vertical box.
     public let widget: UnsafeMutablePointer<GtkWidget>
-    /// The album switcher's button (a header bar title).
+    /// The album switcher's button (a header bar title; the switcher holds it).
     public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
     /// "Add 3": the primary action.
-    public let confirmButton: UnsafeMutablePointer<GtkWidget>
-    public let cancelButton: UnsafeMutablePointer<GtkWidget>
+    @Owned public var confirmButton: UnsafeMutablePointer<GtkWidget>
+    @Owned public var cancelButton: UnsafeMutablePointer<GtkWidget>
 
     let grid: UnsafeMutablePointer<GtkWidget>
     let scroller: UnsafeMutablePointer<GtkWidget>
@@ -34,7 +38,7 @@ public final class PickerView {
     /// Toasts ("You can pick up to 3") float over the grid.
     let toasts: UnsafeMutablePointer<GtkWidget>
     /// Indexing progress, for the host's header bar.
-    public let progress: UnsafeMutablePointer<GtkWidget>
+    @Owned public var progress: UnsafeMutablePointer<GtkWidget>
     let progressLabel: UnsafeMutablePointer<GtkWidget>
     /// An icon, a title, a line of text and an action, when the grid has nothing to show.
     let emptyState: UnsafeMutablePointer<GtkWidget>
@@ -138,7 +142,8 @@ public final class PickerView {
         gtk_widget_set_vexpand(toasts, 1)
         // Indexing progress lives in the header (the host packs `progress`): shown or hidden, it
         // never moves the grid.
-        progress = gtk_revealer_new()
+        let progress: UnsafeMutablePointer<GtkWidget> = gtk_revealer_new()
+        _progress = Owned(wrappedValue: progress)
         gtk_revealer_set_transition_type(progress.opaque, GTK_REVEALER_TRANSITION_TYPE_CROSSFADE)
         progressLabel = gtk_label_new(nil)
         style(progressLabel, "index-progress", "dim-label")
@@ -150,10 +155,12 @@ public final class PickerView {
 
         switcher = AlbumSwitcher(coverPath: { [controller] album in controller.coverPath(of: album) }, loader: loader)
         albumSwitcher = switcher.widget
-        confirmButton = gtk_button_new_with_label("Add")
+        let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label("Add")
+        _confirmButton = Owned(wrappedValue: confirmButton)
         style(confirmButton, "suggested-action")
         gtk_widget_set_sensitive(confirmButton, 0)
-        cancelButton = gtk_button_new_with_label("Cancel")
+        let cancelButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label("Cancel")
+        _cancelButton = Owned(wrappedValue: cancelButton)
 
         Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
         Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
