@@ -216,10 +216,17 @@ public final class PickerController {
 
     /// Keeps the index current while the picker is open: the watcher's changes (on its own
     /// thread) are applied here, in place. A watcher that cannot start is said in words.
-    public func startWatching() {
+    /// `maximumWatches` stands in for the kernel's limit in tests.
+    public func startWatching(maximumWatches: Int? = nil) {
         guard watcher == nil, !isClosed else { return }
         let post = postToController
-        let watcher = LibraryWatcher(library: library, onChange: { change in post { $0.apply(change) } })
+        let watcher = LibraryWatcher(library: library, maximumWatches: maximumWatches, onChange: { change in post { $0.apply(change) } },
+                                     onNotice: { notice in
+            // The watch limit: new photos in some folders show up later than in others. Said once.
+            post { controller in
+                if !controller.isClosed { controller.onProblem?("Some folders are checked for new photos only every half minute: \(notice)") }
+            }
+        })
         do {
             try watcher.start()
             self.watcher = watcher

@@ -193,6 +193,7 @@ final class GridCell {
                     self.setPicture(pixbuf)
                 } else {
                     self.show(status: "video-x-generic-symbolic", tooltip: nil)
+                    self.picker?.noteNoVideoThumbnailer()
                 }
             case .failure(let failure):
                 guard let problem = CellProblem(failure) else { return }

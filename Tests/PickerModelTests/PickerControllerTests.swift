@@ -136,6 +136,20 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    nonisolated func testTheWatchLimitReachesTheViewOnce() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            var problems: [String] = []
+            controller.onProblem = { problems.append($0) }
+            controller.startWatching(maximumWatches: 1)
+            defer { controller.close() }
+            XCTAssertTrue(queue.run(until: { !problems.isEmpty }, timeout: 10), "the limit is told")
+            queue.run(until: { false }, timeout: 0.5)
+            XCTAssertEqual(problems.count, 1, "once: \(problems)")
+            XCTAssertTrue(problems.first?.contains("max_user_watches") == true, problems.first ?? "")
+        }
+    }
+
     nonisolated func testAProblemReachesTheViewInWords() throws {
         try MainActor.assumeIsolated {
             // The data folder is a file: the index is kept in memory, and the person is told.

@@ -89,4 +89,30 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             for path in shownPaths { XCTAssertTrue(recents.contains(path), "\(path) is in Recents by the manifest") }
         }
     }
+
+    /// Videos without a thumbnailer show a film icon, and the person is told once what to install.
+    nonisolated func testAMissingVideoThumbnailerIsSaidOnce() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let generated = GeneratedLibrary.shared
+            let library = try PhotoLibrary(roots: [generated.rootPath], location: IndexLocation(
+                databasePath: TestSupport.temporaryDirectory("no-thumbnailer-index").appendingPathComponent("index.sqlite").path))
+            try library.scan()
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("no-thumbnailer-cache").path))
+            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])))
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            gtk_window_set_default_size(window.cast(), 960, 720)
+            gtk_window_set_child(window.cast(), view.widget)
+            try view.showAlbums(selecting: .smart(.videos))
+            gtk_window_present(window.cast())
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline && view.cells.compactMap(\.cell).filter(\.showsPicture).count < 1 && view.reported.isEmpty {
+                InProcessGTK.pump(seconds: 0.05)
+            }
+            InProcessGTK.pump(seconds: 1)
+            XCTAssertGreaterThan(view.model.count, 5, "videos are listed")
+            XCTAssertEqual(view.reported.filter { $0.contains("ffmpegthumbnailer") }.count, 1, "said once: \(view.reported)")
+        }
+    }
 }

@@ -55,7 +55,16 @@ extension PickerView {
     /// A problem the person could act on (a full disk, an index that could not be written, new
     /// files that will not show up): said once over the grid until dismissed, and on standard
     /// error for whoever started the picker from a terminal.
+    /// Videos show a film icon when no video thumbnailer is installed: the person is told once,
+    /// with what to install.
+    func noteNoVideoThumbnailer() {
+        guard !toldNoVideoThumbnailer else { return }
+        toldNoVideoThumbnailer = true
+        report("Videos show a film icon: no video thumbnailer is installed (install ffmpegthumbnailer)")
+    }
+
     public func report(_ problem: String, printing: Bool = true) {
+        reported.append(problem)
         if printing { FileHandle.standardError.write(Data("photopick: \(problem)\n".utf8)) }
         guard isAlive else { return }
         let toast = adw_toast_new(problem)!

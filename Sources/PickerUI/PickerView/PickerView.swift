@@ -64,6 +64,10 @@ public final class PickerView {
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
     nonisolated static let cellSizes = [72, 96, 120, 160, 200, 256]
     var cells: [WeakCell] = []
+    /// A video was shown as a film icon for want of a thumbnailer: said once per window.
+    var toldNoVideoThumbnailer = false
+    /// Every problem told so far (tests check what a person was told, and how often).
+    var reported: [String] = []
     var prefetcher: Prefetcher?
 
     struct WeakCell { weak var cell: GridCell? }
