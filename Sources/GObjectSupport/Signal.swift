@@ -25,12 +25,14 @@ public enum Signal {
     /// parameter is the user data) with `handler` boxed as its user data. The box is released when
     /// the handler is disconnected or the instance is finalized, on the GTK thread: what the
     /// handler captures goes where it lived (a main-actor object's isolated deinit runs at once).
+    /// With `after`, the handler runs after the default handler and those connected without it.
     @discardableResult
-    public static func connect<Handler>(_ instance: UnsafeMutableRawPointer, _ signal: String, thunk: GCallback, handler: Handler) -> gulong {
+    public static func connect<Handler>(_ instance: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                                        thunk: GCallback, handler: Handler) -> gulong {
         g_signal_connect_data(instance, signal, thunk, Unmanaged.passRetained(ClosureBox(handler)).toOpaque(), { data, _ in
             MainActor.preconditionIsolated()
             Unmanaged<AnyClosureBox>.fromOpaque(data!).release()
-        }, GConnectFlags(rawValue: 0))
+        }, after ? G_CONNECT_AFTER : GConnectFlags(rawValue: 0))
     }
 
     /// The handler a thunk received as user data (the type must be the one connected).
@@ -40,12 +42,13 @@ public enum Signal {
 
     /// `void (*)(GObject *self, gpointer data)`: clicked, activate, destroy …
     @discardableResult
-    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor () -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               _ handler: @escaping @MainActor () -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let handler: @MainActor () -> Void = Signal.handler(data)
             MainActor.assumeIsolated { handler() }
         }
-        return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+        return connect(instance, signal, after: after, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
     /// `void (*)(GObject *self, GObject *argument, gpointer data)`: a list item factory's setup,

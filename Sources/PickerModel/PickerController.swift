@@ -42,6 +42,17 @@ public final class PickerController {
     public var onScanProgress: ((ScanProgress, Int) -> Void)?
     /// The scan is over (its last changes may still be on their way into the model).
     public var onScanFinished: (() -> Void)?
+    /// Photos arrived above what the person looks at: how many since they last were at the top.
+    public var onNewerAbove: ((Int) -> Void)?
+    /// A change moved the asset at the top of the view from one grid position to another (photos
+    /// arrived or left above it): the view scrolls by the difference, so the asset stays in place.
+    public var onAnchorMoved: ((_ from: Int, _ to: Int) -> Void)?
+    /// The asset at the top of the view, asked just before a change is applied; nil while the view
+    /// is at the very top, where new photos simply appear first.
+    public var anchorAsset: (() -> Int64?)?
+    /// Photos that arrived above the view since it was last at the top.
+    public private(set) var newerAbove = 0
+
     /// Something the person could act on, in words: said once.
     public var onProblem: ((String) -> Void)?
 
@@ -200,7 +211,7 @@ public final class PickerController {
                 // An album switched meanwhile is already current: its fetch saw this change.
                 switch details {
                 case .success(let details?) where controller.model.fetchResult === base:
-                    controller.model.apply(details)
+                    controller.applyKeepingAnchor(details)
                     controller.onContentChanged?()
                 case .success:
                     break
@@ -209,6 +220,30 @@ public final class PickerController {
                 }
                 controller.computeNextChange()
             }
+        }
+    }
+
+    /// The person is at the top again (or chose to go there): nothing newer is waiting above.
+    public func sawNewest() {
+        guard newerAbove != 0 else { return }
+        newerAbove = 0
+        onNewerAbove?(0)
+    }
+
+    /// Applies change details to the model; when the person has scrolled away from the top, the
+    /// asset they look at keeps its place on screen and the photos that arrived above it are counted.
+    private func applyKeepingAnchor(_ details: FetchResultChangeDetails) {
+        let anchor = anchorAsset?()
+        let from = anchor.flatMap { model.position(of: $0) }
+        model.apply(details)
+        guard let anchor, let from, let to = model.position(of: anchor) else { return }
+        let offset = model.showsCamera ? 1 : 0
+        let arrivedAbove = details.insertedIndexes.filter { $0 + offset < to }.count
+            - details.removedIndexes.filter { $0 + offset < from }.count
+        if to != from { onAnchorMoved?(from, to) }
+        if arrivedAbove > 0 {
+            newerAbove += arrivedAbove
+            onNewerAbove?(newerAbove)
         }
     }
 

@@ -136,6 +136,39 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Photos arriving above what the person looks at: the view is told where its top asset went
+    /// (to keep it in place) and how many arrived above; at the very top nothing is counted.
+    nonisolated func testAChangeAboveTheVisibleRangeKeepsTheFirstVisibleAssetInPlace() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            XCTAssertGreaterThan(controller.model.count, 30)
+            let looking = try XCTUnwrap(controller.model.assetID(at: 20))
+            controller.anchorAsset = { looking }
+            var moves: [[Int]] = [], announced: [Int] = []
+            controller.onAnchorMoved = { moves.append([$0, $1]) }
+            controller.onNewerAbove = { announced.append($0) }
+            var change = LibraryChange()
+            change.inserted = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 5)
+            controller.apply(change)
+            XCTAssertTrue(queue.run(until: { !moves.isEmpty }))
+            XCTAssertEqual(moves, [[20, 25]], "the view learns where its top asset went")
+            XCTAssertEqual(controller.model.assetID(at: 25), looking)
+            XCTAssertEqual(announced, [5])
+            XCTAssertEqual(controller.newerAbove, 5)
+            controller.sawNewest()
+            XCTAssertEqual(controller.newerAbove, 0)
+
+            // At the very top (no anchor), arrivals are simply first: nothing to keep or count.
+            controller.anchorAsset = { nil }
+            change.inserted = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 2)
+            controller.apply(change)
+            XCTAssertTrue(queue.run(until: { controller.model.count == (try? controller.library.fetchAssets(in: .smart(.recents)).count) }))
+            queue.run(until: { false }, timeout: 0.2)
+            XCTAssertEqual(moves.count, 1)
+            XCTAssertEqual(controller.newerAbove, 0)
+        }
+    }
+
     nonisolated func testTheWatchLimitReachesTheViewOnce() throws {
         try MainActor.assumeIsolated {
             let controller = try scanned(try makeController())

@@ -31,6 +31,28 @@ public enum SyntheticLibrary {
         }
     }
 
+    /// Adds `count` photos newer than any `fill` wrote (2030), as a scan that found them would;
+    /// returns their ids, for a `LibraryChange`.
+    @discardableResult
+    public static func addNewest(_ library: PhotoLibrary, root: FilePath, count: Int) throws -> Set<Int64> {
+        var ids: Set<Int64> = []
+        try library.writeDirectly { db in
+            let folder = try db.integer("SELECT min(id) FROM folders WHERE path > x'\(hex(root.bytes))'") ?? 1
+            let first = (try db.integer("SELECT coalesce(max(id), 0) FROM assets") ?? 0) + 1
+            for index in 0..<count {
+                let name = "NEW_\(first + Int64(index)).jpg"
+                try db.execute("""
+                    INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
+                                       captured_at, date_source, traits, album_bits, stem)
+                    VALUES (\(folder), CAST('\(name)' AS BLOB), CAST(x'\(hex(root.bytes))' || '/new/\(name)' AS BLOB), 1000, 0, 0, 1,
+                            'image/jpeg', 320, 240, 1, \(1_893_456_000_000 + Int64(index) * 1000), 1, 1, 1, CAST('NEW' AS BLOB))
+                    """)
+                ids.insert(db.lastInsertedRowID)
+            }
+        }
+        return ids
+    }
+
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { byte in
             let text = String(byte, radix: 16)

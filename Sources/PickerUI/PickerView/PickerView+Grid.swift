@@ -85,6 +85,11 @@ extension PickerView {
     /// Warms the thumbnails of the next screen in the direction of scrolling.
     func scrolled() {
         Self.scrollTime.measure { prefetchAroundView() }
+        // Back at the top, the newest photos are in sight: nothing newer waits above.
+        if controller.newerAbove > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
+           gtk_adjustment_get_value(adjustment) <= 0 {
+            controller.sawNewest()
+        }
     }
 
     func prefetchAroundView() {

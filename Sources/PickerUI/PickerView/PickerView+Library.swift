@@ -34,6 +34,9 @@ extension PickerView {
             self.updateEmptyState()
         }
         controller.onProblem = { [weak self] problem in self?.report(problem) }
+        controller.anchorAsset = { [weak self] in self?.assetAtTop() }
+        controller.onAnchorMoved = { [weak self] from, to in self?.keepAnchor(from: from, to: to) }
+        controller.onNewerAbove = { [weak self] count in self?.announceNewer(count) }
         controller.model.onAssetsUpdated = { [weak self] ids in
             self?.cells.compactMap(\.cell).filter { $0.assetID.map(ids.contains) == true }.forEach { $0.refresh() }
         }
@@ -57,4 +60,72 @@ extension PickerView {
         gtk_widget_set_tooltip_text(progressLabel, detail)
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
+
+    // MARK: Photos arriving above the view
+
+    /// The asset at the top of the view: the first cell at least half in sight. Nil at the very
+    /// top, where what arrives should simply be seen first. What is needed to keep it there is
+    /// remembered: the scroll position and the grid's columns and row height, from the cells.
+    func assetAtTop() -> Int64? {
+        anchor = nil
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque), gtk_adjustment_get_value(adjustment) > 0 else { return nil }
+        var best: (position: Int, id: Int64)?
+        var columns: Set<Int> = [], rows: Set<Int> = []
+        for cell in cells.compactMap(\.cell) {
+            guard let position = cell.position, let id = cell.assetID, let (x, y) = place(of: cell) else { continue }
+            columns.insert(Int(x.rounded()))
+            rows.insert(Int(y.rounded()))
+            guard y + Double(gtk_widget_get_height(cell.root)) / 2 >= 0 else { continue }
+            if best == nil || position < best!.position { best = (position, id) }
+        }
+        let tops = rows.sorted()
+        guard let best, tops.count >= 2 else { return nil }
+        anchor = Anchor(position: best.position, value: gtk_adjustment_get_value(adjustment),
+                        columns: max(1, columns.count), rowHeight: Double(tops[1] - tops[0]))
+        return best.id
+    }
+
+    /// A cell's place in the scrolled window, when it is on screen.
+    private func place(of cell: GridCell) -> (x: Double, y: Double)? {
+        guard gtk_widget_get_mapped(cell.root) != 0 else { return nil }
+        var x = 0.0, y = 0.0
+        return gtk_widget_translate_coordinates(cell.root, scroller, 0, 0, &x, &y) != 0 ? (x, y) : nil
+    }
+
+    /// Keeps the asset at the top on its row: the view moves by as many rows as the asset did.
+    /// GtkGridView keeps an anchor of its own, near the middle of the view, and reflows around
+    /// that as it lays the grid out again; this runs after that layout and before the frame is
+    /// drawn, so the person never sees the grid move.
+    func keepAnchor(from: Int, to: Int) {
+        guard var anchor, anchor.position == from, let clock = gtk_widget_get_frame_clock(grid) else { self.anchor = nil; return }
+        anchor.target = anchor.value + Double(to / anchor.columns - from / anchor.columns) * anchor.rowHeight
+        self.anchor = anchor
+        if anchorLayoutHandler == 0 {
+            anchorLayoutHandler = Signal.connect(UnsafeMutableRawPointer(clock), "layout", after: true) { [weak self] in
+                self?.restoreAnchor()
+            }
+            anchorClock = UnsafeMutableRawPointer(clock)
+        }
+        gtk_widget_queue_allocate(grid)
+    }
+
+    private func restoreAnchor() {
+        guard let target = anchor?.target, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
+        anchor = nil
+        if abs(gtk_adjustment_get_value(adjustment) - target) >= 0.5 { gtk_adjustment_set_value(adjustment, target) }
+    }
+
+    func announceNewer(_ count: Int) {
+        gtk_label_set_text(newerPhotosLabel.opaque, count == 1 ? "1 newer photo" : "\(groupedDigits(count)) newer photos")
+        gtk_revealer_set_reveal_child(newerPhotos.opaque, count > 0 ? 1 : 0)
+    }
+
+    /// The way up: the top of the album, where the newest photos are.
+    public func showNewerPhotos() {
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) { gtk_adjustment_set_value(adjustment, 0) }
+        controller.sawNewest()
+    }
+
+    var newerPhotosShown: Bool { gtk_revealer_get_reveal_child(newerPhotos.opaque) != 0 }
+    var newerPhotosText: String? { gtk_label_get_text(newerPhotosLabel.opaque).map { String(cString: $0) } }
 }

@@ -42,6 +42,9 @@ public final class PickerView {
     let progressLabel: UnsafeMutablePointer<GtkWidget>
     /// An icon, a title, a line of text and an action, when the grid has nothing to show.
     let emptyState: UnsafeMutablePointer<GtkWidget>
+    /// "↑ 12 newer photos": photos arrived above a person who has scrolled down.
+    let newerPhotos: UnsafeMutablePointer<GtkWidget>
+    let newerPhotosLabel: UnsafeMutablePointer<GtkWidget>
     let chooseFolderButton: UnsafeMutablePointer<GtkWidget>
     /// A folder the person chose from the empty state, to add to the library (the host decides
     /// how: the window reopens the picker on the library with that folder added).
@@ -66,6 +69,18 @@ public final class PickerView {
     var cells: [WeakCell] = []
     /// A video was shown as a film icon for want of a thumbnailer: said once per window.
     var toldNoVideoThumbnailer = false
+    /// Where the asset at the top of the view was, while a change goes in.
+    struct Anchor {
+        var position: Int
+        var value: Double
+        var columns: Int
+        var rowHeight: Double
+        /// The scroll position that puts it back on its row.
+        var target: Double?
+    }
+    var anchor: Anchor?
+    var anchorLayoutHandler: gulong = 0
+    var anchorClock: UnsafeMutableRawPointer?
     /// Every problem told so far (tests check what a person was told, and how often).
     var reported: [String] = []
     var prefetcher: Prefetcher?
@@ -140,6 +155,19 @@ public final class PickerView {
         gtk_widget_set_halign(chooseFolderButton, GTK_ALIGN_CENTER)
         adw_status_page_set_child(emptyState.opaque, chooseFolderButton)
         gtk_overlay_add_overlay(overlay.opaque, emptyState)
+        newerPhotos = gtk_revealer_new()
+        gtk_revealer_set_transition_type(newerPhotos.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_DOWN)
+        gtk_widget_set_halign(newerPhotos, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(newerPhotos, GTK_ALIGN_START)
+        let newerButton = gtk_button_new()!
+        style(newerButton, "newer-photos", "osd", "pill")
+        let newerContent = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        gtk_box_append(newerContent.cast(), gtk_image_new_from_icon_name("go-up-symbolic"))
+        newerPhotosLabel = gtk_label_new(nil)
+        gtk_box_append(newerContent.cast(), newerPhotosLabel)
+        gtk_button_set_child(newerButton.cast(), newerContent)
+        gtk_revealer_set_child(newerPhotos.opaque, newerButton)
+        gtk_overlay_add_overlay(overlay.opaque, newerPhotos)
         gtk_overlay_add_overlay(overlay.opaque, preview.widget)
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(toasts.opaque, overlay)
@@ -172,6 +200,7 @@ public final class PickerView {
         switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
         switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
         Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
+        Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
         }
@@ -220,6 +249,8 @@ public final class PickerView {
     /// The widgets are going away: drop timers, requests and pending work.
     func tearDown() {
         controller.close()
+        if let anchorClock, anchorLayoutHandler != 0 { g_signal_handler_disconnect(anchorClock, anchorLayoutHandler) }
+        anchorLayoutHandler = 0
         isAlive = false
         columnFitting.cancel()
         focusRetry.cancel()

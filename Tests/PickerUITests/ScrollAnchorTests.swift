@@ -1,0 +1,125 @@
+import CGtk
+import Foundation
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
+import TestSupport
+import Thumbnails
+import XCTest
+@testable import PickerUI
+
+/// Photos that arrive above what a person looks at never push it away: the asset at the top
+/// stays at the top, and the arrivals are announced with a way up. At the very top, new photos
+/// simply appear first.
+@MainActor
+final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
+    }
+
+    private func openPicker(count: Int) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>, FilePath) {
+        try InProcessGTK.require()
+        let root = TestSupport.temporaryDirectory("anchor-library")
+        let library = try PhotoLibrary(roots: [FilePath(root.path)],
+                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("anchor-index").appendingPathComponent("index.sqlite").path))
+        try library.scan()
+        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: count)
+        let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("anchor-cache").path))
+        // Paused: the synthetic rows have no files, and failed thumbnails are beside the point.
+        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+        let window = gtk_window_new()!
+        gtk_window_set_default_size(window.cast(), 960, 720)
+        gtk_window_set_child(window.cast(), view.widget)
+        try view.showAlbums()
+        gtk_window_present(window.cast())
+        InProcessGTK.pump(seconds: 1)
+        return (view, window, FilePath(root.path))
+    }
+
+    /// The asset whose cell is the first at least half in view, and that cell's top edge.
+    private func topAsset(_ view: PickerView) -> (id: Int64, y: Double)? {
+        var best: (position: Int, id: Int64, y: Double)?
+        for cell in view.cells.compactMap(\.cell) {
+            guard let position = cell.position, let id = cell.assetID, gtk_widget_get_mapped(cell.root) != 0 else { continue }
+            var x = 0.0, y = 0.0
+            guard gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 else { continue }
+            let height = Double(gtk_widget_get_height(cell.root))
+            guard y + height / 2 >= 0 else { continue }
+            if best == nil || position < best!.position { best = (position, id, y) }
+        }
+        return best.map { ($0.id, $0.y) }
+    }
+
+    /// Where the cell of `id` is (its top edge), if it is bound and in view.
+    private func place(of id: Int64, in view: PickerView) -> Double? {
+        for cell in view.cells.compactMap(\.cell) where cell.assetID == id && gtk_widget_get_mapped(cell.root) != 0 {
+            var x = 0.0, y = 0.0
+            if gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 { return y }
+        }
+        return nil
+    }
+
+    private func arrive(_ count: Int, in view: PickerView, root: FilePath) throws {
+        var change = LibraryChange()
+        change.inserted = try SyntheticLibrary.addNewest(view.library, root: root, count: count)
+        view.apply(change)
+        InProcessGTK.pump(seconds: 0.6)
+    }
+
+    nonisolated func testArrivalsAboveKeepTheTopAssetInPlaceAndAreAnnounced() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, root) = try openPicker(count: 5000)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            gtk_adjustment_set_value(adjustment, 20 * gtk_adjustment_get_page_size(adjustment) / 4)
+            InProcessGTK.pump(seconds: 0.5)
+            let before = try XCTUnwrap(topAsset(view))
+            XCTAssertFalse(view.newerPhotosShown, "nothing to announce yet")
+
+            // (A grid reflows: twelve more photos above move each one five columns on, so the asset
+            // stays on the top row, not necessarily in its corner.)
+            try arrive(12, in: view, root: root)
+            XCTAssertEqual(try XCTUnwrap(place(of: before.id, in: view), "still in view"), before.y, accuracy: 1,
+                           "the asset at the top stays on the top row")
+            XCTAssertTrue(view.newerPhotosShown)
+            XCTAssertEqual(view.newerPhotosText, "12 newer photos")
+
+            try arrive(1, in: view, root: root)
+            XCTAssertEqual(try XCTUnwrap(place(of: before.id, in: view)), before.y, accuracy: 1)
+            XCTAssertEqual(view.newerPhotosText, "13 newer photos", "arrivals add up")
+
+            view.showNewerPhotos()
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0, "the way up goes to the top")
+            XCTAssertFalse(view.newerPhotosShown)
+            XCTAssertEqual(view.model.assetID(at: 0).map { $0 > before.id }, true, "the newest photo is first")
+
+            // Down again: the count starts over; back to the top by hand: nothing is waiting.
+            gtk_adjustment_set_value(adjustment, 20 * gtk_adjustment_get_page_size(adjustment) / 4)
+            InProcessGTK.pump(seconds: 0.5)
+            try arrive(2, in: view, root: root)
+            XCTAssertEqual(view.newerPhotosText, "2 newer photos")
+            gtk_adjustment_set_value(adjustment, 0)
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertFalse(view.newerPhotosShown, "seen: the announcement goes")
+        }
+    }
+
+    nonisolated func testAtTheTopNewPhotosAppearFirst() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, root) = try openPicker(count: 2000)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0)
+            try arrive(3, in: view, root: root)
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0, "still at the top")
+            let top = try XCTUnwrap(topAsset(view))
+            XCTAssertEqual(top.id, view.model.assetID(at: 0), "a photo just taken is the first thing seen")
+            XCTAssertEqual(view.model.assetID(at: 0).map { try? view.library.asset(id: $0)?.path.lastComponentName }??.hasPrefix("NEW_"), true)
+            XCTAssertFalse(view.newerPhotosShown, "nothing is announced: it is in view")
+        }
+    }
+}
