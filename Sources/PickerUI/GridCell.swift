@@ -180,7 +180,16 @@ final class GridCell {
         guard let picker else { return }
         let id = asset.id
         request?.cancel()
+        request = nil
         pictureVersion = asset.version
+        if let hit = picker.loader.memoryHit(asset.path, flavor: picker.flavor, size: asset.version.size,
+                                             modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds),
+           let pixbuf = hit.pixbuf {
+            // In memory already: drawn in this frame.
+            picker.forgetUnshowable(id)
+            setPicture(pixbuf)
+            return
+        }
         isWaiting = true
         request = picker.loader.request(asset.path, flavor: picker.flavor, cellPixels: picker.cellPixels) { [weak self] result in
             guard let self, self.assetID == id else { return }

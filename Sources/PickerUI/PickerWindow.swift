@@ -132,6 +132,9 @@ public enum PickerWindow {
         for notice in session.library.notices { view.report(notice.message, printing: false) }
         for problem in session.pendingProblems { view.report(problem) }
         session.pendingProblems = []
+        var width: Int32 = 0, height: Int32 = 0
+        gtk_window_get_default_size(window.cast(), &width, &height)
+        view.preloadFirstScreen(width: Int(width), height: Int(height))
         view.startScan()
         view.controller.startWatching()
         gtk_window_present(window.cast())

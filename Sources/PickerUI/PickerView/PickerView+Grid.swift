@@ -145,4 +145,32 @@ extension PickerView {
         let focus = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) }
         if focus == nil || focus == grid { focusFirstPhoto() } else { focusWhenFilled = false }
     }
+
+    /// Loads the first screen's thumbnails before the window first shows, waiting at most
+    /// `timeout` seconds: when they are in the disk cache (a warm start), the cells find them in
+    /// memory as they bind and the first frame holds every picture. `width` × `height` is the size
+    /// the window will have.
+    public func preloadFirstScreen(width: Int, height: Int, timeout: Double = 0.1) {
+        let span = cellSize + 4
+        let columns = max(1, width / span), rows = height / span + 2
+        let offset = model.showsCamera ? 1 : 0
+        let ids = (offset..<min(model.count, offset + columns * rows)).compactMap { model.assetID(at: $0) }
+        guard !ids.isEmpty else { return }
+        var pending = 0
+        var requests: [ThumbnailRequest] = []
+        for asset in controller.assets(ids) {
+            pending += 1
+            requests.append(loader.request(asset.path, flavor: flavor, cellPixels: nil) { result in
+                // (A preview first and the thumbnail after would count twice: only the last counts.)
+                if case .success(let thumbnail) = result, thumbnail.isPreliminary { return }
+                pending -= 1
+            })
+        }
+        let deadline = monotonicSeconds() + timeout
+        while pending > 0 && monotonicSeconds() < deadline {
+            if g_main_context_iteration(nil, 0) == 0 { usleep(500) }
+        }
+        // Those not done in time are made as their cells ask; these requests are dropped.
+        requests.forEach { $0.cancel() }
+    }
 }

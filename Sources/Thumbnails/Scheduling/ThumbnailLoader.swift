@@ -117,6 +117,14 @@ public final class ThumbnailLoader: @unchecked Sendable {
         return request
     }
 
+    /// The thumbnail of this version of a file when it is in memory, at once: no queue, no hop
+    /// through the main loop, so a cell bound again (or the first screen, loaded before the window
+    /// showed) is drawn with its picture in the same frame. The version is the index's (`lstat`).
+    public func memoryHit(_ path: FilePath, flavor: ThumbnailFlavor, size: Int64, modificationTimeNanoseconds: Int64) -> Thumbnail? {
+        let key = MemoryCache.Key(path: path.absolute(), flavor: flavor, modificationTimeNanoseconds: modificationTimeNanoseconds, size: size)
+        return thumbnailer.memory.thumbnail(for: key).map { Thumbnail(pixbuf: $0.pixbuf, source: .memory) }
+    }
+
     /// How many jobs wait (not started), for tests and the benchmark.
     public var queuedCount: Int { locked { visible.count + prefetch.count } }
 
