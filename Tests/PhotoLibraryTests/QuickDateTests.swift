@@ -38,25 +38,38 @@ final class QuickDateTests: XCTestCase {
         try assertAgrees(under: library.rootPath, minimumDated: 300)
     }
 
-    /// Dates the full reader would not believe, or would take from elsewhere, are left to it.
+    /// Dates the full reader would not believe, or would take from elsewhere, are left to it; a
+    /// file with no metadata at all gets its file time, as the full reader gives it.
     func testImplausibleOrMissingDatesAreLeftToTheFullRead() throws {
         let folder = TestSupport.temporaryDirectory("quick-date")
         for (name, tags) in [("future.jpg", ["-DateTimeOriginal=2099:01:01 00:00:00"]),
                              ("none.jpg", [String]()),
                              ("xmp-only.jpg", ["-XMP-exif:DateTimeOriginal=2020:01:02 03:04:05"]),
-                             ("offset.jpg", ["-DateTimeOriginal=2021:06:07 08:09:10", "-OffsetTimeOriginal=+05:30", "-SubSecTimeOriginal=25"])] {
+                             ("iptc-only.jpg", ["-IPTC:DateCreated=2019:05:06"]),
+                             ("offset.jpg", ["-DateTimeOriginal=2021:06:07 08:09:10", "-OffsetTimeOriginal=+05:30", "-SubSecTimeOriginal=25"]),
+                             ("text.png", [String]()),
+                             ("xmp.png", ["-XMP-exif:DateTimeOriginal=2020:01:02 03:04:05"])] {
             let path = folder.appendingPathComponent(name).path
             XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "32x24", "xc:blue", path]).status, 0)
             if !tags.isEmpty { XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original"] + tags + [path]).status, 0) }
         }
+        // A PNG with no text chunk at all (ImageMagick writes its dates in tEXt chunks otherwise).
+        let bare = folder.appendingPathComponent("bare.png").path
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "32x24", "xc:green", "-define", "png:exclude-chunks=date,time", "-strip", bare]).status, 0)
         func quick(_ name: String) -> MediaFile? {
             let path = FilePath(folder.appendingPathComponent(name).path)
             guard case .media(let media) = MetadataReader.readDate(path: path, version: Self.version(of: path)!) else { return nil }
             return media
         }
         XCTAssertEqual(quick("future.jpg")?.isPartial, false)
-        XCTAssertEqual(quick("none.jpg")?.isPartial, false)
         XCTAssertEqual(quick("xmp-only.jpg")?.isPartial, false)
+        XCTAssertEqual(quick("iptc-only.jpg")?.isPartial, false)
+        XCTAssertEqual(quick("text.png")?.isPartial, false)
+        XCTAssertEqual(quick("xmp.png")?.isPartial, false)
+        for name in ["none.jpg", "bare.png"] {
+            XCTAssertEqual(quick(name)?.isPartial, true, name)
+            XCTAssertEqual(quick(name)?.captureDate.source, .fileModificationTime, name)
+        }
         let offset = try XCTUnwrap(quick("offset.jpg"))
         XCTAssertTrue(offset.isPartial)
         XCTAssertEqual(offset.captureDate.utcOffsetMinutes, 330)

@@ -11,14 +11,23 @@ enum MetadataReader {
         return guess.isMedia || guess.isUncertain
     }
 
-    /// The first pass of a scan: a JPEG whose EXIF says its capture date is answered with its kind
-    /// and date alone (`isPartial`), in a fraction of a full read; anything else is read in full.
+    /// The first pass of a scan: a JPEG whose EXIF says its capture date, or a JPEG or PNG with no
+    /// metadata at all (dated by its file time), is answered with its kind and date alone
+    /// (`isPartial`), in a fraction of a full read and without exiv2; anything else is read in full.
     /// Both give the same date (see `QuickDate`), so Recents' order is final after this pass.
     static func readDate(path: FilePath, version: FileVersion) -> ReadOutcome {
         if let file = try? OpenFile(path: path) {
             let head = file.read(at: 0, count: QuickDate.headLength)
-            if let date = QuickDate.ofJPEG(file, head: head) {
+            switch QuickDate.answer(file, head: head) {
+            case .embedded(let date)?:
                 return .media(MediaFile(kind: .photo, mimeType: "image/jpeg", captureDate: date, isPartial: true))
+            case .fileTime?:
+                let mimeType = ContentType.commonType(content: head) ?? "image/jpeg"
+                return .media(MediaFile(kind: .photo, mimeType: mimeType,
+                                        captureDate: CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds),
+                                        isPartial: true))
+            case nil:
+                break
             }
         }
         return read(path: path, version: version)

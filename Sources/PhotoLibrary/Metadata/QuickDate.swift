@@ -1,10 +1,11 @@
-/// A JPEG's capture date read straight from its EXIF block, without exiv2: the first pass of a
-/// scan orders a new library by date with it (Recents needs every date before its first screen
-/// is final), and the full read follows. It reads the tags the full reader believes first
+/// A JPEG's or PNG's capture date worked out without exiv2: the first pass of a scan orders a new
+/// library by date with it (Recents needs every date before its first screen is final), and the
+/// full read follows. From a JPEG's EXIF block it reads the tags the full reader believes first
 /// (`Exif.Photo.DateTimeOriginal`, then `Exif.Image.DateTimeOriginal`, with the sub-seconds and
-/// offset beside it) and answers only when it found one of them and it is plausible; for anything
-/// else (no EXIF, a date only in XMP or IPTC, a damaged block) it answers nil and the caller does
-/// the full read. So both readers agree on every date this one gives.
+/// offset beside it); a JPEG or PNG with no metadata block at all gets its file time, as the full
+/// reader gives it. Anything else (a date only in XMP or IPTC, an EXIF block without a believable
+/// date, a damaged structure) is nil, and the caller does the full read. So both readers agree on
+/// every date this one gives (a test holds them to it on every generated file).
 enum QuickDate {
     /// Bytes read first: EXIF blocks of phones and cameras hold their dates within this.
     static let headLength = 2048
@@ -14,41 +15,89 @@ enum QuickDate {
         head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
     }
 
-    /// The date of a JPEG, or nil when the full reader must decide. `head` is the start of the file
-    /// (more is read from `file` when the EXIF block is longer).
-    static func ofJPEG(_ file: OpenFile, head: [UInt8]) -> CaptureDate? {
-        guard isJPEG(head), let exif = exifBlock(file, head: head) else { return nil }
-        return date(inTIFF: exif)
+    /// What the full reader will take as the capture date.
+    enum Answer: Equatable {
+        /// The EXIF date.
+        case embedded(CaptureDate)
+        /// The file holds no metadata at all (no EXIF, XMP or IPTC block, no PNG text chunk): the
+        /// file's modification time.
+        case fileTime
     }
 
-    /// The TIFF structure of the first APP1 "Exif" segment before the image data.
-    private static func exifBlock(_ file: OpenFile, head: [UInt8]) -> [UInt8]? {
+    /// The date of a JPEG or PNG, or nil when the full reader must decide. `head` is the start of
+    /// the file (more is read from `file` where needed).
+    static func answer(_ file: OpenFile, head: [UInt8]) -> Answer? {
+        if isJPEG(head) {
+            switch metadataBlock(file, head: head) {
+            case .exif(let tiff): return date(inTIFF: tiff).map(Answer.embedded)
+            case .none: return .fileTime
+            case .other, .unknown: return nil
+            }
+        }
+        if ContentType.commonType(content: head) == "image/png" { return hasPNGMetadata(file) == false ? .fileTime : nil }
+        return nil
+    }
+
+    /// Whether a PNG has a chunk exiv2 reads metadata from (text of any kind, eXIf); nil when the
+    /// chunks do not walk cleanly to IEND.
+    private static func hasPNGMetadata(_ file: OpenFile) -> Bool? {
+        var offset: Int64 = 8
+        for _ in 0..<100_000 {
+            let header = file.read(at: offset, count: 8)
+            guard header.count == 8 else { return nil }
+            let length = Int64(header[0]) << 24 | Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3])
+            switch String(decoding: header[4..<8], as: UTF8.self) {
+            case "tEXt", "zTXt", "iTXt", "eXIf": return true
+            case "IEND": return false
+            default: break
+            }
+            offset += 12 + length
+            guard length >= 0, offset <= file.size else { return nil }
+        }
+        return nil
+    }
+
+    private enum MetadataBlock {
+        /// The TIFF structure of the first APP1 "Exif" segment.
+        case exif([UInt8])
+        /// An XMP or IPTC block and no EXIF block: the full reader decides.
+        case other
+        /// No metadata block before the image data.
+        case none
+        /// The markers do not read cleanly (too many, or cut off).
+        case unknown
+    }
+
+    /// The JPEG's metadata blocks before the image data.
+    private static func metadataBlock(_ file: OpenFile, head: [UInt8]) -> MetadataBlock {
         var offset = 2
         var bytes = head
+        var other = false
         func ensure(_ end: Int) -> Bool {
             if end <= bytes.count { return true }
             guard Int64(end) <= file.size else { return false }
             bytes += file.read(at: Int64(bytes.count), count: end - bytes.count)
             return end <= bytes.count
         }
-        // Markers before the EXIF block: APP0 (JFIF) usually, a few others at most.
-        for _ in 0..<16 {
-            guard ensure(offset + 4), bytes[offset] == 0xFF else { return nil }
+        // Markers before the image data: APP0 (JFIF) and a few others, usually.
+        for _ in 0..<32 {
+            guard ensure(offset + 4), bytes[offset] == 0xFF else { return .unknown }
             let marker = bytes[offset + 1]
-            // Image data or the end: no EXIF block before it.
-            if marker == 0xDA || marker == 0xD9 { return nil }
+            if marker == 0xDA || marker == 0xD9 { return other ? .other : .none }
             let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard length >= 2 else { return nil }
+            guard length >= 2 else { return .unknown }
             if marker == 0xE1 {
-                guard ensure(offset + 10) else { return nil }
+                guard ensure(offset + 10) else { return .unknown }
                 if bytes[(offset + 4)..<(offset + 10)].elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {  // "Exif\0\0"
-                    guard ensure(offset + 2 + length) else { return nil }
-                    return Array(bytes[(offset + 10)..<(offset + 2 + length)])
+                    guard ensure(offset + 2 + length) else { return .unknown }
+                    return .exif(Array(bytes[(offset + 10)..<(offset + 2 + length)]))
                 }
+                other = true  // XMP, or something exiv2 may read
             }
+            if marker == 0xED { other = true }  // APP13: Photoshop's IPTC
             offset += 2 + length
         }
-        return nil
+        return .unknown
     }
 
     private static func date(inTIFF tiff: [UInt8]) -> CaptureDate? {
