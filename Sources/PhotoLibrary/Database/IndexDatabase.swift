@@ -89,9 +89,7 @@ enum IndexDatabase {
     private static func prepare(_ connection: SQLiteConnection) throws {
         // journal_mode is the first read of the file: a damaged header fails here.
         _ = try connection.integer("PRAGMA schema_version")
-        // A 32 MiB page cache (the default is 2 MiB): a scan's batch touches pages all over the
-        // date indexes, and pages that do not fit are written out before the commit and again in it.
-        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32768")
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")
     }
 
     private static func migrate(_ connection: SQLiteConnection, from version: Int64) throws {

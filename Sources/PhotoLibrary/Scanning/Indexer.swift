@@ -22,6 +22,8 @@ final class Indexer {
     private var lastReport = 0.0
     /// The first pass of `scan`: new files are dated, not read in full.
     private var readDatesOnly = false
+    /// The page cache was enlarged for this scan's writes (set back when it ends).
+    private var largeCache = false
     /// How many of the newest partial rows are read in full before the dates count as known: more
     /// than a first screen holds at the smallest cell size.
     static let firstScreenRows = 240
@@ -99,7 +101,10 @@ final class Indexer {
             total.merge(change)
             previous?(change)
         }
-        defer { onCommit = previous }
+        defer {
+            onCommit = previous
+            if largeCache, (try? database.execute("PRAGMA cache_size = -2000")) != nil { largeCache = false }
+        }
         do {
             try body()
             try commit()
@@ -542,6 +547,14 @@ final class Indexer {
 
     private func beginIfNeeded() throws {
         guard !inTransaction else { return }
+        if readDatesOnly && !largeCache {
+            // A first pass that writes: a 32 MiB page cache (SQLite's default is 2 MiB), because a
+            // batch touches pages all over the date indexes, and pages that do not fit are written
+            // out before the commit and again in it. Only then: a scan that writes nothing would
+            // just fill the larger cache with pages it reads once (more memory, more page faults).
+            try database.execute("PRAGMA cache_size = -32768")
+            largeCache = true
+        }
         try database.execute("BEGIN IMMEDIATE")
         inTransaction = true
         batchStarted = monotonicSeconds()
