@@ -16,6 +16,11 @@ static inline int photopick_is_main_thread(void) { return getpid() == (pid_t)sys
 // which Swift cannot call.
 static inline void photopick_name_thread(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
+#include <sys/resource.h>
+// Lowers the calling thread's CPU priority (nice 10; Linux gives threads their own): background
+// work such as indexing then yields the cores to the window's thumbnails and frames.
+static inline void photopick_lower_thread_priority(void) { setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10); }
+
 // A GObject's reference count, read atomically (tests check that owning references unref once).
 static inline guint photopick_object_ref_count(gpointer object) {
     return (guint)g_atomic_int_get((gint *)&((GObject *)object)->ref_count);

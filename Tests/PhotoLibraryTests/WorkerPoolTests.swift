@@ -65,6 +65,28 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
     }
 
+    /// Background threads take the cores only when nothing else wants them (nice 10); others keep
+    /// the process's priority.
+    func testBackgroundThreadsRunAtALowerPriority() {
+        func niceness(background: Bool) -> Int? {
+            let pool = WorkerPool(name: "test-nice", threads: 1, background: background)
+            defer { pool.shutdown() }
+            let value = Shared<Int?>(nil)
+            let done = expectation(description: "read")
+            pool.submit {
+                // Field 19 of the thread's own stat line (after the name in parentheses).
+                let stat = (try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8)) ?? ""
+                let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+                value.update { $0 = fields.count > 16 ? Int(fields[16]) : nil }
+                done.fulfill()
+            }
+            wait(for: [done], timeout: 10)
+            return value.current
+        }
+        XCTAssertEqual(niceness(background: true), 10)
+        XCTAssertEqual(niceness(background: false), 0)
+    }
+
     func testDelayedWorkRunsAfterItsDelayWhileOtherWorkGoesFirst() {
         let pool = WorkerPool(name: "test-delay", threads: 1)
         let events = Shared<[(String, Double)]>([])

@@ -37,6 +37,9 @@ final class Indexer {
 
     /// Threads that read files for the scan (one per core), ahead of its writes.
     private let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount)
+    /// The second pass's readers run at a lower priority: by then the grid is shown, and the
+    /// thumbnails the person waits for come first.
+    private let detailReaders = WorkerPool(name: "index-details", threads: WorkerPool.processorCount, background: true)
 
     init(database: SQLiteConnection) {
         self.database = database
@@ -148,7 +151,7 @@ final class Indexer {
             select.reset()
             if rows.isEmpty { break }
             var touched: [Int64: Set<[UInt8]>] = [:]
-            let outcomes = ReadAhead(count: rows.count, on: readers) { [rows] index in
+            let outcomes = ReadAhead(count: rows.count, on: detailReaders) { [rows] index in
                 MetadataReader.read(path: rows[index].path, version: rows[index].version)
             }
             for (index, row) in rows.enumerated() {

@@ -87,15 +87,18 @@ public final class WorkerPool: @unchecked Sendable {
     private let threadsLock = Lock()
     private var threads: [pthread_t] = []
 
-    /// Starts `threads` threads named `name` (as `top -H` and debuggers show them).
-    public init(name: String, threads count: Int) {
+    /// Starts `threads` threads named `name` (as `top -H` and debuggers show them). `background`
+    /// threads run at a lower CPU priority: they take the cores only when nothing else wants them
+    /// (indexing behind the window gives way to the thumbnails the person is waiting for).
+    public init(name: String, threads count: Int, background: Bool = false) {
         self.name = name
         for _ in 0..<max(1, count) {
             var thread = pthread_t()
-            let context = Unmanaged.passRetained(ThreadContext(queue: queue, name: name))
+            let context = Unmanaged.passRetained(ThreadContext(queue: queue, name: name, background: background))
             let created = pthread_create(&thread, nil, { raw in
                 let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
                 photopick_name_thread(context.name)
+                if context.background { photopick_lower_thread_priority() }
                 while let work = context.queue.next() { work() }
                 return nil
             }, context.toOpaque())
@@ -106,9 +109,11 @@ public final class WorkerPool: @unchecked Sendable {
     private final class ThreadContext {
         let queue: Queue
         let name: String
-        init(queue: Queue, name: String) {
+        let background: Bool
+        init(queue: Queue, name: String, background: Bool) {
             self.queue = queue
             self.name = name
+            self.background = background
         }
     }
 
