@@ -59,10 +59,36 @@ public struct ExternalThumbnailer: Sendable {
         return String(cString: found)
     }
 
+    /// Where a run's private folder goes: `$TMPDIR` (else /tmp), named with our process id so a
+    /// later run can tell a folder whose process is gone (killed mid-run) from one in use.
+    private static let temporaryPrefix: String = {
+        let base = g_get_tmp_dir().map { String(cString: $0) } ?? "/tmp"
+        removeAbandonedFolders(in: base)
+        return base + "/photopick-thumbnailer-\(getpid())-"
+    }()
+
+    /// Removes the private folders of thumbnailer runs whose Photopick process no longer exists
+    /// (a picker killed while a thumbnailer ran never got to remove its folder). Once per process.
+    static func removeAbandonedFolders(in base: String) {
+        guard let directory = opendir(base) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("photopick-thumbnailer-") else { continue }
+            let parts = name.dropFirst("photopick-thumbnailer-".count).split(separator: "-")
+            // A folder of the old form (no process id) or of a process that is gone.
+            let owner = parts.count == 2 ? pid_t(parts[0]) : nil
+            if let owner, kill(owner, 0) == 0 || errno == EPERM { continue }
+            let folder = base + "/" + name
+            unlink(folder + "/thumbnail.png")
+            rmdir(folder)
+        }
+    }
+
     /// Runs the thumbnailer for `original` into a private temporary PNG and loads it.
     func run(on original: ThumbnailCache.Original, size: Int, timeout: Double,
              isCancelled: () -> Bool = { false }) -> Result<Pixbuf, ThumbnailFailure> {
-        var folderTemplate = Array("/tmp/photopick-thumbnailer-XXXXXX".utf8CString)
+        var folderTemplate = Array((Self.temporaryPrefix + "XXXXXX").utf8CString)
         guard folderTemplate.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             return .failure(.temporary("cannot make a temporary folder: \(errorDescription(errno))"))
         }
