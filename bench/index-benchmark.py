@@ -50,7 +50,9 @@ def environment(data_home):
 
 
 def synthesise(photopick, root, data_home, count):
-    """An index of `count` assets for an empty root, written straight into SQLite."""
+    """An index of `count` assets for a tree of empty folders, written straight into SQLite, for
+    either schema (folders.listed_mtime_ns exists from schema 3 on: side-by-side.py measures
+    builds from before it too)."""
     os.makedirs(root, exist_ok=True)
     shutil.rmtree(data_home, ignore_errors=True)
     subprocess.run([photopick, "index", "--library", root], env=environment(data_home), check=True,
@@ -58,22 +60,24 @@ def synthesise(photopick, root, data_home, count):
     [database] = [os.path.join(data_home, "photopick", f) for f in os.listdir(os.path.join(data_home, "photopick"))
                   if f.endswith(".sqlite")]
     db = sqlite3.connect(database)
+    listed = "listed_mtime_ns" in [row[1] for row in db.execute("PRAGMA table_info(folders)")]
     root_id = db.execute("SELECT id FROM roots").fetchone()[0]
     folders = []
-    # Real folders, a minute old (times from the last two seconds are not trusted), their times
-    # recorded as a scan that listed them would: `ls` without --cached stats them.
     old = time.time() - 60
     for index in range(200):
         path = "%s/folder-%03d" % (root, index)
         os.makedirs(path, exist_ok=True)
         os.utime(path, (old, old))
-        db.execute("INSERT INTO folders(root_id, path, relative, listed_mtime_ns) VALUES (?, ?, ?, ?)",
-                   (root_id, path.encode(), ("folder-%03d" % index).encode(), os.stat(path).st_mtime_ns))
+        if listed:
+            db.execute("INSERT INTO folders(root_id, path, relative, listed_mtime_ns) VALUES (?, ?, ?, ?)",
+                       (root_id, path.encode(), ("folder-%03d" % index).encode(), os.stat(path).st_mtime_ns))
+        else:
+            db.execute("INSERT INTO folders(root_id, path, relative) VALUES (?, ?, ?)",
+                       (root_id, path.encode(), ("folder-%03d" % index).encode()))
         folders.append(db.execute("SELECT last_insert_rowid()").fetchone()[0])
     os.utime(root, (old, old))
-    db.execute("UPDATE folders SET listed_mtime_ns = ? WHERE path = ?", (os.stat(root).st_mtime_ns, root.encode()))
-    first_folder = folders[0]
-    # Photos over ten years; 5 % favourites, 3 % videos, 8 % screenshots, roughly as generated libraries.
+    if listed:
+        db.execute("UPDATE folders SET listed_mtime_ns = ? WHERE path = ?", (os.stat(root).st_mtime_ns, root.encode()))
     db.execute("""
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
         INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
@@ -87,7 +91,7 @@ def synthesise(photopick, root, data_home, count):
                1 | (CASE WHEN i % 20 = 0 THEN 2 ELSE 0 END) | (CASE WHEN i % 33 = 0 THEN 4 ELSE 0 END)
                  | (CASE WHEN i % 12 = 0 THEN 8 ELSE 0 END),
                CAST('IMG_' || i AS BLOB)
-        FROM n""", (count, first_folder, root))
+        FROM n""", (count, folders[0], root))
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

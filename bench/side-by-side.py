@@ -36,7 +36,7 @@ puts several passes (e.g. one with each build first in every pair, to see and ca
 the order) into OUT: each pass as it was, and the runs of all passes pooled, their medians and
 the ratio of each build's median to the baseline's, next to each pass's own ratio.
 """
-import argparse, json, os, platform, re, shutil, sqlite3, statistics, subprocess, sys, time
+import argparse, importlib.util, json, os, platform, re, shutil, sqlite3, statistics, subprocess, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(here)
@@ -109,50 +109,11 @@ def index_line(out):
 
 
 def synthesise(photopick, root, data_home, count):
-    """bench/index-benchmark.py's synthetic index of `count` assets for a tree of empty folders,
-    for either schema (folders.listed_mtime_ns exists from schema 3 on)."""
-    os.makedirs(root, exist_ok=True)
-    shutil.rmtree(data_home, ignore_errors=True)
-    subprocess.run([photopick, "index", "--library", root], env=environment(data_home), check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    [database] = [os.path.join(data_home, "photopick", f) for f in os.listdir(os.path.join(data_home, "photopick"))
-                  if f.endswith(".sqlite")]
-    db = sqlite3.connect(database)
-    listed = "listed_mtime_ns" in [row[1] for row in db.execute("PRAGMA table_info(folders)")]
-    root_id = db.execute("SELECT id FROM roots").fetchone()[0]
-    folders = []
-    old = time.time() - 60
-    for index in range(200):
-        path = "%s/folder-%03d" % (root, index)
-        os.makedirs(path, exist_ok=True)
-        os.utime(path, (old, old))
-        if listed:
-            db.execute("INSERT INTO folders(root_id, path, relative, listed_mtime_ns) VALUES (?, ?, ?, ?)",
-                       (root_id, path.encode(), ("folder-%03d" % index).encode(), os.stat(path).st_mtime_ns))
-        else:
-            db.execute("INSERT INTO folders(root_id, path, relative) VALUES (?, ?, ?)",
-                       (root_id, path.encode(), ("folder-%03d" % index).encode()))
-        folders.append(db.execute("SELECT last_insert_rowid()").fetchone()[0])
-    os.utime(root, (old, old))
-    if listed:
-        db.execute("UPDATE folders SET listed_mtime_ns = ? WHERE path = ?", (os.stat(root).st_mtime_ns, root.encode()))
-    db.execute("""
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-        INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
-                           captured_at, date_source, traits, album_bits, stem)
-        SELECT ? + (i % 200), CAST('IMG_' || i || '.jpg' AS BLOB),
-               CAST(? || '/folder-' || printf('%03d', i % 200) || '/IMG_' || i || '.jpg' AS BLOB),
-               100000 + i, 1420070400000000000 + i * 300000000000, i, 1, 'image/jpeg', 320, 240, 1,
-               1420070400000 + ((i * 7919) % 315360000) * 1000, 1,
-               1 | (CASE WHEN i % 20 = 0 THEN 2 ELSE 0 END) | (CASE WHEN i % 33 = 0 THEN 4 ELSE 0 END)
-                 | (CASE WHEN i % 12 = 0 THEN 8 ELSE 0 END),
-               1 | (CASE WHEN i % 20 = 0 THEN 2 ELSE 0 END) | (CASE WHEN i % 33 = 0 THEN 4 ELSE 0 END)
-                 | (CASE WHEN i % 12 = 0 THEN 8 ELSE 0 END),
-               CAST('IMG_' || i AS BLOB)
-        FROM n""", (count, folders[0], root))
-    db.commit()
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
+    """bench/index-benchmark.py's synthetic index (one definition, loaded from there)."""
+    spec = importlib.util.spec_from_file_location("index_benchmark", os.path.join(here, "index-benchmark.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.synthesise(photopick, root, data_home, count)
 
 
 def median(values):
