@@ -275,11 +275,37 @@ public final class PickerController {
     /// dated and the newest are read in full: then the album opens once, in its final order, and
     /// the rest of the scan only fills in details in place. Showing photos as they were found
     /// would push the screen around for as long as the scan ran (newer photos keep arriving above).
-    public func startScan() {
+    ///
+    /// A later run looks first at the folders whose time moved (a stat per folder), so the cores
+    /// go to the first frame; every file is checked `fullCheckDelay` seconds later, which finds
+    /// a photo rewritten in place while Photopick was closed.
+    public func startScan(fullCheckDelay: Double = 10) {
+        guard !isClosed else { return }
+        let library = self.library
+        let firstRun = library.isEmpty || model.count - (model.showsCamera ? 1 : 0) == 0
+        if firstRun || fullCheckDelay <= 0 {
+            scan(.everyFile, firstRun: firstRun)
+            return
+        }
+        scan(.changedFolders, firstRun: false)
+        checkEveryFile(after: fullCheckDelay)
+    }
+
+    private func checkEveryFile(after delay: Double) {
+        let post = postToController
+        workers.submit(after: delay) {
+            post { controller in
+                guard !controller.isClosed else { return }
+                // Another scan still running: a little later.
+                if controller.isScanning { controller.checkEveryFile(after: 2) } else { controller.scan(.everyFile, firstRun: false) }
+            }
+        }
+    }
+
+    private func scan(_ scope: ScanScope, firstRun: Bool) {
         guard !isScanning else { return }
         isScanning = true
         let library = self.library
-        let firstRun = library.isEmpty || model.count - (model.showsCamera ? 1 : 0) == 0
         let post = postToController, workers = self.workers
         workers.submit {
             // Counting the files reads every folder: never on the GTK thread.
@@ -299,7 +325,7 @@ public final class PickerController {
             }
             var failure: String?
             do {
-                try library.scan(progress: { progress in
+                try library.scan(scope, progress: { progress in
                     if holding && progress.datesKnown {
                         // What was committed so far is in the album as it opens now.
                         holding = false

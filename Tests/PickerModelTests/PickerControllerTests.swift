@@ -49,8 +49,9 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    private func makeController(maximum: Int? = nil) throws -> PickerController {
-        let index = TestSupport.temporaryDirectory("controller-index").appendingPathComponent("index.sqlite")
+    /// A controller over the test library, with a new index unless `index` names one to reuse.
+    private func makeController(maximum: Int? = nil, index: URL? = nil) throws -> PickerController {
+        let index = index ?? TestSupport.temporaryDirectory("controller-index").appendingPathComponent("index.sqlite")
         let photos = try PhotoLibrary(roots: [FilePath(library.path)], location: IndexLocation(databasePath: index.path))
         return PickerController(library: photos, maximum: maximum, post: { [queue] in queue!.post($0) })
     }
@@ -104,6 +105,51 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             }), "the model holds the album as the index has it, in its order")
             XCTAssertTrue(expected.contains(FilePath(arrived.path)))
             XCTAssertEqual(controller.model.count, expected.count)
+        }
+    }
+
+    /// A later run first looks only at folders whose time moved (cheap, while the window comes up),
+    /// then checks every file: a photo rewritten in place while the picker was closed is found then.
+    nonisolated func testALaterRunFindsAPhotoRewrittenInPlaceWhileClosed() throws {
+        try MainActor.assumeIsolated {
+            let index = TestSupport.temporaryDirectory("controller-reused-index").appendingPathComponent("index.sqlite")
+            let first = try scanned(try makeController(index: index))
+            first.close()
+            let target = library.appendingPathComponent("Phone/PXL_20240612_081500123.jpg")
+            let rows = try first.library.assets(ids: first.library.fetchAssets(in: .smart(.recents)).allIDs)
+            let before = try XCTUnwrap(rows.first { $0.path == FilePath(target.path) })
+            let other = try XCTUnwrap(rows.first { $0.path.displayString.hasSuffix(".jpg") && $0.captureDate != before.captureDate })
+            // Folder times a minute old, recorded by a scan that lists them (the first scan found
+            // them too new to trust, as just copied).
+            let old = Date().addingTimeInterval(-60)
+            for folder in [library!, library.appendingPathComponent("Phone")] {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: folder.path)
+            }
+            let settle = try makeController(index: index)
+            var settled = false
+            settle.onScanFinished = { settled = true }
+            try settle.reloadAlbums()
+            settle.startScan(fullCheckDelay: 0)
+            XCTAssertTrue(queue.run(until: { settled }))
+            settle.close()
+            // Another program saves over a photo while the picker is closed (same name: its
+            // folder's time does not move).
+            let handle = try FileHandle(forWritingTo: target)
+            try handle.truncate(atOffset: 0)
+            handle.write(try Data(contentsOf: URL(fileURLWithPath: other.path.displayString)))
+            try handle.close()
+
+            let controller = try makeController(index: index)
+            try controller.reloadAlbums()
+            var scans = 0
+            controller.onScanFinished = { scans += 1 }
+            controller.startScan(fullCheckDelay: 0.5)
+            XCTAssertTrue(queue.run(until: { scans >= 1 }))
+            XCTAssertEqual(try controller.library.asset(id: before.id)?.captureDate, before.captureDate,
+                           "the quick look at folders does not see a file rewritten in place")
+            XCTAssertTrue(queue.run(until: { scans >= 2 }), "every file is checked a moment later")
+            XCTAssertEqual(try controller.library.asset(id: before.id)?.captureDate, other.captureDate, "and that finds it")
+            controller.close()
         }
     }
 
