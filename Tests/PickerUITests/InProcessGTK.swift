@@ -10,6 +10,9 @@ enum InProcessGTK {
     nonisolated(unsafe) private static var started: Bool?
 
     /// Starts the display and GTK once; whether GTK runs.
+    /// The bus address that stops GIO from autolaunching one.
+    static let noBus = "disabled:"
+
     static func start() -> Bool {
         if let started { return started }
         if gdk_display_get_default() == nil, let server = try? VirtualDisplay() {
@@ -18,6 +21,11 @@ enum InProcessGTK {
             setenv("GSK_RENDERER", "cairo", 1)
             unsetenv("WAYLAND_DISPLAY")
         }
+        // No session bus for GTK in this process: without an address GIO autolaunches a
+        // dbus-launch through X, which outlives the test run. (libadwaita then keeps to its own
+        // defaults; the pickers the window tests start get their environment without this, see
+        // `VirtualDisplay.pickerEnvironment`.)
+        if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", InProcessGTK.noBus, 1) }
         let running = gtk_init_check() != 0
         started = running
         return running

@@ -104,7 +104,8 @@ extension PickerView {
             anchorLayoutHandler = Signal.connect(UnsafeMutableRawPointer(clock), "layout", after: true) { [weak self] in
                 self?.restoreAnchor()
             }
-            anchorClock = UnsafeMutableRawPointer(clock)
+            // Held until the view goes, so the handler can be disconnected from a live object.
+            anchorClock = GObjectRef(UnsafeMutableRawPointer(clock), transfer: .none)
         }
         gtk_widget_queue_allocate(grid)
     }

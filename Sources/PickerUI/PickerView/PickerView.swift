@@ -80,7 +80,7 @@ public final class PickerView {
     }
     var anchor: Anchor?
     var anchorLayoutHandler: gulong = 0
-    var anchorClock: UnsafeMutableRawPointer?
+    var anchorClock: GObjectRef?
     /// Every problem told so far (tests check what a person was told, and how often).
     var reported: [String] = []
     var prefetcher: Prefetcher?
@@ -249,7 +249,11 @@ public final class PickerView {
     /// The widgets are going away: drop timers, requests and pending work.
     func tearDown() {
         controller.close()
-        if let anchorClock, anchorLayoutHandler != 0 { g_signal_handler_disconnect(anchorClock, anchorLayoutHandler) }
+        // (A clock disposed with its window has dropped its handlers already.)
+        if let anchorClock, anchorLayoutHandler != 0, g_signal_handler_is_connected(anchorClock.pointer, anchorLayoutHandler) != 0 {
+            g_signal_handler_disconnect(anchorClock.pointer, anchorLayoutHandler)
+        }
+        anchorClock = nil
         anchorLayoutHandler = 0
         isAlive = false
         columnFitting.cancel()
