@@ -43,8 +43,6 @@ final class GridCell {
     /// read these.
     static var binds = 0
     static var badgeUpdates = 0
-    /// Cells that updated themselves for a row changed in place (no rebind).
-    static var refreshes = 0
     /// Bound cells still waiting for their first picture.
     static var waiting = 0
     /// Time spent in bind, for the benchmark's split of frame time between GTK and us.
@@ -218,7 +216,6 @@ final class GridCell {
     /// changed, and the one shown stays until the new one arrives (no blink).
     func refresh() {
         guard let picker, let id = assetID, let asset = picker.controller.asset(id) else { return }
-        GridCell.refreshes += 1
         decorate(asset)
         if asset.version != pictureVersion { requestPicture(of: asset) }
     }
