@@ -21,6 +21,9 @@ let package = Package(
                        providers: [.apt(["libgexiv2-dev"])]),
         .systemLibrary(name: "CGdkPixbuf", path: "Sources/CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
                        providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        // V4L2 and libv4lconvert for the camera.
+        .systemLibrary(name: "CV4L", path: "Sources/CV4L", pkgConfig: "libv4lconvert",
+                       providers: [.apt(["libv4l-dev"])]),
         // GTK4 (with GDK and GdkPixbuf) for the picker window; no library target may depend on it.
         // libadwaita comes in the same module: the window follows the desktop's style (dark, high
         // contrast, accent). Two modules that both include GTK's headers split GTK's
@@ -40,6 +43,10 @@ let package = Package(
         // prefetch. GdkPixbuf, no GTK widgets.
         .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib"]),
 
+        // The camera: V4L2 devices, format choice, streaming on a worker, conversion to RGB,
+        // captures written as JPEG. No GTK.
+        .target(name: "Camera", dependencies: ["PhotoLibrary", "CV4L", "CGdkPixbuf", "CGLib"]),
+
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "GObjectSupport", "CGLib"]),
 
@@ -47,7 +54,7 @@ let package = Package(
         .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // The command-line program.
-        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CGLib"]),
+        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "CGLib"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
@@ -64,6 +71,7 @@ let package = Package(
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
         .executableTarget(name: "gobject-support-probe", dependencies: ["GObjectSupport", "CGLib"], path: "Tests/GObjectSupportProbe"),
+        .testTarget(name: "CameraTests", dependencies: ["Camera", "PhotoLibrary", "TestSupport", "CGdkPixbuf", "CGLib"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )

@@ -51,6 +51,9 @@ struct JSONObject {
         fields.append("\(quote(key)):[\(strings.map(quote).joined(separator: ","))]")
     }
 
+    /// A value that is already JSON (a nested array or object).
+    mutating func add(raw key: String, _ json: String) { fields.append("\(quote(key)):\(json)") }
+
     var text: String { "{" + fields.joined(separator: ",") + "}" }
 }
 

@@ -9,6 +9,8 @@ let commands: [(name: String, summary: String, run: @MainActor ([[UInt8]]) throw
     ("ls", "List the photos and videos of an album, or the files that could not be read", listCommand),
     ("index", "Index the library now, with progress", indexCommand),
     ("thumbnail", "Make the freedesktop thumbnails of files and print their paths", thumbnailCommand),
+    ("cameras", "List the cameras with their formats, sizes and frame rates", camerasCommand),
+    ("capture", "Take a photo with the camera and print its path", captureCommand),
 ]
 
 func topLevelHelp() -> Int32 {

@@ -24,6 +24,12 @@ public enum XDGDirectories {
         return folders.isEmpty ? [home.appending("Pictures")] : folders
     }
 
+    /// The Pictures folder (`XDG_PICTURES_DIR`, else `~/Pictures`): where camera captures go.
+    public static var picturesFolder: FilePath {
+        if let folder = userDirectories()["XDG_PICTURES_DIR"], folder != home { return folder }
+        return home.appending("Pictures")
+    }
+
     /// Parses `$XDG_CONFIG_HOME/user-dirs.dirs`: lines `XDG_NAME_DIR="$HOME/Folder"` or an absolute path.
     static func userDirectories(file: FilePath? = nil) -> [String: FilePath] {
         let path = file ?? configHome.appending("user-dirs.dirs")
@@ -61,7 +67,7 @@ func environment(_ name: String) -> String? {
 }
 
 /// Reads a small file whole (configuration), or nil when it cannot be read.
-func readSmallFile(_ path: FilePath, limit: Int = 1 << 20) -> [UInt8]? {
+public func readSmallFile(_ path: FilePath, limit: Int = 1 << 20) -> [UInt8]? {
     let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
