@@ -1,0 +1,180 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import TestSupport
+import XCTest
+
+/// The camera commands against a real V4L2 device: vivid, the kernel's virtual camera, in a small
+/// VM (`../shared/tools/with-vivid`, or the program PHOTOPICK_WITH_VIVID names). Every check runs
+/// in one guest boot (about 10-15 s under emulation); the assertions read what it left behind.
+final class VividCameraTests: XCTestCase {
+    /// What the guest run left, shared by the tests of this class (one boot for all).
+    nonisolated(unsafe) private static var guest: (folder: URL, log: String)?
+    nonisolated(unsafe) private static var skipReason: String?
+
+    static var withVivid: (path: String?, reason: String) {
+        if let path = ProcessInfo.processInfo.environment["PHOTOPICK_WITH_VIVID"] { return (path, "") }
+        let path = TestSupport.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/with-vivid").path
+        if FileManager.default.isExecutableFile(atPath: path) { return (path, "") }
+        return (nil, "no \(path) beside this checkout (and no PHOTOPICK_WITH_VIVID): these tests need a VM with a V4L2 camera")
+    }
+
+    /// The guest's script: each check writes its output into the shared folder.
+    private static let script = #"""
+    #!/bin/sh
+    # Runs inside the VM, against vivid's /dev/video0.
+    cd "$OUT"
+    B="$PHOTOPICK"
+    export HOME="$OUT/home" XDG_CONFIG_HOME="$OUT/home/.config"
+    "$B" cameras --json >cameras.json 2>cameras.err; echo $? >cameras.status
+    "$B" cameras >cameras.txt 2>&1
+    # No text overlay: the picture is only the colour bars.
+    v4l2-ctl -d /dev/video0 -c osd_text_mode=2
+    "$B" capture --output "$OUT/capture.jpg" >capture.out 2>capture.err; echo $? >capture.status
+    "$B" capture >capture-default.out 2>&1; echo $? >capture-default.status
+    "$B" capture --output "$OUT/capture.jpg" >capture-again.out 2>&1; echo $? >capture-again.status
+    "$B" cameras --stream 4 >stream.out 2>stream.err; echo $? >stream.status
+    # Every buffer dropped: the stream restarts once, then says the camera stopped.
+    ( sleep 2; v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=100 ) &
+    "$B" cameras --stream 12 >stall.out 2>stall.err; echo $? >stall.status
+    wait
+    v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0
+    # Unplugged while streaming (vivid's disconnect control), last: the device is gone after it.
+    ( sleep 2; v4l2-ctl -d /dev/video0 -c disconnect=1 ) &
+    "$B" cameras --stream 8 >unplug.out 2>unplug.err; echo $? >unplug.status
+    wait
+    echo done >finished
+    """#
+
+    override class func setUp() {
+        super.setUp()
+        guard let withVivid = withVivid.path else {
+            skipReason = withVivid.reason
+            print("VividCameraTests: skipped: \(withVivid.reason)")
+            return
+        }
+        let folder = TestSupport.temporaryDirectory("vivid")
+        let scriptFile = folder.appendingPathComponent("guest.sh")
+        try! script.write(to: scriptFile, atomically: true, encoding: .utf8)
+        chmod(scriptFile.path, 0o755)
+        let result = try! TestSupport.run("/usr/bin/env", ["WITH_VIVID_SHARE=\(folder.path)", "WITH_VIVID_TIMEOUT=240",
+                                                           "OUT=\(folder.path)", "PHOTOPICK=\(TestSupport.photopick)",
+                                                           withVivid, scriptFile.path], timeout: 300)
+        let log = String(decoding: result.output, as: UTF8.self) + result.error
+        if result.status == 125 {
+            // Only a VM that cannot boot at all is a reason to skip.
+            skipReason = "the VM could not boot: " + log.split(separator: "\n").suffix(5).joined(separator: " / ")
+            print("VividCameraTests: skipped: \(skipReason!)")
+            return
+        }
+        guest = (folder, "with-vivid exited \(result.status): \(log)")
+    }
+
+    private func output() throws -> (folder: URL, log: String) {
+        if let skipReason = Self.skipReason { throw XCTSkip(skipReason) }
+        let guest = try XCTUnwrap(Self.guest)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: guest.folder.appendingPathComponent("finished").path), guest.log)
+        return guest
+    }
+
+    /// A file the guest wrote (call `output()` first).
+    private func text(_ name: String) -> String {
+        guard let guest = Self.guest else { return "(no guest run)" }
+        return (try? String(contentsOf: guest.folder.appendingPathComponent(name), encoding: .utf8)) ?? "(no \(name)) \(guest.log)"
+    }
+
+    private func status(_ name: String) -> Int? {
+        Int(text("\(name).status").trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func testCamerasListsTheVividWebcamWithItsFormats() throws {
+        _ = try output()
+        XCTAssertEqual(status("cameras"), 0, text("cameras.err"))
+        let data = Data(text("cameras.json").utf8)
+        let cameras = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        XCTAssertEqual(cameras.count, 1, "one capture node")
+        let camera = try XCTUnwrap(cameras.first)
+        XCTAssertEqual(camera["path"] as? String, "/dev/video0")
+        XCTAssertEqual(camera["name"] as? String, "vivid")
+        XCTAssertEqual(camera["usable"] as? Bool, true)
+        let formats = try XCTUnwrap(camera["formats"] as? [[String: Any]])
+        let yuyv = try XCTUnwrap(formats.first { $0["fourcc"] as? String == "YUYV" })
+        let sizes = try XCTUnwrap(yuyv["sizes"] as? [[String: Any]])
+        let vga = try XCTUnwrap(sizes.first { $0["width"] as? Int == 640 && $0["height"] as? Int == 480 })
+        XCTAssertEqual((vga["fps"] as? [Double])?.first, 25, "vivid's top rate at 640x480")
+        XCTAssertTrue(text("cameras.txt").contains("/dev/video0  vivid"), text("cameras.txt"))
+    }
+
+    /// vivid's 75 % colour bars, left to right: grey, yellow, cyan, green, magenta, red, blue, black.
+    func testCaptureWritesAJPEGOfTheColourBars() throws {
+        _ = try output()
+        XCTAssertEqual(status("capture"), 0, text("capture.err"))
+        let guest = try output()
+        let path = guest.folder.appendingPathComponent("capture.jpg").path
+        XCTAssertEqual(text("capture.out").trimmingCharacters(in: .newlines), path, "the path is printed")
+        var error: UnsafeMutablePointer<GError>?
+        guard let pixbuf = gdk_pixbuf_new_from_file(path, &error) else { return XCTFail("not a picture: \(path)") }
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
+        XCTAssertGreaterThanOrEqual(width, 1280, "taken at the camera's largest size")
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
+        let pixels = gdk_pixbuf_get_pixels(pixbuf)!
+        // 75 % bars: 191 is 75 % of full scale.
+        let expected: [(String, (Int, Int, Int))] = [("grey", (191, 191, 191)), ("yellow", (191, 191, 0)), ("cyan", (0, 191, 191)),
+                                                     ("green", (0, 191, 0)), ("magenta", (191, 0, 191)), ("red", (191, 0, 0)),
+                                                     ("blue", (0, 0, 191)), ("black", (19, 19, 19))]
+        for (index, (name, colour)) in expected.enumerated() {
+            let x = width * (2 * index + 1) / 16, y = height / 2
+            let offset = y * stride + x * channels
+            let actual = (Int(pixels[offset]), Int(pixels[offset + 1]), Int(pixels[offset + 2]))
+            let close = abs(actual.0 - colour.0) <= 30 && abs(actual.1 - colour.1) <= 30 && abs(actual.2 - colour.2) <= 30
+            XCTAssertTrue(close, "bar \(index + 1) should be \(name) \(colour), is \(actual)")
+        }
+        // EXIF: the device as make and model, the capture's date.
+        let exif = try TestSupport.run("/usr/bin/exiftool", ["-s3", "-Make", "-Model", "-DateTimeOriginal", "-Orientation#", path])
+        let lines = String(decoding: exif.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(Array(lines.prefix(2)), ["vivid", "vivid"])
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertEqual(lines.last, "1")
+    }
+
+    func testCaptureGoesToPicturesCameraAndNeverReplacesAFile() throws {
+        _ = try output()
+        XCTAssertEqual(status("capture-default"), 0, text("capture-default.out"))
+        let printed = text("capture-default.out").trimmingCharacters(in: .newlines)
+        let guest = try output()
+        XCTAssertTrue(printed.hasPrefix(guest.folder.appendingPathComponent("home/Pictures/Camera/IMG_").path), printed)
+        XCTAssertTrue(printed.hasSuffix(".jpg"), printed)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: printed))
+        XCTAssertEqual(status("capture-again"), 1, "an existing --output is refused")
+        XCTAssertTrue(text("capture-again.out").contains("already exists"), text("capture-again.out"))
+    }
+
+    func testStreamingDeliversFramesAtTheNegotiatedRate() throws {
+        _ = try output()
+        XCTAssertEqual(status("stream"), 0, text("stream.err"))
+        let report = text("stream.out")
+        // "N frames in 4 s: R fps (640x480 YUYV at 25 fps), D dropped by the driver"
+        let frames = Int(report.split(separator: " ").first ?? "") ?? 0
+        XCTAssertTrue(report.contains("at 25 fps"), "the rate was set explicitly, not the driver's 5 fps default: \(report)")
+        // Under emulation frames may come late; the count must still be of the rate's order.
+        XCTAssertGreaterThanOrEqual(frames, 50, report)
+        XCTAssertLessThanOrEqual(frames, 25 * 4 + 5, report)
+    }
+
+    func testAStalledCameraIsRestartedOnceThenReported() throws {
+        _ = try output()
+        XCTAssertEqual(status("stall"), 1, text("stall.out"))
+        let messages = text("stall.err")
+        XCTAssertTrue(messages.contains("Camera stopped: vivid stopped sending pictures."), messages)
+        XCTAssertEqual(messages.components(separatedBy: "streaming 640x480").count - 1, 1, "the restart brought no frames: \(messages)")
+    }
+
+    func testUnpluggingWhileStreamingIsReported() throws {
+        _ = try output()
+        XCTAssertEqual(status("unplug"), 1, text("unplug.out"))
+        let messages = text("unplug.err")
+        XCTAssertTrue(messages.contains("Camera unplugged: vivid was unplugged."), messages)
+        XCTAssertFalse(messages.contains("Camera stopped"), "unplugged, not stalled: \(messages)")
+    }
+}
