@@ -48,10 +48,10 @@ let package = Package(
         .target(name: "Camera", dependencies: ["PhotoLibrary", "CV4L", "CGdkPixbuf", "CGLib"]),
 
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
-        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "GObjectSupport", "CGLib"]),
+        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),
 
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Thumbnails", "PhotoLibrary", "CGtk"]),
+        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // The command-line program.
         .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "CGLib"]),
@@ -66,7 +66,7 @@ let package = Package(
         // Helpers the test targets share: temporary folders, running programs, generated libraries.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
-        .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
+        .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "Camera", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
         .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "PhotoLibrary", "Thumbnails", "CGtk"]),
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),

@@ -230,6 +230,21 @@ public final class PhotoLibrary: @unchecked Sendable {
         return asset
     }
 
+    /// The asset stored for the file at `path`, if it is indexed.
+    public func asset(path: FilePath) throws -> Asset? {
+        try withReader { db -> Asset? in
+            let statement = try db.statement("SELECT \(Asset.columns) FROM assets WHERE path = ?1")
+            statement.bind(1, blob: path.bytes)
+            defer { statement.reset() }
+            return try statement.step() ? Asset(row: statement) : nil
+        }
+    }
+
+    /// Whether `path` is inside one of the roots (a folder below it is indexed).
+    public func contains(_ path: FilePath) -> Bool {
+        roots.contains { root in path.bytes.starts(with: root.bytes + [UInt8(ascii: "/")]) || path == root }
+    }
+
     /// Assets for ids, in the same order (ids that vanished are left out). One query per call.
     public func assets(ids: [Int64]) throws -> [Asset] {
         var found: [Int64: Asset] = [:]

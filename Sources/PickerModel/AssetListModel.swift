@@ -14,7 +14,7 @@ public final class AssetListModel {
     public private(set) var fetchResult: FetchResult?
 
     /// The camera slot is the first cell when shown; this is the one place its offset lives.
-    public let showsCamera: Bool
+    public private(set) var showsCamera: Bool
     private var cameraOffset: Int { showsCamera ? 1 : 0 }
 
     /// The instance struct, declared in C (CGLib's shim).
@@ -37,6 +37,14 @@ public final class AssetListModel {
 
     private var instance: UnsafeMutablePointer<Instance> {
         UnsafeMutableRawPointer(object).assumingMemoryBound(to: Instance.self)
+    }
+
+    /// Adds or removes the camera slot (a camera plugged in, or none found after all): one
+    /// items-changed at position 0.
+    public func setShowsCamera(_ shows: Bool) {
+        guard shows != showsCamera else { return }
+        showsCamera = shows
+        itemsChanged(position: 0, removed: shows ? 0 : 1, added: shows ? 1 : 0)
     }
 
     /// The model as the GListModel pointer GTK's functions take.

@@ -1,4 +1,5 @@
 import GObjectSupport
+import Camera
 import PhotoLibrary
 
 /// What the picker knows, without a widget in sight: the library, the albums and the open one,
@@ -67,17 +68,26 @@ public final class PickerController {
     /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
     private let workers = WorkerPool(name: "picker", threads: 2)
 
-    public init(library: PhotoLibrary, maximum: Int? = nil, showsCamera: Bool = false,
+    /// The live camera, when the picker shows one (its cell is the grid's first).
+    public let camera: CameraStore?
+
+    /// - Parameter camera: shown as the first cell while it has a camera; `showsCameraAtStart`
+    ///   gives the cell its place before the camera is found (the grid then does not move when it
+    ///   is: the caller saw device nodes), and it goes if none turns out to capture video.
+    public init(library: PhotoLibrary, maximum: Int? = nil, camera: CameraStore? = nil, showsCameraAtStart: Bool = false,
                 post: @escaping Post) {
         self.library = library
         self.post = post
+        self.camera = camera
         selection = SelectionStore(maximum: maximum)
-        model = AssetListModel(showsCamera: showsCamera)
+        model = AssetListModel(showsCamera: camera != nil && showsCameraAtStart)
+        camera?.onAvailabilityChanged = { [weak self] available in self?.model.setShowsCamera(available) }
     }
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
     public func close() {
         isClosed = true
+        camera?.close()
         watcher?.stop()
         watcher = nil
         // A scan stops at its next file, keeping what it read (`isStopping`); work that is under
@@ -212,6 +222,7 @@ public final class PickerController {
                 switch details {
                 case .success(let details?) where controller.model.fetchResult === base:
                     controller.applyKeepingAnchor(details)
+                    controller.pickPendingCapture()
                     controller.onContentChanged?()
                 case .success:
                     break
@@ -221,6 +232,52 @@ public final class PickerController {
                 controller.computeNextChange()
             }
         }
+    }
+
+    // MARK: Captures
+
+    /// A photo the camera just saved: its folder is indexed now (not left to the watcher, which
+    /// may not watch a folder made a moment ago), and once the photo is in the grid it is picked,
+    /// unless the maximum is reached (then `onProblem` says so). `onCaptureShown` gets its id.
+    public func adoptCapture(_ path: FilePath) {
+        guard !isClosed else { return }
+        guard library.contains(path) else {
+            onProblem?("The photo was saved as \(path.displayString), outside the folders shown here.")
+            return
+        }
+        pendingCapture = path
+        let library = self.library, post = postToController
+        workers.submit {
+            let change = Result { try library.rescan(folders: [path.parent]) }
+            post { controller in
+                switch change {
+                case .success(let change):
+                    controller.apply(change)
+                    controller.pickPendingCapture()
+                case .failure(let error):
+                    controller.onProblem?("Cannot add the new photo: \(error)")
+                }
+            }
+        }
+    }
+
+    /// A new capture's id once the grid shows it (the view scrolls to it and focuses it).
+    public var onCaptureShown: ((Int64) -> Void)?
+    private var pendingCapture: FilePath?
+
+    /// Picks the capture waiting to be picked, if the open album shows it by now.
+    private func pickPendingCapture() {
+        guard let path = pendingCapture, let asset = try? library.asset(path: path),
+              model.position(of: asset.id) != nil else { return }
+        pendingCapture = nil
+        if selection.number(of: asset.id) == nil {
+            if selection.isFull {
+                onProblem?("The photo was saved; it is not picked, because \(selection.maximum.map { "only \($0)" } ?? "no more") can be picked.")
+            } else {
+                selection.toggle(asset.id)
+            }
+        }
+        onCaptureShown?(asset.id)
     }
 
     /// The person is at the top again (or chose to go there): nothing newer is waiting above.

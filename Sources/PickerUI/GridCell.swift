@@ -1,3 +1,4 @@
+import Camera
 import CGtk
 import GObjectSupport
 import PickerModel
@@ -36,6 +37,12 @@ final class GridCell {
     private var numberBeforeClick: Int?
     private var request: ThumbnailRequest?
     private var observation: SelectionStore.Observation?
+    /// While bound to the camera slot: the camera's events, and this cell's claim on the stream.
+    private var cameraObservation: SelectionStore.Observation?
+    private var cameraViewing: Int?
+    /// Frames shown since the camera slot was bound (tests: the preview is live).
+    private(set) var cameraFramesShown = 0
+    var isCamera: Bool { cameraObservation != nil }
     /// Ends a shake; the cell owns it, so it goes with the cell.
     private let shakeEnd = MainLoopSource()
 
@@ -259,13 +266,69 @@ final class GridCell {
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
         gtk_widget_remove_css_class(root, "camera")
+        cameraObservation?.cancel()
+        cameraObservation = nil
+        if let cameraViewing { picker?.controller.camera?.endViewing(cameraViewing) }
+        cameraViewing = nil
         showNumber(nil)
     }
 
+    // MARK: The camera slot
+
+    /// The live camera, mirrored as webcams are, cropped to fill; its state in words when it
+    /// shows no picture. The stream runs while a cell is bound here.
     private func bindCamera() {
         gtk_widget_add_css_class(root, "camera")
-        show(status: "camera-photo-symbolic", tooltip: "Camera (coming soon)")
-        describe("Camera")
+        cameraFramesShown = 0
+        guard let picker, let camera = picker.controller.camera else { return }
+        cameraObservation = camera.observe { [weak self] event in
+            switch event {
+            case .status(let status): self?.showCamera(status)
+            case .frame(let frame): self?.showFrame(frame)
+            case .cameras: break
+            }
+        }
+        showCamera(camera.status)
+        if case .live = camera.status, let frame = camera.latestFrame { showFrame(frame) }
+        cameraViewing = camera.beginViewing(.preview(width: picker.cellPixels, height: picker.cellPixels))
+    }
+
+    private func showCamera(_ status: CameraStore.Status) {
+        gtk_widget_set_visible(problem, 0)
+        gtk_widget_remove_css_class(root, "broken")
+        switch status {
+        case .searching, .idle, .starting:
+            // The icon until the first frame.
+            gtk_picture_set_paintable(picture.opaque, nil)
+            show(status: "camera-photo-symbolic", tooltip: nil)
+            describe("Camera, take a photo")
+        case .live:
+            describe("Camera, take a photo")
+        case .absent:
+            gtk_picture_set_paintable(picture.opaque, nil)
+            show(problem: CameraFailure.noCamera)
+        case .failed(let failure):
+            // Never a frozen frame: the picture goes, the words say why.
+            gtk_picture_set_paintable(picture.opaque, nil)
+            show(problem: failure)
+        }
+    }
+
+    private func show(problem failure: CameraFailure) {
+        gtk_widget_add_css_class(root, "broken")
+        gtk_image_set_from_icon_name(status.opaque, failure.icon)
+        gtk_widget_set_visible(status, 1)
+        gtk_label_set_text(problem.opaque, failure.title)
+        gtk_widget_set_visible(problem, 1)
+        describe("Camera: \(failure.title). \(failure.explanation)")
+    }
+
+    private func showFrame(_ frame: Frame) {
+        guard let texture = FrameTexture.make(frame) else { return }
+        gtk_widget_set_visible(status, 0)
+        gtk_picture_set_paintable(picture.opaque, texture)
+        g_object_unref(UnsafeMutableRawPointer(texture))
+        cameraFramesShown += 1
     }
 
     /// The name a screen reader says for the cell, also shown as its tooltip.

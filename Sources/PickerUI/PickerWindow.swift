@@ -1,5 +1,7 @@
+import Camera
 import CGtk
 import GObjectSupport
+import PickerModel
 import PhotoLibrary
 import Thumbnails
 
@@ -8,8 +10,12 @@ import Thumbnails
 @MainActor
 public enum PickerWindow {
     public struct Options {
-        /// The camera cell; off until it shows a live camera (a dead tile only confuses).
-        public var showsCamera = false
+        /// The live camera as the first cell, when there is a camera (none: no cell).
+        public var showsCamera = true
+        /// The camera to use (`--camera`: a device node or a name); nil for the first.
+        public var cameraDevice: String?
+        /// Where captures are saved.
+        public var captureFolder = CaptureWriter.defaultFolder
         public var maximum: Int?
         public var title = "Pick Photos"
         public var confirmLabel = "Add"
@@ -71,8 +77,13 @@ public enum PickerWindow {
         gtk_window_set_default_size(window.cast(), Int32(max(state.windowWidth ?? 960, minimumWidth)), Int32(max(state.windowHeight ?? 720, minimumHeight)))
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
+        // The camera is looked for in the background; its cell has its place from the start when
+        // there are video device nodes at all (no shift when it is found), none otherwise.
+        let camera = session.options.showsCamera
+            ? CameraStore(requested: session.options.cameraDevice, post: { MainLoopDispatcher.shared.post($0) }) : nil
         let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
-                              showsCamera: session.options.showsCamera)
+                              camera: camera, showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
+        view.captureFolder = session.options.captureFolder
         view.confirmLabel = session.options.confirmLabel
         if let size = state.cellSize { view.setCellSize(size) }
         session.view = view
@@ -138,6 +149,8 @@ public enum PickerWindow {
         view.startScan()
         view.controller.startWatching()
         gtk_window_present(window.cast())
+        // After the window is on its way: opening devices never delays its first frame.
+        camera?.start()
         view.focusFirstPhoto()
     }
 

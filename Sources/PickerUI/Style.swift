@@ -48,6 +48,21 @@ enum Style {
     }
     .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .status-icon { opacity: 0.6; }
+    /* The camera's preview is mirrored, as in every webcam app: moving left moves left. */
+    .cell.camera .thumbnail { transform: scaleX(-1); }
+    .capture { background-color: black; }
+    .capture .camera-preview { transform: scaleX(-1); transition: opacity 120ms ease-out; }
+    .capture.flash .camera-preview { opacity: 0.15; }
+    .capture-message { color: white; font-size: 1.1em; margin: 24px; }
+    .capture-back, .capture-switcher { margin: 12px; }
+    .shutter {
+      min-width: 64px; min-height: 64px; margin: 24px; padding: 0;
+      border-radius: 999px; border: 4px solid white; color: white;
+      background-color: alpha(white, 0.2); box-shadow: 0 1px 6px alpha(black, 0.5);
+    }
+    .shutter:hover { background-color: alpha(white, 0.35); }
+    .shutter:active { background-color: alpha(white, 0.6); }
+    .shutter:disabled { opacity: 0.4; }
     .problem { font-size: 0.85em; margin: 0 6px; }
     .picked-strip { padding: 6px 8px; }
     .picked-item { padding: 0; border-radius: 6px; }

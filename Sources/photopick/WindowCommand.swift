@@ -10,6 +10,7 @@ import PickerUI
     let parser = OptionParser(parameters: "- pick photos and videos", summary: "Opens the picker. The picked files are printed in the order they were picked.", options: [
         libraryOption,
         OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
+        cameraOption,
         OptionParser.Option("max", .integer, "Allow at most N picks", argument: "N"),
         OptionParser.Option("album", short: "a", .string, "Open this album (default: Recents); see photopick albums", argument: "NAME"),
         OptionParser.Option("desktop", .flag, "Launched from the app menu: reopen the album of last time"),
@@ -39,9 +40,8 @@ import PickerUI
     // A folder chosen in the window joins the default folders for later runs; with --library
     // the person named the folders, and the choice lasts for this window only.
     options.remembersChosenFolders = given.isEmpty
-    // The camera cell stays hidden until it shows a live camera; --no-camera is accepted
-    // already so that scripts written now keep working then.
-    options.showsCamera = false
+    options.showsCamera = !parser.flag("no-camera")
+    options.cameraDevice = parser.string("camera")
     options.maximum = parser.integer("max")
     guard let picked = PickerWindow.run(library: library, options: options) else { return ExitStatus.failure }
     var output = StandardOutput()

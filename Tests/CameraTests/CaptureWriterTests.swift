@@ -23,10 +23,10 @@ final class CaptureWriterTests: XCTestCase {
         setenv("TZ", "Europe/Berlin", 1)
         tzset()
         defer { setenv("TZ", "UTC", 1); tzset() }
-        let path = try CaptureWriter(make: "vivid", model: "Test Webcam").write(frame(), into: FilePath(camera.path), at: 1_777_899_721)
+        let path = try CaptureWriter(make: "vivid", model: "Test Webcam").write(frame(), into: FilePath(camera.path), at: 1_777_899_721.25)
         XCTAssertEqual(path.displayString, camera.appendingPathComponent("IMG_20260504_150201.jpg").path)
 
-        let exiftool = try TestSupport.run("/usr/bin/exiftool", ["-j", "-n", "-Make", "-Model", "-Orientation", "-DateTimeOriginal",
+        let exiftool = try TestSupport.run("/usr/bin/exiftool", ["-j", "-n", "-Make", "-Model", "-Orientation", "-DateTimeOriginal", "-SubSecTimeOriginal",
                                                                   "-OffsetTimeOriginal", "-ImageWidth", "-ImageHeight", "-Warning", path.displayString])
         XCTAssertEqual(exiftool.status, 0, exiftool.error)
         let tags = try XCTUnwrap((try JSONSerialization.jsonObject(with: exiftool.output) as? [[String: Any]])?.first)
@@ -35,6 +35,7 @@ final class CaptureWriterTests: XCTestCase {
         XCTAssertEqual(tags["Orientation"] as? Int, 1)
         XCTAssertEqual(tags["DateTimeOriginal"] as? String, "2026:05:04 15:02:01")
         XCTAssertEqual(tags["OffsetTimeOriginal"] as? String, "+02:00")
+        XCTAssertEqual("\(tags["SubSecTimeOriginal"] ?? "")", "250", "milliseconds keep two captures of one second in order")
         XCTAssertEqual(tags["ImageWidth"] as? Int, 32)
         XCTAssertEqual(tags["ImageHeight"] as? Int, 24)
         XCTAssertNil(tags["Warning"], "exiftool finds nothing wrong with the EXIF block")
@@ -45,14 +46,14 @@ final class CaptureWriterTests: XCTestCase {
                                                         "XDG_CACHE_HOME": folder.appendingPathComponent("cache").path])
         XCTAssertEqual(listing.status, 0, listing.error)
         let text = String(decoding: listing.output, as: UTF8.self)
-        XCTAssertTrue(text.contains("2026-05-04T15:02:01+02:00") || text.contains("2026-05-04T13:02:01Z"), text)
+        XCTAssertTrue(text.contains("2026-05-04T15:02:01.250+02:00"), text)
         XCTAssertTrue(text.contains("Test Webcam"), text)
     }
 
     func testASecondCaptureInTheSameSecondGetsASuffixAndNothingIsReplaced() throws {
         let folder = TestSupport.temporaryDirectory("capture-names")
         let writer = CaptureWriter(make: "vivid", model: "vivid")
-        let when: time_t = 1_777_899_721
+        let when = 1_777_899_721.0
         // Someone's file already has the first name: it must survive untouched.
         let first = try writer.write(frame(), into: FilePath(folder.path), at: when)
         let existing = Data("not a photo of ours".utf8)

@@ -175,7 +175,7 @@ final class PreviewPlaybackTests: XCTestCase, @unchecked Sendable {
         try library.scan()
         let cache = ThumbnailCache(root: FilePath(cacheRoot.path))
         let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])),
-                              showsCamera: false)
+                              camera: nil)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
         // A header as PickerWindow packs it: all five buttons, their visibility left to the view.

@@ -6,7 +6,7 @@ import PhotoLibrary
 /// Writes a captured frame as a JPEG photo: EXIF date with its time zone, the device as make and
 /// model, upright. A capture never replaces a file: the name gets a suffix when taken, and the
 /// photo appears complete or not at all (written aside, then linked into place).
-public struct CaptureWriter {
+public struct CaptureWriter: Sendable {
     public var make: String
     public var model: String
     public var quality = 92
@@ -21,7 +21,7 @@ public struct CaptureWriter {
 
     /// Writes `frame` into `folder` as IMG_YYYYMMDD_HHMMSS.jpg (IMG_…_2.jpg when that is taken)
     /// and returns its path. The folder is made when missing.
-    public func write(_ frame: Frame, into folder: FilePath = defaultFolder, at time: time_t = time(nil)) throws(CameraFailure) -> FilePath {
+    public func write(_ frame: Frame, into folder: FilePath = defaultFolder, at time: Double = LocalTime.now) throws(CameraFailure) -> FilePath {
         try makeFolders(folder)
         let stamp = LocalTime(time)
         let base = "IMG_\(stamp.fileStamp)"
@@ -31,13 +31,14 @@ public struct CaptureWriter {
     }
 
     /// Writes `frame` to exactly `path`; fails rather than replace an existing file.
-    public func write(_ frame: Frame, to path: FilePath, at time: time_t = time(nil)) throws(CameraFailure) -> FilePath {
+    public func write(_ frame: Frame, to path: FilePath, at time: Double = LocalTime.now) throws(CameraFailure) -> FilePath {
         try write(frame, at: LocalTime(time)) { attempt in attempt == 1 ? path : nil }
     }
 
     private func write(_ frame: Frame, at stamp: LocalTime, name: (Int) -> FilePath?) throws(CameraFailure) -> FilePath {
         let jpeg = try encode(frame)
-        let exif = ExifSegment(make: make, model: model, dateTimeOriginal: stamp.exifDate, offsetTimeOriginal: stamp.exifOffset)
+        let exif = ExifSegment(make: make, model: model, dateTimeOriginal: stamp.exifDate,
+                               subsecondsOriginal: stamp.exifSubseconds, offsetTimeOriginal: stamp.exifOffset)
         guard let photo = exif.inserted(into: jpeg) else { throw CameraFailure.failed("The picture could not be encoded") }
         guard let first = name(1) else { throw CameraFailure.failed("No file name") }
         let temporary = try writeAside(photo, next: first)
@@ -129,12 +130,26 @@ public struct CaptureWriter {
 }
 
 /// A moment in the local time zone, as file names and EXIF write it.
-struct LocalTime {
+public struct LocalTime {
     var parts = tm()
+    /// Milliseconds into the second: two photos taken within a second keep their order.
+    var milliseconds = 0
 
-    init(_ time: time_t) {
-        var value = time
-        localtime_r(&value, &parts)
+    /// Now, in seconds since 1970 (with the fraction).
+    public static var now: Double {
+        var value = timespec()
+        clock_gettime(CLOCK_REALTIME, &value)
+        return Double(value.tv_sec) + Double(value.tv_nsec) / 1e9
+    }
+
+    init(_ time: Double) {
+        var whole = time_t(time.rounded(.down))
+        milliseconds = min(999, Int((time - Double(whole)) * 1000))
+        localtime_r(&whole, &parts)
+    }
+
+    var exifSubseconds: String {
+        milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
     }
 
     private func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

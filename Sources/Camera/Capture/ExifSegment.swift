@@ -5,13 +5,16 @@ public struct ExifSegment {
     public var model: String
     /// Local time of the capture, as "YYYY:MM:DD HH:MM:SS".
     public var dateTimeOriginal: String
+    /// Milliseconds, as "257".
+    public var subsecondsOriginal: String
     /// The local time's offset from UTC, as "+HH:MM".
     public var offsetTimeOriginal: String
 
-    public init(make: String, model: String, dateTimeOriginal: String, offsetTimeOriginal: String) {
+    public init(make: String, model: String, dateTimeOriginal: String, subsecondsOriginal: String, offsetTimeOriginal: String) {
         self.make = make
         self.model = model
         self.dateTimeOriginal = dateTimeOriginal
+        self.subsecondsOriginal = subsecondsOriginal
         self.offsetTimeOriginal = offsetTimeOriginal
     }
 
@@ -33,6 +36,8 @@ public struct ExifSegment {
             .ascii(0x9010, offsetTimeOriginal), // OffsetTime
             .ascii(0x9011, offsetTimeOriginal), // OffsetTimeOriginal
             .ascii(0x9012, offsetTimeOriginal), // OffsetTimeDigitized
+            .ascii(0x9291, subsecondsOriginal), // SubSecTimeOriginal
+            .ascii(0x9292, subsecondsOriginal), // SubSecTimeDigitized
         ]
         let body = tiff.write(ifd0: ifd0, exif: exif)
         let payload = Array("Exif".utf8) + [0, 0] + body

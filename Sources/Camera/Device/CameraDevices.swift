@@ -12,6 +12,15 @@ public struct CameraInfo: Hashable, Sendable {
     /// Why it cannot be used, when it cannot (permission denied: the node exists but is not ours).
     public var problem: CameraFailure?
 
+    public init(path: FilePath, name: String, driver: String, busInfo: String, formats: [PixelFormatOffer], problem: CameraFailure?) {
+        self.path = path
+        self.name = name
+        self.driver = driver
+        self.busInfo = busInfo
+        self.formats = formats
+        self.problem = problem
+    }
+
     /// What a capture's EXIF Make says: the USB manufacturer when the kernel knows it, else the driver.
     public var make: String {
         let node = path.lastComponent

@@ -120,7 +120,9 @@ extension PickerView {
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
-            guard let self, self.isAlive, self.preview.isVisible else { return false }
+            guard let self, self.isAlive else { return false }
+            if self.captureView.isVisible { return self.captureKey(keyval, modifiers) }
+            guard self.preview.isVisible else { return false }
             return self.previewKey(keyval, modifiers)
         })
         gtk_widget_add_controller(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), keys)

@@ -17,6 +17,11 @@ extension PickerView {
     }
 
     func toggle(at position: Int) {
+        // The camera slot takes a photo instead.
+        if position == 0 && model.showsCamera {
+            openCapture()
+            return
+        }
         guard let id = model.assetID(at: position) else { return }
         if selection.number(of: id) == nil, let problem = unshowable[id] {
             cells.compactMap(\.cell).first { $0.assetID == id }?.shake()

@@ -1,3 +1,4 @@
+import Camera
 import CGtk
 import GObjectSupport
 import Glibc
@@ -35,6 +36,12 @@ public final class PickerView {
     let scroller: UnsafeMutablePointer<GtkWidget>
     let strip: PickedStrip
     let preview = PreviewPane()
+    /// Taking a photo with the camera, over the grid.
+    let captureView = CaptureView()
+    /// Where photos taken with the camera are saved.
+    public var captureFolder = CaptureWriter.defaultFolder
+    /// The last photo taken here (tests).
+    public internal(set) var lastCapture: FilePath?
     /// Toasts ("You can pick up to 3") float over the grid.
     let toasts: UnsafeMutablePointer<GtkWidget>
     /// Indexing progress, for the host's header bar.
@@ -113,8 +120,11 @@ public final class PickerView {
     /// (a person would send a file nobody can open).
     var unshowable: [Int64: CellProblem] = [:]
 
-    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil, showsCamera: Bool = false) {
-        let controller = PickerController(library: library, maximum: maximum, showsCamera: showsCamera,
+    /// - Parameter camera: the live camera for the first cell; `showsCameraAtStart` gives the cell
+    ///   its place before the camera is found (see PickerController).
+    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil,
+                camera: CameraStore? = nil, showsCameraAtStart: Bool = false) {
+        let controller = PickerController(library: library, maximum: maximum, camera: camera, showsCameraAtStart: showsCameraAtStart,
                                           post: { MainLoopDispatcher.shared.post($0) })
         self.controller = controller
         self.loader = loader
@@ -169,6 +179,7 @@ public final class PickerView {
         gtk_revealer_set_child(newerPhotos.opaque, newerButton)
         gtk_overlay_add_overlay(overlay.opaque, newerPhotos)
         gtk_overlay_add_overlay(overlay.opaque, preview.widget)
+        gtk_overlay_add_overlay(overlay.opaque, captureView.widget)
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(toasts.opaque, overlay)
         gtk_widget_set_vexpand(toasts, 1)
@@ -231,6 +242,7 @@ public final class PickerView {
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
+        setUpCamera()
         selectionObservation = selection.observe { [weak self] change in
             guard let self else { return }
             self.updateConfirmButton()

@@ -1,0 +1,168 @@
+import Camera
+import CGtk
+import GObjectSupport
+import PickerModel
+
+/// Taking a photo: the live camera large over the grid, a round shutter button (Space), Back
+/// (Escape), and a switcher when there is more than one camera. What the camera cannot do is
+/// said in words where the picture would be.
+@MainActor
+final class CaptureView {
+    let widget: UnsafeMutablePointer<GtkWidget>
+    let shutter: UnsafeMutablePointer<GtkWidget>
+    let backButton: UnsafeMutablePointer<GtkWidget>
+    private let picture: UnsafeMutablePointer<GtkWidget>
+    private let message: UnsafeMutablePointer<GtkWidget>
+    private let switcher: UnsafeMutablePointer<GtkWidget>
+    private let cameraNames: OpaquePointer
+    private var observation: SelectionStore.Observation?
+    private var viewing: Int?
+    private weak var camera: CameraStore?
+    private var listedCameras: [CameraInfo] = []
+    private var updatingSwitcher = false
+    private let flashEnd = MainLoopSource()
+
+    var onClose: (() -> Void)?
+    var onShutter: (() -> Void)?
+
+    var isVisible: Bool { gtk_widget_get_visible(widget) != 0 }
+    /// Frames shown since it opened (tests).
+    private(set) var framesShown = 0
+
+    init() {
+        widget = gtk_overlay_new()
+        style(widget, "capture")
+        gtk_widget_set_visible(widget, 0)
+        gtk_widget_set_focusable(widget, 1)
+        picture = gtk_picture_new()
+        gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_CONTAIN)
+        gtk_picture_set_can_shrink(picture.opaque, 1)
+        style(picture, "camera-preview")
+        gtk_overlay_set_child(widget.opaque, picture)
+
+        message = gtk_label_new(nil)
+        style(message, "capture-message")
+        gtk_label_set_wrap(message.opaque, 1)
+        gtk_label_set_justify(message.opaque, GTK_JUSTIFY_CENTER)
+        gtk_widget_set_visible(message, 0)
+        place(message, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
+
+        shutter = gtk_button_new_from_icon_name("camera-photo-symbolic")
+        style(shutter, "shutter", "circular")
+        gtk_widget_set_tooltip_text(shutter, "Take a photo (Space)")
+        photopick_accessible_set_label(shutter, "Take a photo")
+        place(shutter, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_END, targetable: true)
+
+        backButton = gtk_button_new_from_icon_name("go-previous-symbolic")
+        style(backButton, "osd", "circular", "capture-back")
+        gtk_widget_set_tooltip_text(backButton, "Back to the grid (Escape)")
+        photopick_accessible_set_label(backButton, "Back to the grid")
+        place(backButton, over: widget, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
+
+        cameraNames = gtk_string_list_new(nil)
+        // The drop-down takes the list's reference.
+        switcher = gtk_drop_down_new(OpaquePointer(UnsafeMutableRawPointer(cameraNames)), nil)
+        style(switcher, "capture-switcher")
+        gtk_widget_set_tooltip_text(switcher, "Camera")
+        gtk_widget_set_visible(switcher, 0)
+        place(switcher, over: widget, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+
+        Signal.connect(shutter.raw, "clicked") { [weak self] in self?.onShutter?() }
+        Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
+        Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
+    }
+
+    /// Opens on `camera`, streaming at `width`x`height` pixels (the view's size).
+    func show(_ camera: CameraStore, width: Int, height: Int) {
+        self.camera = camera
+        framesShown = 0
+        gtk_widget_set_visible(widget, 1)
+        observation = camera.observe { [weak self] event in
+            switch event {
+            case .status(let status): self?.showStatus(status)
+            case .frame(let frame): self?.showFrame(frame)
+            case .cameras: self?.updateSwitcher()
+            }
+        }
+        updateSwitcher()
+        showStatus(camera.status)
+        if case .live = camera.status, let frame = camera.latestFrame { showFrame(frame) }
+        viewing = camera.beginViewing(.preview(width: width, height: height))
+    }
+
+    func hide() {
+        observation?.cancel()
+        observation = nil
+        if let viewing { camera?.endViewing(viewing) }
+        viewing = nil
+        gtk_picture_set_paintable(picture.opaque, nil)
+        gtk_widget_set_visible(widget, 0)
+    }
+
+    /// A short white flash: the photo was taken.
+    func flash() {
+        gtk_widget_add_css_class(widget, "flash")
+        flashEnd.schedule(after: 180, priority: G_PRIORITY_DEFAULT) { [weak self] in
+            if let self { gtk_widget_remove_css_class(self.widget, "flash") }
+        }
+    }
+
+    private func showStatus(_ status: CameraStore.Status) {
+        var text: String?
+        switch status {
+        case .searching, .idle, .starting: text = "Starting the camera…"
+        case .live: text = nil
+        case .absent: text = CameraFailure.noCamera.title + "\n" + CameraFailure.noCamera.explanation
+        case .failed(let failure): text = failure.title + "\n" + failure.explanation
+        }
+        if let text {
+            gtk_picture_set_paintable(picture.opaque, nil)
+            gtk_label_set_text(message.opaque, text)
+        }
+        gtk_widget_set_visible(message, text == nil ? 0 : 1)
+        var live = false
+        if case .live = status { live = true }
+        gtk_widget_set_sensitive(shutter, live ? 1 : 0)
+    }
+
+    private func showFrame(_ frame: Frame) {
+        guard let texture = FrameTexture.make(frame) else { return }
+        gtk_widget_set_visible(message, 0)
+        gtk_picture_set_paintable(picture.opaque, texture)
+        g_object_unref(UnsafeMutableRawPointer(texture))
+        framesShown += 1
+    }
+
+    private func updateSwitcher() {
+        guard let camera else { return }
+        listedCameras = camera.cameras.filter { $0.problem == nil || $0 == camera.current }
+        updatingSwitcher = true
+        defer { updatingSwitcher = false }
+        let old = Int(g_list_model_get_n_items(cameraNames))
+        let names = listedCameras.map(\.name)
+        names.withCStringArray { array in
+            gtk_string_list_splice(cameraNames, 0, guint(old), array)
+        }
+        if let current = camera.current, let index = listedCameras.firstIndex(of: current) {
+            gtk_drop_down_set_selected(switcher.opaque, guint(index))
+        }
+        gtk_widget_set_visible(switcher, listedCameras.count > 1 ? 1 : 0)
+    }
+
+    private func switcherChanged() {
+        guard !updatingSwitcher, let camera else { return }
+        let index = Int(gtk_drop_down_get_selected(switcher.opaque))
+        guard listedCameras.indices.contains(index) else { return }
+        camera.switchCamera(to: listedCameras[index])
+    }
+}
+
+private extension Array where Element == String {
+    /// A NULL-terminated C array of the strings, valid during `body`.
+    func withCStringArray<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let array = copies.map { UnsafePointer($0) } + [nil]
+        return array.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,84 @@
+import Camera
+import CGtk
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
+
+/// The camera: its cell opens the capture view, whose shutter saves a photo that then appears
+/// first in the grid, picked.
+extension PickerView {
+    func setUpCamera() {
+        captureView.onClose = { [weak self] in self?.closeCapture() }
+        captureView.onShutter = { [weak self] in self?.takePhoto() }
+        controller.onCaptureShown = { [weak self] id in self?.focusAsset(id) }
+        // No streaming for a window that is not shown.
+        Signal.connect(widget.raw, "map") { [weak self] in self?.controller.camera?.setWindowShown(true) }
+        Signal.connect(widget.raw, "unmap") { [weak self] in self?.controller.camera?.setWindowShown(false) }
+    }
+
+    /// Opens the capture view (a click on the camera cell, or Enter or Space on it).
+    func openCapture() {
+        guard let camera = controller.camera, !captureView.isVisible else { return }
+        if preview.isVisible { closePreview() }
+        installPreviewKeys()
+        let width = Int(gtk_widget_get_width(widget)) * scale, height = Int(gtk_widget_get_height(widget)) * scale
+        captureView.show(camera, width: max(width, 320), height: max(height, 240))
+        if gtk_widget_grab_focus(captureView.shutter) == 0 { gtk_widget_grab_focus(captureView.widget) }
+    }
+
+    /// Back to the grid, with the focus on the camera cell where it was.
+    func closeCapture() {
+        guard captureView.isVisible else { return }
+        captureView.hide()
+        let cameraCell = cells.compactMap(\.cell).first { $0.isCamera }
+        if let cameraCell, let item = gtk_widget_get_parent(cameraCell.root), gtk_widget_grab_focus(item) != 0 { return }
+        gtk_widget_grab_focus(grid)
+    }
+
+    func captureKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+        switch Int32(keyval) {
+        case GDK_KEY_Escape:
+            closeCapture()
+        case GDK_KEY_space:
+            // Space on Back or the camera switcher is theirs.
+            if let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
+               focus != captureView.shutter, focus != captureView.widget,
+               gtk_widget_is_ancestor(focus, captureView.shutter) == 0 { return false }
+            takePhoto()
+        case GDK_KEY_Return, GDK_KEY_KP_Enter:
+            if modifiers & GDK_CONTROL_MASK.rawValue != 0 { confirm(); return true }
+            return false
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Saves the newest frame; the photo then appears first in the grid and is picked.
+    func takePhoto() {
+        guard let camera = controller.camera, captureView.isVisible else { return }
+        captureView.flash()
+        camera.capture(into: captureFolder) { [weak self] result in
+            guard let self, self.isAlive else { return }
+            switch result {
+            case .success(let path):
+                self.lastCapture = path
+                self.closeCapture()
+                self.controller.adoptCapture(path)
+            case .failure(let failure):
+                self.showToast(failure.explanation)
+                gtk_widget_error_bell(self.grid)
+            }
+        }
+    }
+
+    /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
+    func focusAsset(_ id: Int64, attempts: Int = 3) {
+        guard let position = model.position(of: id) else { return }
+        if position < 2 * max(1, Int(gtk_grid_view_get_max_columns(grid.opaque))), let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
+        if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
+           let item = gtk_widget_get_parent(cell.root), gtk_widget_grab_focus(item) != 0 { return }
+        guard attempts > 0 else { return }
+        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusAsset(id, attempts: attempts - 1) }
+    }
+}
