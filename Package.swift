@@ -64,10 +64,10 @@ let package = Package(
                           path: "bench/PickerBenchmark"),
 
         // Helpers the test targets share: temporary folders, running programs, generated libraries.
-        .target(name: "TestSupport", dependencies: ["PhotoLibrary"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PhotoLibrary", "Camera"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
         .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "Camera", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
-        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "PhotoLibrary", "Thumbnails", "CGtk"]),
+        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "Camera", "PhotoLibrary", "Thumbnails", "CGtk"]),
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
         .executableTarget(name: "gobject-support-probe", dependencies: ["GObjectSupport", "CGLib"], path: "Tests/GObjectSupportProbe"),

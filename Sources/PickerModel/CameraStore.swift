@@ -40,6 +40,7 @@ public final class CameraStore {
     public var onAvailabilityChanged: ((Bool) -> Void)?
 
     /// Frames delivered to observers (the benchmark compares them with the device's rate).
+    /// They are mirrored (a preview); `capture` saves the camera's own view.
     public private(set) var deliveredFrames = 0
 
     private let requested: String?
@@ -151,8 +152,12 @@ public final class CameraStore {
         let writer = CaptureWriter(make: camera.make, model: camera.model)
         let post = self.post
         let submitted = discovery.submit {
+            // The preview is mirrored; the photo is what the camera sees (text reads right).
+            let pixels = frame.pixels.copy()
+            pixels.mirrorHorizontally()
+            let photo = Frame(pixels: pixels, sequence: frame.sequence)
             let result: Result<FilePath, CameraFailure>
-            do throws(CameraFailure) { result = .success(try writer.write(frame, into: folder)) } catch { result = .failure(error) }
+            do throws(CameraFailure) { result = .success(try writer.write(photo, into: folder)) } catch { result = .failure(error) }
             post { completion(result) }
         }
         if !submitted { completion(.failure(.failed("The picker is closing"))) }
@@ -262,6 +267,8 @@ public final class CameraStore {
         let stream = CameraStream(makeSource: { makeSource(path, purpose) }, onState: { [weak self] state in
             post { self?.streamState(state) }
         }, onFrame: { [weak self] frame in
+            // Shown mirrored, as every webcam app does; a capture flips it back.
+            frame.pixels.mirrorHorizontally()
             // The newest frame wins: a busy GTK thread takes one frame, never a backlog.
             if mailbox.put(frame) { post { self?.takeFrame() } }
         })

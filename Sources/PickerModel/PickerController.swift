@@ -261,6 +261,9 @@ public final class PickerController {
         }
     }
 
+    /// Something worth a passing word (not a problem): a capture saved but not picked.
+    public var onNotice: ((String) -> Void)?
+
     /// A new capture's id once the grid shows it (the view scrolls to it and focuses it).
     public var onCaptureShown: ((Int64) -> Void)?
     private var pendingCapture: FilePath?
@@ -272,7 +275,7 @@ public final class PickerController {
         pendingCapture = nil
         if selection.number(of: asset.id) == nil {
             if selection.isFull {
-                onProblem?("The photo was saved; it is not picked, because \(selection.maximum.map { "only \($0)" } ?? "no more") can be picked.")
+                onNotice?("Photo saved, not picked: you can pick up to \(selection.maximum ?? 0)")
             } else {
                 selection.toggle(asset.id)
             }

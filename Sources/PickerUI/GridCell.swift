@@ -341,6 +341,8 @@ final class GridCell {
     /// widget under the pointer each time (0.3 ms a bind, most of the binding time while
     /// scrolling): the tooltip asks for it instead, when it is about to show.
     private var name = ""
+    /// What a screen reader says for the cell (tests).
+    var accessibleText: String { name }
 
     private func setPicture(_ pixbuf: Pixbuf) {
         // GdkPixbuf and GdkTexture are the same C types in both modules: pass the pointer across.

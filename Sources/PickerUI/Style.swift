@@ -48,17 +48,17 @@ enum Style {
     }
     .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .status-icon { opacity: 0.6; }
-    /* The camera's preview is mirrored, as in every webcam app: moving left moves left. */
-    .cell.camera .thumbnail { transform: scaleX(-1); }
+    /* (The camera's frames come mirrored from its worker: a CSS transform with a negative scale
+       renders very slowly in GTK 4.8's cairo renderer.) */
     .capture { background-color: black; }
-    .capture .camera-preview { transform: scaleX(-1); transition: opacity 120ms ease-out; }
-    .capture.flash .camera-preview { opacity: 0.15; }
+    .capture-flash { background-color: white; opacity: 0; transition: opacity 150ms ease-out; }
+    .capture.flash .capture-flash { opacity: 0.8; transition: none; }
     .capture-message { color: white; font-size: 1.1em; margin: 24px; }
     .capture-back, .capture-switcher { margin: 12px; }
     .shutter {
       min-width: 64px; min-height: 64px; margin: 24px; padding: 0;
       border-radius: 999px; border: 4px solid white; color: white;
-      background-color: alpha(white, 0.2); box-shadow: 0 1px 6px alpha(black, 0.5);
+      background-color: alpha(white, 0.2);
     }
     .shutter:hover { background-color: alpha(white, 0.35); }
     .shutter:active { background-color: alpha(white, 0.6); }

@@ -12,54 +12,6 @@ import XCTest
 final class CameraStoreTests: XCTestCase, @unchecked Sendable {
     typealias MainQueue = PickerControllerTests.MainQueue
 
-    /// A camera that sends small frames until told to fail; counts its starts and stops.
-    final class FakeCamera: FrameSource, @unchecked Sendable {
-        let name = "Fake Camera"
-        private let lock = NSLock()
-        private var running = false
-        private var failure: CameraFailure?
-        private(set) var starts = 0
-        var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
-        var startCount: Int { lock.lock(); defer { lock.unlock() }; return starts }
-        func fail(with failure: CameraFailure) { lock.lock(); self.failure = failure; lock.unlock() }
-        func heal() { lock.lock(); failure = nil; lock.unlock() }
-
-        func start() throws(CameraFailure) -> StreamFormat {
-            lock.lock(); defer { lock.unlock() }
-            starts += 1
-            running = true
-            return StreamFormat(format: .rgb24, width: 8, height: 6, bytesPerLine: 24, imageSize: 144, frameRate: FrameRate(frames: 50, seconds: 1))
-        }
-
-        func nextFrame(timeout: Double) throws(CameraFailure) -> Frame? {
-            lock.lock()
-            let failure = self.failure
-            lock.unlock()
-            if let failure { throw failure }
-            usleep(20_000)
-            let pixels = PixelBuffer(width: 8, height: 6)
-            for index in 0..<pixels.count { pixels.bytes[index] = 128 }
-            return Frame(pixels: pixels, sequence: 0)
-        }
-
-        func stop() { lock.lock(); running = false; lock.unlock() }
-    }
-
-    /// What the system has: changed by the tests between looks.
-    final class Devices: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [CameraInfo]
-        init(_ list: [CameraInfo]) { self.list = list }
-        var cameras: [CameraInfo] {
-            get { lock.lock(); defer { lock.unlock() }; return list }
-            set { lock.lock(); list = newValue; lock.unlock() }
-        }
-    }
-
-    static let webcam = CameraInfo(path: FilePath("/dev/video0"), name: "Fake Camera", driver: "fake", busInfo: "usb-1",
-                                   formats: [PixelFormatOffer(format: .rgb24, name: "RGB", sizes: [SizeOffer(width: 8, height: 6, frameRates: [FrameRate(frames: 50, seconds: 1)])])],
-                                   problem: nil)
-
     private var queue: MainQueue!
     private var library: URL!
 
@@ -71,7 +23,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    private func makeController(devices: Devices, camera fake: FakeCamera, maximum: Int? = nil, slotAtStart: Bool = true) throws -> PickerController {
+    private func makeController(devices: FakeDevices, camera fake: FakeCamera, maximum: Int? = nil, slotAtStart: Bool = true) throws -> PickerController {
         let index = TestSupport.temporaryDirectory("camera-index").appendingPathComponent("index.sqlite")
         let photos = try PhotoLibrary(roots: [FilePath(library.path)], location: IndexLocation(databasePath: index.path))
         let store = CameraStore(post: { [queue] in queue!.post($0) }, listCameras: { devices.cameras }, makeSource: { _, _ in fake })
@@ -84,7 +36,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
     nonisolated func testTheCellStreamsWhileViewedAndLetsTheDeviceGoAfter() throws {
         try MainActor.assumeIsolated {
             let fake = FakeCamera()
-            let controller = try makeController(devices: Devices([Self.webcam]), camera: fake)
+            let controller = try makeController(devices: FakeDevices([FakeDevices.webcam]), camera: fake)
             defer { controller.close() }
             let camera = try XCTUnwrap(controller.camera)
             XCTAssertTrue(queue.run(until: { camera.status == .idle }), "\(camera.status)")
@@ -106,7 +58,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
     nonisolated func testAHiddenWindowDoesNotStream() throws {
         try MainActor.assumeIsolated {
             let fake = FakeCamera()
-            let controller = try makeController(devices: Devices([Self.webcam]), camera: fake)
+            let controller = try makeController(devices: FakeDevices([FakeDevices.webcam]), camera: fake)
             defer { controller.close() }
             let camera = try XCTUnwrap(controller.camera)
             XCTAssertTrue(queue.run(until: { camera.status == .idle }))
@@ -121,7 +73,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
 
     nonisolated func testWithNoCameraTheSlotGoes() throws {
         try MainActor.assumeIsolated {
-            let controller = try makeController(devices: Devices([]), camera: FakeCamera(), slotAtStart: true)
+            let controller = try makeController(devices: FakeDevices([]), camera: FakeCamera(), slotAtStart: true)
             defer { controller.close() }
             XCTAssertTrue(controller.model.showsCamera, "given its place at start (device nodes existed)")
             let camera = try XCTUnwrap(controller.camera)
@@ -133,14 +85,14 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
     nonisolated func testAnUnplugShowsItsStateAndThePlugBackStreamsAgain() throws {
         try MainActor.assumeIsolated {
             let fake = FakeCamera()
-            let devices = Devices([])
+            let devices = FakeDevices([])
             let controller = try makeController(devices: devices, camera: fake, slotAtStart: false)
             defer { controller.close() }
             let camera = try XCTUnwrap(controller.camera)
             XCTAssertTrue(queue.run(until: { camera.status == .absent }))
             XCTAssertFalse(controller.model.showsCamera)
             // Plugged in while the picker is open: the slot appears.
-            devices.cameras = [Self.webcam]
+            devices.cameras = [FakeDevices.webcam]
             camera.lookAgain()
             XCTAssertTrue(queue.run(until: { controller.model.showsCamera }))
             _ = camera.beginViewing(.preview(width: 100, height: 100))
@@ -156,7 +108,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
             XCTAssertNil(camera.latestFrame, "no frozen frame")
             // Back in: streaming again, for the viewer still there.
             fake.heal()
-            devices.cameras = [Self.webcam]
+            devices.cameras = [FakeDevices.webcam]
             camera.lookAgain()
             XCTAssertTrue(queue.run(until: { if case .live = camera.status { return true }; return false }))
         }
@@ -168,7 +120,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             for maximum in [nil, 0] as [Int?] {
                 let fake = FakeCamera()
-                let controller = try makeController(devices: Devices([Self.webcam]), camera: fake, maximum: maximum)
+                let controller = try makeController(devices: FakeDevices([FakeDevices.webcam]), camera: fake, maximum: maximum)
                 defer { controller.close() }
                 var finished = false
                 controller.onScanFinished = { finished = true }
@@ -177,6 +129,7 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
                 XCTAssertTrue(queue.run(until: { finished }))
                 var problems: [String] = []
                 controller.onProblem = { problems.append($0) }
+                controller.onNotice = { problems.append($0) }
                 var shown: Int64?
                 controller.onCaptureShown = { shown = $0 }
                 let camera = try XCTUnwrap(controller.camera)

@@ -63,6 +63,29 @@ public final class PixelBuffer: @unchecked Sendable {
 
     deinit { bytes.deallocate() }
 
+    /// Flips the picture left to right, in place: what a webcam preview shows (moving left
+    /// moves left on screen). Done on the camera's worker: GTK 4.8's cairo renderer draws a
+    /// negatively scaled texture inside an opacity node extremely slowly (seconds a frame).
+    public func mirrorHorizontally() {
+        for y in 0..<height {
+            var left = bytes + y * stride, right = bytes + y * stride + (width - 1) * 3
+            while left < right {
+                let r = left[0], g = left[1], b = left[2]
+                left[0] = right[0]; left[1] = right[1]; left[2] = right[2]
+                right[0] = r; right[1] = g; right[2] = b
+                left += 3
+                right -= 3
+            }
+        }
+    }
+
+    /// A copy of the pixels.
+    public func copy() -> PixelBuffer {
+        let result = PixelBuffer(width: width, height: height)
+        result.bytes.update(from: bytes, count: count)
+        return result
+    }
+
     /// The colour at (x, y).
     public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
         let offset = y * stride + x * 3

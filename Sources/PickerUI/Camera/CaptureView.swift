@@ -40,6 +40,11 @@ final class CaptureView {
         style(picture, "camera-preview")
         gtk_overlay_set_child(widget.opaque, picture)
 
+        // A white veil that blinks when a photo is taken.
+        let veil = gtk_label_new(nil)!
+        style(veil, "capture-flash")
+        place(veil, over: widget)
+
         message = gtk_label_new(nil)
         style(message, "capture-message")
         gtk_label_set_wrap(message.opaque, 1)
@@ -70,6 +75,11 @@ final class CaptureView {
         Signal.connect(shutter.raw, "clicked") { [weak self] in self?.onShutter?() }
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
         Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
+    }
+
+    /// Whether `widget` is Back or the camera switcher (or inside them): Space there is theirs.
+    func ownsOtherControl(_ focus: UnsafeMutablePointer<GtkWidget>) -> Bool {
+        [backButton, switcher].contains { focus == $0 || gtk_widget_is_ancestor(focus, $0) != 0 }
     }
 
     /// Opens on `camera`, streaming at `width`x`height` pixels (the view's size).

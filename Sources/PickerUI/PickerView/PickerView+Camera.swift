@@ -11,6 +11,10 @@ extension PickerView {
         captureView.onClose = { [weak self] in self?.closeCapture() }
         captureView.onShutter = { [weak self] in self?.takePhoto() }
         controller.onCaptureShown = { [weak self] id in self?.focusAsset(id) }
+        controller.onNotice = { [weak self] notice in
+            self?.notices.append(notice)
+            self?.showToast(notice)
+        }
         // No streaming for a window that is not shown.
         Signal.connect(widget.raw, "map") { [weak self] in self?.controller.camera?.setWindowShown(true) }
         Signal.connect(widget.raw, "unmap") { [weak self] in self?.controller.camera?.setWindowShown(false) }
@@ -23,6 +27,11 @@ extension PickerView {
         installPreviewKeys()
         let width = Int(gtk_widget_get_width(widget)) * scale, height = Int(gtk_widget_get_height(widget)) * scale
         captureView.show(camera, width: max(width, 320), height: max(height, 240))
+        // The grid behind the opaque view is neither drawn nor reachable by Tab. (Drawn, it made
+        // GTK 4.8's cairo renderer spend seconds a frame in its shadow blur while frames came in.)
+        setGridHidden(true)
+        // The shutter is insensitive until the first frame: the view itself holds the focus
+        // meanwhile (never the grid behind it, where Space would mean something else).
         if gtk_widget_grab_focus(captureView.shutter) == 0 { gtk_widget_grab_focus(captureView.widget) }
     }
 
@@ -30,9 +39,16 @@ extension PickerView {
     func closeCapture() {
         guard captureView.isVisible else { return }
         captureView.hide()
+        setGridHidden(false)
         let cameraCell = cells.compactMap(\.cell).first { $0.isCamera }
         if let cameraCell, let item = gtk_widget_get_parent(cameraCell.root), gtk_widget_grab_focus(item) != 0 { return }
         gtk_widget_grab_focus(grid)
+    }
+
+    private func setGridHidden(_ hidden: Bool) {
+        gtk_widget_set_opacity(scroller, hidden ? 0 : 1)
+        gtk_widget_set_can_focus(scroller, hidden ? 0 : 1)
+        gtk_widget_set_can_target(scroller, hidden ? 0 : 1)
     }
 
     func captureKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
@@ -40,10 +56,9 @@ extension PickerView {
         case GDK_KEY_Escape:
             closeCapture()
         case GDK_KEY_space:
-            // Space on Back or the camera switcher is theirs.
+            // Space on Back or the camera switcher is theirs; anywhere else it is the shutter.
             if let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
-               focus != captureView.shutter, focus != captureView.widget,
-               gtk_widget_is_ancestor(focus, captureView.shutter) == 0 { return false }
+               captureView.ownsOtherControl(focus) { return false }
             takePhoto()
         case GDK_KEY_Return, GDK_KEY_KP_Enter:
             if modifiers & GDK_CONTROL_MASK.rawValue != 0 { confirm(); return true }

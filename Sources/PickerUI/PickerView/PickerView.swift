@@ -90,6 +90,8 @@ public final class PickerView {
     var anchorClock: GObjectRef?
     /// Every problem told so far (tests check what a person was told, and how often).
     var reported: [String] = []
+    /// Passing words told so far (a capture saved but not picked).
+    var notices: [String] = []
     var prefetcher: Prefetcher?
 
     struct WeakCell { weak var cell: GridCell? }
