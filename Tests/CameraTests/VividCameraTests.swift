@@ -39,6 +39,37 @@ final class VividCameraTests: XCTestCase {
     "$B" cameras --stream 12 >stall.out 2>stall.err; echo $? >stall.status
     wait
     v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0
+    # The picker's window on its own X server: the camera cell is live (two screenshots), its
+    # click opens the capture view, Space takes a photo, Ctrl+Enter confirms it (picked).
+    v4l2-ctl -d /dev/video0 -c horizontal_movement=5
+    mkdir -p "$HOME/Pictures/Older"
+    cp "$OUT/capture.jpg" "$HOME/Pictures/Older/older.jpg"
+    touch -d 2020-01-01 "$HOME/Pictures/Older/older.jpg"
+    Xvfb :5 -screen 0 1000x800x24 -nolisten tcp >xvfb.log 2>&1 & XVFB=$!
+    sleep 1
+    ( export DISPLAY=:5 DBUS_SESSION_BUS_ADDRESS=disabled: GSK_RENDERER=cairo GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 \
+        XDG_DATA_HOME="$OUT/home/.local/share" XDG_CACHE_HOME="$OUT/home/.cache"
+      "$B" >window.out 2>window.err & PICKER=$!
+      W=
+      for i in $(seq 1 180); do
+        W=$(xdotool search --onlyvisible --name "Pick Photos" 2>/dev/null | tail -1); [ -n "$W" ] && break; sleep 0.5
+      done
+      echo "$W" >window.id
+      sleep 8
+      xdotool windowfocus --sync "$W"
+      import -window root window-1.png
+      sleep 1.5
+      import -window root window-2.png
+      xdotool mousemove 60 110 click 1
+      sleep 4
+      import -window root window-capture.png
+      xdotool key space
+      sleep 4
+      xdotool key ctrl+Return
+      for i in $(seq 1 40); do kill -0 $PICKER 2>/dev/null || break; sleep 0.5; done
+      kill $PICKER 2>/dev/null
+      wait $PICKER; echo $? >window.status )
+    kill $XVFB
     # Unplugged while streaming (vivid's disconnect control), last: the device is gone after it.
     ( sleep 2; v4l2-ctl -d /dev/video0 -c disconnect=1 ) &
     "$B" cameras --stream 8 >unplug.out 2>unplug.err; echo $? >unplug.status
@@ -170,11 +201,74 @@ final class VividCameraTests: XCTestCase {
         XCTAssertEqual(messages.components(separatedBy: "streaming 640x480").count - 1, 1, "the restart brought no frames: \(messages)")
     }
 
+    /// Two screenshots of the window a moment apart differ in the camera cell, and only there.
+    func testTheWindowsCameraCellIsLive() throws {
+        _ = try output()
+        let guest = try output()
+        let first = try XCTUnwrap(Screenshot(guest.folder.appendingPathComponent("window-1.png").path), text("window.err"))
+        let second = try XCTUnwrap(Screenshot(guest.folder.appendingPathComponent("window-2.png").path))
+        // The first cell is the top left square under the 52-pixel header; the second beside it.
+        let camera = (x: 20..<120, y: 70..<170), photo = (x: 160..<260, y: 70..<170)
+        XCTAssertGreaterThan(first.differingPixels(from: second, x: camera.x, y: camera.y), 1000, "the camera cell shows live frames")
+        XCTAssertEqual(first.differingPixels(from: second, x: photo.x, y: photo.y), 0, "the photo beside it stays still")
+        XCTAssertGreaterThan(first.distinctColours(x: camera.x, y: camera.y), 4, "a picture, not an icon on grey")
+    }
+
+    /// Click the camera cell, Space, Ctrl+Enter: the photo just taken is what the picker prints.
+    func testAPhotoTakenInTheWindowIsSavedPickedAndPrinted() throws {
+        let guest = try output()
+        XCTAssertEqual(status("window"), 0, text("window.err"))
+        let printed = text("window.out").split(separator: "\n").map(String.init)
+        XCTAssertEqual(printed.count, 1, "one photo picked: \(printed)")
+        let path = try XCTUnwrap(printed.first)
+        XCTAssertTrue(path.hasPrefix(guest.folder.appendingPathComponent("home/Pictures/Camera/IMG_").path), path)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        let exif = try TestSupport.run("/usr/bin/exiftool", ["-s3", "-Make", path])
+        XCTAssertEqual(String(decoding: exif.output, as: UTF8.self).trimmingCharacters(in: .newlines), "vivid")
+        // The capture view showed the camera large: mostly colour bars, not the grid.
+        let capture = try XCTUnwrap(Screenshot(guest.folder.appendingPathComponent("window-capture.png").path))
+        XCTAssertGreaterThan(capture.distinctColours(x: 100..<900, y: 300..<400), 5)
+    }
+
     func testUnpluggingWhileStreamingIsReported() throws {
         _ = try output()
         XCTAssertEqual(status("unplug"), 1, text("unplug.out"))
         let messages = text("unplug.err")
         XCTAssertTrue(messages.contains("Camera unplugged: vivid was unplugged."), messages)
         XCTAssertFalse(messages.contains("Camera stopped"), "unplugged, not stalled: \(messages)")
+    }
+}
+
+/// A PNG screenshot's pixels, for comparing regions.
+struct Screenshot {
+    let width: Int, height: Int, stride: Int, channels: Int
+    let pixels: [UInt8]
+
+    init?(_ path: String) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let pixbuf = gdk_pixbuf_new_from_file(path, &error) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        width = Int(gdk_pixbuf_get_width(pixbuf))
+        height = Int(gdk_pixbuf_get_height(pixbuf))
+        stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
+        pixels = Array(UnsafeBufferPointer(start: gdk_pixbuf_get_pixels(pixbuf), count: stride * height))
+    }
+
+    private func colour(_ x: Int, _ y: Int) -> UInt32 {
+        let offset = y * stride + x * channels
+        return UInt32(pixels[offset]) << 16 | UInt32(pixels[offset + 1]) << 8 | UInt32(pixels[offset + 2])
+    }
+
+    func differingPixels(from other: Screenshot, x: Range<Int>, y: Range<Int>) -> Int {
+        var count = 0
+        for row in y { for column in x where colour(column, row) != other.colour(column, row) { count += 1 } }
+        return count
+    }
+
+    func distinctColours(x: Range<Int>, y: Range<Int>) -> Int {
+        var seen = Set<UInt32>()
+        for row in y { for column in x { seen.insert(colour(column, row)) } }
+        return seen.count
     }
 }
