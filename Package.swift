@@ -63,6 +63,9 @@ let package = Package(
         .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "Thumbnails", "PhotoLibrary", "CGtk"],
                           path: "bench/PickerBenchmark"),
 
+        .executableTarget(name: "camera-benchmark", dependencies: ["PickerUI", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk", "CGdkPixbuf"],
+                          path: "bench/CameraBenchmark"),
+
         // Helpers the test targets share: temporary folders, running programs, generated libraries.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary", "Camera"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),

@@ -39,6 +39,8 @@ public final class CameraStore {
     /// Called when `isAvailable` changes (the grid adds or removes its camera slot).
     public var onAvailabilityChanged: ((Bool) -> Void)?
 
+    /// Frames the camera sent that a newer one replaced before the GTK thread took them.
+    public var replacedFrames: Int { mailbox.replacedCount }
     /// Frames delivered to observers (the benchmark compares them with the device's rate).
     /// They are mirrored (a preview); `capture` saves the camera's own view.
     public private(set) var deliveredFrames = 0

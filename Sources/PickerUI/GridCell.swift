@@ -290,7 +290,19 @@ final class GridCell {
         }
         showCamera(camera.status)
         if case .live = camera.status, let frame = camera.latestFrame { showFrame(frame) }
-        cameraViewing = camera.beginViewing(.preview(width: picker.cellPixels, height: picker.cellPixels))
+        updateCameraViewing()
+    }
+
+    /// Claims the stream while the camera cell is in sight, lets it go when scrolled away.
+    func updateCameraViewing() {
+        guard let picker, let camera = picker.controller.camera, isCamera else { return }
+        let wanted = picker.cameraSlotInView
+        if wanted, cameraViewing == nil {
+            cameraViewing = camera.beginViewing(.preview(width: picker.cellPixels, height: picker.cellPixels))
+        } else if !wanted, let viewing = cameraViewing {
+            camera.endViewing(viewing)
+            cameraViewing = nil
+        }
     }
 
     private func showCamera(_ status: CameraStore.Status) {

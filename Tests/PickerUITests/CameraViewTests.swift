@@ -7,7 +7,7 @@ import PickerModel
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// The camera in the window, with a fake camera: the first cell shows live frames, opens the
 /// capture view, whose shutter saves a photo that is then first in the grid, picked and focused.
@@ -20,7 +20,7 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    private func openPicker(camera fake: FakeCamera, devices: FakeDevices, maximum: Int? = nil)
+    private func openPicker(camera fake: FakeCamera, devices: FakeDevices, maximum: Int? = nil, height: Int32 = 720)
         throws -> (PickerView, UnsafeMutablePointer<GtkWidget>, URL) {
         try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("camera-window").appendingPathComponent("Pictures")
@@ -34,7 +34,7 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
                               maximum: maximum, camera: store, showsCameraAtStart: true)
         view.captureFolder = FilePath(root.appendingPathComponent("Camera").path)
         let window = gtk_window_new()!
-        gtk_window_set_default_size(window.cast(), 960, 720)
+        gtk_window_set_default_size(window.cast(), 960, height)
         gtk_window_set_child(window.cast(), view.widget)
         try view.showAlbums()
         gtk_window_present(window.cast())
@@ -61,6 +61,24 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
             XCTAssertTrue(fake.isRunning)
             gtk_window_destroy(window.cast())
             XCTAssertTrue(pump { !fake.isRunning }, "the device is let go with the window")
+        }
+    }
+
+    /// GtkGridView keeps cells bound far beyond the view: the camera stops when its cell is
+    /// scrolled out of sight, and starts again when it comes back.
+    nonisolated func testTheCameraStopsWhenScrolledOutOfSight() throws {
+        try MainActor.assumeIsolated {
+            let fake = FakeCamera()
+            let (view, window, _) = try openPicker(camera: fake, devices: FakeDevices([FakeDevices.webcam]), height: 400)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            XCTAssertTrue(pump { fake.isRunning })
+            let adjustment = try XCTUnwrap(view.verticalAdjustment)
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
+            InProcessGTK.pump(seconds: 0.2)
+            XCTAssertNotNil(cameraCell(view), "still bound (GTK keeps a band of cells)")
+            XCTAssertTrue(pump { !fake.isRunning }, "let go once out of sight")
+            gtk_adjustment_set_value(adjustment, 0)
+            XCTAssertTrue(pump { fake.isRunning }, "back in sight, streaming again")
         }
     }
 

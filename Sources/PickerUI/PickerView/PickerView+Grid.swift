@@ -85,11 +85,20 @@ extension PickerView {
     /// Warms the thumbnails of the next screen in the direction of scrolling.
     func scrolled() {
         Self.scrollTime.measure { prefetchAroundView() }
+        // GtkGridView keeps cells bound well beyond the view: the camera streams only while its
+        // cell is actually in sight.
+        for cell in cells.compactMap(\.cell) where cell.isCamera { cell.updateCameraViewing() }
         // Back at the top, the newest photos are in sight: nothing newer waits above.
         if controller.newerAbove > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
            gtk_adjustment_get_value(adjustment) <= 0 {
             controller.sawNewest()
         }
+    }
+
+    /// Whether the first row (the camera's) is at least partly in view.
+    var cameraSlotInView: Bool {
+        guard model.showsCamera, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return false }
+        return gtk_adjustment_get_value(adjustment) < Double(max(shownCellSize, cellSize) + 4)
     }
 
     func prefetchAroundView() {

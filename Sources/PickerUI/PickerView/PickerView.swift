@@ -298,6 +298,8 @@ public final class PickerView {
     }
     static var scrollTime = TimeSpent()
     /// The grid's vertical scroll position, for programmatic scrolling.
+    /// Camera frames the camera cell has shown (the camera benchmark).
+    @_spi(Testing) public var cameraCellFrames: Int { cells.compactMap(\.cell).filter(\.isCamera).map(\.cameraFramesShown).reduce(0, +) }
     @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
 }
 
