@@ -120,10 +120,14 @@ public final class CameraStore {
         updateStream()
     }
 
+    /// The camera the person chose in the capture view, to remember for later runs.
+    public private(set) var chosenCamera: CameraInfo?
+
     /// Streams to the camera the person chose in the capture view.
     public func switchCamera(to camera: CameraInfo) {
         guard camera != current else { return }
         current = camera
+        chosenCamera = camera
         stopStream()
         updateStream()
     }

@@ -80,9 +80,10 @@ public enum PickerWindow {
         // The camera is looked for in the background; its cell has its place from the start when
         // there are video device nodes at all (no shift when it is found), none otherwise.
         let camera = session.options.showsCamera
-            ? CameraStore(requested: session.options.cameraDevice, post: { MainLoopDispatcher.shared.post($0) }) : nil
+            ? CameraStore(requested: session.options.cameraDevice ?? state.camera, alwaysShown: state.cameraAlwaysShown,
+                          post: { MainLoopDispatcher.shared.post($0) }) : nil
         let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
-                              camera: camera, showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
+                              camera: camera, showsCameraAtStart: camera != nil && (state.cameraAlwaysShown || !CameraDevices.nodes().isEmpty))
         view.captureFolder = session.options.captureFolder
         view.confirmLabel = session.options.confirmLabel
         if let size = state.cellSize { view.setCellSize(size) }
@@ -109,6 +110,7 @@ public enum PickerWindow {
             // replace the album the person left the app on.
             if session.options.restoresAlbum { state.album = view.albumKey }
             state.cellSize = view.cellSize
+            if let chosen = view.controller.camera?.chosenCamera { state.camera = chosen.path.displayString }
             var width: Int32 = 0, height: Int32 = 0
             gtk_window_get_default_size(window.cast(), &width, &height)
             state.windowWidth = Int(width)

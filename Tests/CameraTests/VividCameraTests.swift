@@ -34,6 +34,11 @@ final class VividCameraTests: XCTestCase {
     "$B" capture >capture-default.out 2>&1; echo $? >capture-default.status
     "$B" capture --output "$OUT/capture.jpg" >capture-again.out 2>&1; echo $? >capture-again.status
     "$B" cameras --stream 4 >stream.out 2>stream.err; echo $? >stream.status
+    # Another program streams: a capture says the camera is in use.
+    "$B" cameras --stream 6 >busy-stream.out 2>&1 &
+    sleep 2.5
+    "$B" capture --output "$OUT/busy.jpg" >busy.out 2>busy.err; echo $? >busy.status
+    wait
     # Every buffer dropped: the stream restarts once, then says the camera stopped.
     ( sleep 2; v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=100 ) &
     "$B" cameras --stream 12 >stall.out 2>stall.err; echo $? >stall.status
@@ -191,6 +196,14 @@ final class VividCameraTests: XCTestCase {
         // Under emulation frames may come late; the count must still be of the rate's order.
         XCTAssertGreaterThanOrEqual(frames, 50, report)
         XCTAssertLessThanOrEqual(frames, 25 * 4 + 5, report)
+    }
+
+    func testACameraInUseByAnotherProgramIsSaidSo() throws {
+        _ = try output()
+        XCTAssertEqual(status("busy"), 1, text("busy.out"))
+        XCTAssertTrue(text("busy.err").contains("Camera in use: vivid is in use by another program"), text("busy.err"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: try output().folder.appendingPathComponent("busy.jpg").path))
+        XCTAssertEqual(status("stream"), 0)
     }
 
     func testAStalledCameraIsRestartedOnceThenReported() throws {

@@ -23,10 +23,11 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    private func makeController(devices: FakeDevices, camera fake: FakeCamera, maximum: Int? = nil, slotAtStart: Bool = true) throws -> PickerController {
+    private func makeController(devices: FakeDevices, camera fake: FakeCamera, maximum: Int? = nil, slotAtStart: Bool = true,
+                                alwaysShown: Bool = false) throws -> PickerController {
         let index = TestSupport.temporaryDirectory("camera-index").appendingPathComponent("index.sqlite")
         let photos = try PhotoLibrary(roots: [FilePath(library.path)], location: IndexLocation(databasePath: index.path))
-        let store = CameraStore(post: { [queue] in queue!.post($0) }, listCameras: { devices.cameras }, makeSource: { _, _ in fake })
+        let store = CameraStore(alwaysShown: alwaysShown, post: { [queue] in queue!.post($0) }, listCameras: { devices.cameras }, makeSource: { _, _ in fake })
         let controller = PickerController(library: photos, maximum: maximum, camera: store, showsCameraAtStart: slotAtStart,
                                           post: { [queue] in queue!.post($0) })
         store.start(watchingDevices: false)
@@ -79,6 +80,17 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
             let camera = try XCTUnwrap(controller.camera)
             XCTAssertTrue(queue.run(until: { camera.status == .absent }))
             XCTAssertFalse(controller.model.showsCamera, "no dead placeholder")
+        }
+    }
+
+    /// The setting that keeps the cell without a camera: it stays, saying there is none.
+    nonisolated func testTheCellCanBeKeptWithoutACamera() throws {
+        try MainActor.assumeIsolated {
+            let controller = try makeController(devices: FakeDevices([]), camera: FakeCamera(), slotAtStart: true, alwaysShown: true)
+            defer { controller.close() }
+            let camera = try XCTUnwrap(controller.camera)
+            XCTAssertTrue(queue.run(until: { camera.status == .absent }))
+            XCTAssertTrue(controller.model.showsCamera)
         }
     }
 
