@@ -336,10 +336,8 @@ final class GridCell {
     }
 
     private func showFrame(_ frame: Frame) {
-        guard let texture = FrameTexture.make(frame) else { return }
+        guard FrameTexture.show(frame, in: picture) else { return }
         gtk_widget_set_visible(status, 0)
-        gtk_picture_set_paintable(picture.opaque, texture)
-        g_object_unref(UnsafeMutableRawPointer(texture))
         cameraFramesShown += 1
     }
 

@@ -84,3 +84,24 @@ final class FrameConversionTests: XCTestCase {
         return try CaptureWriter(make: "Test", model: "Test").encode(Frame(pixels: pixels, sequence: 0))
     }
 }
+
+/// The preview's picture: mirrored, in cairo's byte order, made on the worker.
+final class DisplayPixelsTests: XCTestCase {
+    func testThePreviewIsMirroredAndTheCaptureIsNot() {
+        let pixels = PixelBuffer(width: 3, height: 2)
+        // Left column red, middle green, right blue.
+        for y in 0..<2 {
+            for (x, colour) in [(255, 0, 0), (0, 255, 0), (0, 0, 255)].enumerated() {
+                let offset = y * pixels.stride + x * 3
+                pixels.bytes[offset] = UInt8(colour.0); pixels.bytes[offset + 1] = UInt8(colour.1); pixels.bytes[offset + 2] = UInt8(colour.2)
+            }
+        }
+        let frame = Frame(pixels: pixels, sequence: 7).preparedForDisplay()
+        let display = try! XCTUnwrap(frame.display)
+        XCTAssertTrue(display.pixel(x: 0, y: 1) == (0, 0, 255), "the right edge shows on the left")
+        XCTAssertTrue(display.pixel(x: 2, y: 0) == (255, 0, 0))
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: display.bytes, count: 4)), [255, 0, 0, 255], "B, G, R, opaque")
+        XCTAssertTrue(frame.pixels.pixel(x: 0, y: 0) == (255, 0, 0), "what a capture saves is not mirrored")
+        XCTAssertEqual(frame.sequence, 7)
+    }
+}

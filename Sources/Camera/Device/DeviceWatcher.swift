@@ -17,7 +17,7 @@ public final class DeviceWatcher: @unchecked Sendable {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { return nil }
         self.onChange = onChange
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB)
+        let mask = UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)
         guard folder.withCString({ inotify_add_watch(inotify, $0, mask) }) >= 0 else {
             Glibc.close(inotify)
             return nil

@@ -136,10 +136,8 @@ final class CaptureView {
     }
 
     private func showFrame(_ frame: Frame) {
-        guard let texture = FrameTexture.make(frame) else { return }
+        guard FrameTexture.show(frame, in: picture) else { return }
         gtk_widget_set_visible(message, 0)
-        gtk_picture_set_paintable(picture.opaque, texture)
-        g_object_unref(UnsafeMutableRawPointer(texture))
         framesShown += 1
     }
 

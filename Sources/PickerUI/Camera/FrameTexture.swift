@@ -5,8 +5,26 @@ import CGtk
 /// frame's buffer alive and let it go when GTK is done with them.
 @MainActor
 enum FrameTexture {
+    /// Shows `frame` in a GtkPicture. False when no texture could be made.
+    static func show(_ frame: Frame, in picture: UnsafeMutablePointer<GtkWidget>) -> Bool {
+        guard let texture = make(frame) else { return false }
+        gtk_picture_set_paintable(picture.opaque, texture)
+        g_object_unref(UnsafeMutableRawPointer(texture))
+        return true
+    }
+
     /// A new texture (the caller owns the reference).
     static func make(_ frame: Frame) -> OpaquePointer? {
+        if let display = frame.display {
+            let retained = Unmanaged.passRetained(display).toOpaque()
+            let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+                if let data { Unmanaged<DisplayPixels>.fromOpaque(data).release() }
+            }
+            guard let bytes = g_bytes_new_with_free_func(display.bytes, gsize(display.count), release, retained) else { return nil }
+            defer { g_bytes_unref(bytes) }
+            // Cairo's own layout: drawn without a conversion.
+            return gdk_memory_texture_new(Int32(display.width), Int32(display.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(display.stride))
+        }
         let pixels = frame.pixels
         let retained = Unmanaged.passRetained(pixels).toOpaque()
         let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
