@@ -42,7 +42,7 @@ public final class CameraStore {
     /// Frames the camera sent that a newer one replaced before the GTK thread took them.
     public var replacedFrames: Int { mailbox.replacedCount }
     /// Frames delivered to observers (the benchmark compares them with the device's rate).
-    /// Their `display` picture is mirrored (a preview); `capture` saves the camera's own view.
+    /// They are mirrored (a preview); `capture` saves the camera's own view.
     public private(set) var deliveredFrames = 0
 
     private let requested: String?
@@ -158,8 +158,10 @@ public final class CameraStore {
         let writer = CaptureWriter(make: camera.make, model: camera.model)
         let post = self.post
         let submitted = discovery.submit {
-            // The photo is what the camera sees (text reads right), not the mirrored preview.
-            let photo = Frame(pixels: frame.pixels, sequence: frame.sequence)
+            // The preview is mirrored; the photo is what the camera sees (text reads right).
+            let pixels = frame.pixels.copy()
+            pixels.mirrorHorizontally()
+            let photo = Frame(pixels: pixels, sequence: frame.sequence)
             let result: Result<FilePath, CameraFailure>
             do throws(CameraFailure) { result = .success(try writer.write(photo, into: folder)) } catch { result = .failure(error) }
             post { completion(result) }
@@ -271,9 +273,10 @@ public final class CameraStore {
         let stream = CameraStream(makeSource: { makeSource(path, purpose) }, onState: { [weak self] state in
             post { self?.streamState(state) }
         }, onFrame: { [weak self] frame in
-            // The preview's picture is made here, off the GTK thread (mirrored, in cairo's order).
+            // Shown mirrored, as every webcam app does; a capture flips it back.
+            frame.pixels.mirrorHorizontally()
             // The newest frame wins: a busy GTK thread takes one frame, never a backlog.
-            if mailbox.put(frame.preparedForDisplay()) { post { self?.takeFrame() } }
+            if mailbox.put(frame) { post { self?.takeFrame() } }
         })
         self.stream = stream
         streamPurpose = purpose

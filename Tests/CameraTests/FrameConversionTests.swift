@@ -85,23 +85,25 @@ final class FrameConversionTests: XCTestCase {
     }
 }
 
-/// The preview's picture: mirrored, in cairo's byte order, made on the worker.
-final class DisplayPixelsTests: XCTestCase {
-    func testThePreviewIsMirroredAndTheCaptureIsNot() {
+/// The preview's picture is mirrored, in place, on the worker.
+final class MirrorTests: XCTestCase {
+    func testMirroringSwapsLeftAndRightAndKeepsRows() {
         let pixels = PixelBuffer(width: 3, height: 2)
-        // Left column red, middle green, right blue.
-        for y in 0..<2 {
-            for (x, colour) in [(255, 0, 0), (0, 255, 0), (0, 0, 255)].enumerated() {
+        // Row 0: red, green, blue; row 1: white, black, grey.
+        let rows: [[(UInt8, UInt8, UInt8)]] = [[(255, 0, 0), (0, 255, 0), (0, 0, 255)], [(255, 255, 255), (0, 0, 0), (128, 128, 128)]]
+        for (y, row) in rows.enumerated() {
+            for (x, colour) in row.enumerated() {
                 let offset = y * pixels.stride + x * 3
-                pixels.bytes[offset] = UInt8(colour.0); pixels.bytes[offset + 1] = UInt8(colour.1); pixels.bytes[offset + 2] = UInt8(colour.2)
+                pixels.bytes[offset] = colour.0; pixels.bytes[offset + 1] = colour.1; pixels.bytes[offset + 2] = colour.2
             }
         }
-        let frame = Frame(pixels: pixels, sequence: 7).preparedForDisplay()
-        let display = try! XCTUnwrap(frame.display)
-        XCTAssertTrue(display.pixel(x: 0, y: 1) == (0, 0, 255), "the right edge shows on the left")
-        XCTAssertTrue(display.pixel(x: 2, y: 0) == (255, 0, 0))
-        XCTAssertEqual(Array(UnsafeBufferPointer(start: display.bytes, count: 4)), [255, 0, 0, 255], "B, G, R, opaque")
-        XCTAssertTrue(frame.pixels.pixel(x: 0, y: 0) == (255, 0, 0), "what a capture saves is not mirrored")
-        XCTAssertEqual(frame.sequence, 7)
+        let copy = pixels.copy()
+        pixels.mirrorHorizontally()
+        for (y, row) in rows.enumerated() {
+            for (x, colour) in row.enumerated() {
+                XCTAssertTrue(pixels.pixel(x: 2 - x, y: y) == colour, "(\(x), \(y)) moved to (\(2 - x), \(y))")
+                XCTAssertTrue(copy.pixel(x: x, y: y) == colour, "a copy is untouched")
+            }
+        }
     }
 }

@@ -15,16 +15,6 @@ enum FrameTexture {
 
     /// A new texture (the caller owns the reference).
     static func make(_ frame: Frame) -> OpaquePointer? {
-        if let display = frame.display {
-            let retained = Unmanaged.passRetained(display).toOpaque()
-            let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
-                if let data { Unmanaged<DisplayPixels>.fromOpaque(data).release() }
-            }
-            guard let bytes = g_bytes_new_with_free_func(display.bytes, gsize(display.count), release, retained) else { return nil }
-            defer { g_bytes_unref(bytes) }
-            // Cairo's own layout: drawn without a conversion.
-            return gdk_memory_texture_new(Int32(display.width), Int32(display.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(display.stride))
-        }
         let pixels = frame.pixels
         let retained = Unmanaged.passRetained(pixels).toOpaque()
         let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
