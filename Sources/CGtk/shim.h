@@ -28,3 +28,11 @@ static inline gboolean photopick_accessible_property_is(GtkWidget *widget, GtkAc
     g_free(message);
     return equal;
 }
+
+// PhotopickCameraPaintable (PickerUI): a GdkPaintable that shows the newest camera frame. New
+// frames change its contents, not its object: a GtkPicture then only redraws, where a new
+// paintable each frame made it measure and lay out the whole grid again.
+typedef struct {
+    GObject parent;
+    GdkPaintable *texture;  // owned; NULL before the first frame
+} PhotopickCameraPaintableInstance;

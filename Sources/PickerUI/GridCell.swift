@@ -266,6 +266,7 @@ final class GridCell {
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
         gtk_widget_remove_css_class(root, "camera")
+        cameraPicture?.clear()
         cameraObservation?.cancel()
         cameraObservation = nil
         if let cameraViewing { picker?.controller.camera?.endViewing(cameraViewing) }
@@ -311,17 +312,17 @@ final class GridCell {
         switch status {
         case .searching, .idle, .starting:
             // The icon until the first frame.
-            gtk_picture_set_paintable(picture.opaque, nil)
+            clearCameraPicture()
             show(status: "camera-photo-symbolic", tooltip: nil)
             describe("Camera, take a photo")
         case .live:
             describe("Camera, take a photo")
         case .absent:
-            gtk_picture_set_paintable(picture.opaque, nil)
+            clearCameraPicture()
             show(problem: CameraFailure.noCamera)
         case .failed(let failure):
             // Never a frozen frame: the picture goes, the words say why.
-            gtk_picture_set_paintable(picture.opaque, nil)
+            clearCameraPicture()
             show(problem: failure)
         }
     }
@@ -336,9 +337,20 @@ final class GridCell {
     }
 
     private func showFrame(_ frame: Frame) {
-        guard FrameTexture.show(frame, in: picture) else { return }
+        let live = cameraPicture ?? CameraPaintable()
+        cameraPicture = live
+        guard live.show(frame) else { return }
+        if gtk_picture_get_paintable(picture.opaque) != live.paintable { gtk_picture_set_paintable(picture.opaque, live.paintable) }
         gtk_widget_set_visible(status, 0)
         cameraFramesShown += 1
+    }
+
+    /// Frames go into one paintable (made when the cell first shows the camera).
+    private var cameraPicture: CameraPaintable?
+
+    private func clearCameraPicture() {
+        gtk_picture_set_paintable(picture.opaque, nil)
+        cameraPicture?.clear()
     }
 
     /// The name a screen reader says for the cell, also shown as its tooltip.

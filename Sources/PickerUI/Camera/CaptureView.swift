@@ -106,6 +106,7 @@ final class CaptureView {
         if let viewing { camera?.endViewing(viewing) }
         viewing = nil
         gtk_picture_set_paintable(picture.opaque, nil)
+        live.clear()
         gtk_widget_set_visible(widget, 0)
     }
 
@@ -127,6 +128,7 @@ final class CaptureView {
         }
         if let text {
             gtk_picture_set_paintable(picture.opaque, nil)
+            live.clear()
             gtk_label_set_text(message.opaque, text)
         }
         gtk_widget_set_visible(message, text == nil ? 0 : 1)
@@ -136,10 +138,14 @@ final class CaptureView {
     }
 
     private func showFrame(_ frame: Frame) {
-        guard FrameTexture.show(frame, in: picture) else { return }
+        guard live.show(frame) else { return }
+        if gtk_picture_get_paintable(picture.opaque) != live.paintable { gtk_picture_set_paintable(picture.opaque, live.paintable) }
         gtk_widget_set_visible(message, 0)
         framesShown += 1
     }
+
+    /// The newest frame (see CameraPaintable).
+    private let live = CameraPaintable()
 
     private func updateSwitcher() {
         guard let camera else { return }

@@ -5,14 +5,6 @@ import CGtk
 /// frame's buffer alive and let it go when GTK is done with them.
 @MainActor
 enum FrameTexture {
-    /// Shows `frame` in a GtkPicture. False when no texture could be made.
-    static func show(_ frame: Frame, in picture: UnsafeMutablePointer<GtkWidget>) -> Bool {
-        guard let texture = make(frame) else { return false }
-        gtk_picture_set_paintable(picture.opaque, texture)
-        g_object_unref(UnsafeMutableRawPointer(texture))
-        return true
-    }
-
     /// A new texture (the caller owns the reference).
     static func make(_ frame: Frame) -> OpaquePointer? {
         let pixels = frame.pixels
