@@ -55,6 +55,17 @@ public final class CameraStore {
     private var stream: CameraStream?
     private var streamPurpose: StreamPurpose?
     private let mailbox = FrameMailbox()
+    /// The smallest view's size in pixels, read by the worker to shrink frames for it.
+    private let smallestView = SmallestView()
+
+    final class SmallestView: @unchecked Sendable {
+        private let lock = Lock()
+        private var size: (width: Int, height: Int)?
+        var current: (width: Int, height: Int)? {
+            get { lock.withLock { size } }
+            set { lock.withLock { size = newValue } }
+        }
+    }
     private var observers: [Int: (Event) -> Void] = [:]
     private var nextToken = 0
     private var viewers: [Int: StreamPurpose] = [:]
@@ -233,6 +244,10 @@ public final class CameraStore {
     }
 
     private func updateStream() {
+        smallestView.current = viewers.values.compactMap { purpose -> (width: Int, height: Int)? in
+            if case .preview(let width, let height) = purpose { return (width, height) }
+            return nil
+        }.min { $0.width * $0.height < $1.width * $1.height }
         guard !isClosed, let current, current.problem == nil else { return }
         switch status {
         // These need the device to change first (discovery says when).
@@ -272,11 +287,13 @@ public final class CameraStore {
         let path = camera.path, makeSource = self.makeSource, post = self.post, mailbox = self.mailbox
         let stream = CameraStream(makeSource: { makeSource(path, purpose) }, onState: { [weak self] state in
             post { self?.streamState(state) }
-        }, onFrame: { [weak self] frame in
+        }, onFrame: { [weak self, smallestView] frame in
             // Shown mirrored, as every webcam app does; a capture flips it back.
             frame.pixels.mirrorHorizontally()
+            // The cell draws a copy its size (made here, not by the GTK thread each frame).
+            let shown = smallestView.current.map { frame.withSmall(covering: $0.width, $0.height) } ?? frame
             // The newest frame wins: a busy GTK thread takes one frame, never a backlog.
-            if mailbox.put(frame) { post { self?.takeFrame() } }
+            if mailbox.put(shown) { post { self?.takeFrame() } }
         })
         self.stream = stream
         streamPurpose = purpose

@@ -339,7 +339,7 @@ final class GridCell {
     private func showFrame(_ frame: Frame) {
         let live = cameraPicture ?? CameraPaintable()
         cameraPicture = live
-        guard live.show(frame) else { return }
+        guard live.show(frame, small: true) else { return }
         if gtk_picture_get_paintable(picture.opaque) != live.paintable { gtk_picture_set_paintable(picture.opaque, live.paintable) }
         gtk_widget_set_visible(status, 0)
         cameraFramesShown += 1

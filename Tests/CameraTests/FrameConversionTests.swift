@@ -106,4 +106,25 @@ final class MirrorTests: XCTestCase {
             }
         }
     }
+
+    func testASmallViewGetsAShrunkCopyAndTheFrameStaysWhole() {
+        let pixels = PixelBuffer(width: 8, height: 4)
+        for y in 0..<4 {
+            for x in 0..<8 {
+                let offset = y * pixels.stride + x * 3
+                // Left half dark, right half light; within each 2x2 block the mean is 100 or 200.
+                let base: UInt8 = x < 4 ? 100 : 200
+                let wobble: UInt8 = (x + y) % 2 == 0 ? 10 : 0
+                pixels.bytes[offset] = base &+ wobble &- 5; pixels.bytes[offset + 1] = base &+ wobble &- 5; pixels.bytes[offset + 2] = base &+ wobble &- 5
+            }
+        }
+        let frame = Frame(pixels: pixels, sequence: 1).withSmall(covering: 3, 2)
+        let small = try! XCTUnwrap(frame.small)
+        XCTAssertEqual(small.width, 4, "a factor of 2: 8x4 to 4x2 still covers 3x2")
+        XCTAssertEqual(small.height, 2)
+        XCTAssertTrue(small.pixel(x: 0, y: 0) == (100, 100, 100))
+        XCTAssertTrue(small.pixel(x: 3, y: 1) == (200, 200, 200))
+        XCTAssertEqual(frame.pixels.width, 8, "the whole frame is kept (captures, the large view)")
+        XCTAssertNil(Frame(pixels: pixels, sequence: 1).withSmall(covering: 5, 3).small, "no whole factor of 2 fits: none")
+    }
 }

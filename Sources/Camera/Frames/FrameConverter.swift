@@ -81,6 +81,28 @@ public final class PixelBuffer: @unchecked Sendable {
         }
     }
 
+    /// The picture shrunk by a whole `factor` (each output pixel the mean of a factor x factor
+    /// block): a small view draws it 1:1 instead of making the GTK thread scale every frame.
+    public func shrunk(by factor: Int) -> PixelBuffer {
+        let result = PixelBuffer(width: width / factor, height: height / factor)
+        let area = UInt32(factor * factor)
+        for y in 0..<result.height {
+            for x in 0..<result.width {
+                var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                for dy in 0..<factor {
+                    var from = bytes + (y * factor + dy) * stride + x * factor * 3
+                    for _ in 0..<factor {
+                        r += UInt32(from[0]); g += UInt32(from[1]); b += UInt32(from[2])
+                        from += 3
+                    }
+                }
+                let to = result.bytes + y * result.stride + x * 3
+                to[0] = UInt8(r / area); to[1] = UInt8(g / area); to[2] = UInt8(b / area)
+            }
+        }
+        return result
+    }
+
     /// A copy of the pixels.
     public func copy() -> PixelBuffer {
         let result = PixelBuffer(width: width, height: height)
@@ -98,12 +120,24 @@ public final class PixelBuffer: @unchecked Sendable {
 /// One converted camera frame. Immutable once made, so it crosses to the GTK thread as is.
 public struct Frame: Sendable {
     public let pixels: PixelBuffer
+    /// The same picture shrunk for the smallest view (the camera cell), when that is at most
+    /// half the frame's size; nil otherwise.
+    public let small: PixelBuffer?
     /// The driver's frame counter: gaps are frames the driver dropped.
     public let sequence: Int
 
-    public init(pixels: PixelBuffer, sequence: Int) {
+    public init(pixels: PixelBuffer, sequence: Int, small: PixelBuffer? = nil) {
         self.pixels = pixels
         self.sequence = sequence
+        self.small = small
+    }
+
+    /// This frame with a picture shrunk for a view `width`x`height` pixels large (cropped to
+    /// fill), when a whole factor of 2 or more fits.
+    public func withSmall(covering width: Int, _ height: Int) -> Frame {
+        let factor = min(pixels.width / max(1, width), pixels.height / max(1, height))
+        guard factor >= 2 else { return self }
+        return Frame(pixels: pixels, sequence: sequence, small: pixels.shrunk(by: factor))
     }
 
     public var width: Int { pixels.width }

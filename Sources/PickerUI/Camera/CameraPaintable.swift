@@ -22,10 +22,11 @@ final class CameraPaintable {
 
     /// Shows `frame`. False when no texture could be made (the picture stays as it was).
     @discardableResult
-    func show(_ frame: Frame) -> Bool {
-        guard let texture = FrameTexture.make(frame) else { return false }
+    func show(_ frame: Frame, small: Bool = false) -> Bool {
+        guard let texture = FrameTexture.make(frame, small: small) else { return false }
         let old = instance.pointee.texture
-        let resized = old.map { gdk_paintable_get_intrinsic_width($0) != Int32(frame.width) || gdk_paintable_get_intrinsic_height($0) != Int32(frame.height) } ?? true
+        let resized = old.map { gdk_paintable_get_intrinsic_width($0) != gdk_paintable_get_intrinsic_width(texture)
+            || gdk_paintable_get_intrinsic_height($0) != gdk_paintable_get_intrinsic_height(texture) } ?? true
         instance.pointee.texture = texture
         if resized { gdk_paintable_invalidate_size(paintable) }
         gdk_paintable_invalidate_contents(paintable)

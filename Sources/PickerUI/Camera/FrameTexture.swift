@@ -6,8 +6,9 @@ import CGtk
 @MainActor
 enum FrameTexture {
     /// A new texture (the caller owns the reference).
-    static func make(_ frame: Frame) -> OpaquePointer? {
-        let pixels = frame.pixels
+    /// `small`: the frame's shrunk copy when it has one (the camera cell).
+    static func make(_ frame: Frame, small: Bool = false) -> OpaquePointer? {
+        let pixels = small ? frame.small ?? frame.pixels : frame.pixels
         let retained = Unmanaged.passRetained(pixels).toOpaque()
         let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
             if let data { Unmanaged<PixelBuffer>.fromOpaque(data).release() }
