@@ -102,9 +102,12 @@ final class OptionParser {
             g_clear_error(&error)
             return .failure(ParseError(message: message))
         }
-        let rest = (1..<max(1, Int(count))).compactMap { index in
+        var rest = (1..<max(1, Int(count))).compactMap { index in
             pointers[index].map { pointer in Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))) }
         }
+        // GLib stops reading options at "--" but leaves it in: it ends the options, it is not a
+        // file (`photopick thumbnail -- -x.jpg`).
+        if let end = rest.firstIndex(of: Array("--".utf8)) { rest.remove(at: end) }
         return .success(rest)
     }
 

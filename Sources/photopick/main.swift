@@ -30,6 +30,9 @@ extension String {
 
 // On the main actor: the window's command runs GTK on this thread.
 @MainActor func run() -> Int32 {
+    // A reader that goes away (`photopick ls | head -1`) is not a failure: writes then fail with
+    // EPIPE, and StandardOutput ends the program with status 0, instead of SIGPIPE killing it (141).
+    signal(SIGPIPE, SIG_IGN)
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")
     if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }

@@ -20,6 +20,15 @@ final class CommandLineTests: XCTestCase {
 
     private func lines(_ text: String) -> [Substring] { text.split(separator: "\n") }
 
+    /// `photopick ls | head -1`: the reader leaving early is not an error (not 141, SIGPIPE's).
+    func testAReaderThatStopsEarlyIsNotAnError() throws {
+        let script = "\"$0\" ls --library \"$1\" | (exec 0<&-; true); echo \"${PIPESTATUS[0]}\""
+        let result = try TestSupport.run("/bin/bash", ["-c", script, TestSupport.photopick, generated.root.path],
+                                         environment: ["XDG_DATA_HOME": Self.dataHome])
+        XCTAssertEqual(String(decoding: result.output, as: UTF8.self), "0\n", result.error)
+        XCTAssertEqual(result.error, "", "nothing to say: the reader had what it wanted")
+    }
+
     func testABadOptionIsOneLineAndStatusTwo() throws {
         let result = try photopick(["ls", "--no-such-option"])
         XCTAssertEqual(result.status, 2)

@@ -34,6 +34,16 @@ final class ThumbnailCommandTests: XCTestCase {
         }
     }
 
+    /// `--` ends the options: a file named "-x.jpg" after it is a file, and `--` is not one.
+    func testADoubleDashEndsTheOptions() throws {
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("b.jpg"), to: folder.appendingPathComponent("-x.jpg"))
+        let result = try TestSupport.run("/usr/bin/env", ["--chdir=\(folder.path)", TestSupport.photopick, "thumbnail", "--", "-x.jpg"],
+                                         environment: ["XDG_CACHE_HOME": cacheHome.path])
+        XCTAssertEqual(result.status, 0, result.error)
+        XCTAssertEqual(result.error, "")
+        XCTAssertEqual(String(decoding: result.output, as: UTF8.self).split(separator: "\n").count, 1)
+    }
+
     func testFailuresAreOneLineEachAndStatusOne() throws {
         let result = try photopick(["thumbnail", folder.appendingPathComponent("a.png").path, "/no/such/photo.jpg"])
         XCTAssertEqual(result.status, 1)
