@@ -166,9 +166,10 @@ public final class CameraStore {
             completion(.failure(.failed("The camera is not ready yet")))
             return
         }
-        let writer = CaptureWriter(make: camera.make, model: camera.model)
         let post = self.post
         let submitted = discovery.submit {
+            // (`make` reads sysfs: here, not on the GTK thread.)
+            let writer = CaptureWriter(make: camera.make, model: camera.model)
             // The preview is mirrored; the photo is what the camera sees (text reads right).
             let pixels = frame.pixels.copy()
             pixels.mirrorHorizontally()

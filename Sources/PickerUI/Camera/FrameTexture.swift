@@ -22,10 +22,7 @@ enum FrameTexture {
 extension CameraFailure {
     /// The cell's icon for the state.
     var icon: String {
-        switch self {
-        case .noCamera, .unplugged: "camera-disabled-symbolic"
-        case .permissionDenied: "action-unavailable-symbolic"
-        default: "camera-disabled-symbolic"
-        }
+        if case .permissionDenied = self { return "action-unavailable-symbolic" }
+        return "camera-disabled-symbolic"
     }
 }
