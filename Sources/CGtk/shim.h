@@ -1,6 +1,24 @@
 // GTK4 with GDK and GdkPixbuf, and libadwaita, for the picker window (not for library code).
 #include <gtk/gtk.h>
 #include <adwaita.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+// `--attach=XID` (zenity's): on X11, makes the realized window transient for another program's
+// window, so the window manager keeps it above that window and centres it there. Returns FALSE
+// when the display is not X11 (Wayland has no foreign XIDs) or the window has no surface yet.
+static inline gboolean photopick_window_set_transient_for_xid(GtkWidget *window, unsigned long xid) {
+#ifdef GDK_WINDOWING_X11
+    GdkDisplay *display = gtk_widget_get_display(window);
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+    if (!GDK_IS_X11_DISPLAY(display) || surface == NULL) return FALSE;
+    XSetTransientForHint(gdk_x11_display_get_xdisplay(display), gdk_x11_surface_get_xid(surface), (Window)xid);
+    return TRUE;
+#else
+    return FALSE;
+#endif
+}
 
 // gtk_accessible_update_property is variadic: set one string property (a label) through the
 // value-array form.

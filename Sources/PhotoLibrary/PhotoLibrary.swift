@@ -135,6 +135,17 @@ public final class PhotoLibrary: @unchecked Sendable {
         .sorted { $0.name.localizedStandardLess($1.name) }
     }
 
+    /// The album of a folder of the library (it may hold nothing yet), or nil when the index
+    /// does not know the folder.
+    public func album(forFolder path: FilePath) throws -> Album? {
+        try withReader { db -> Album? in
+            let statement = try db.statement("SELECT id FROM folders WHERE path = ?1")
+            statement.bind(1, blob: path.bytes)
+            defer { statement.reset() }
+            return try statement.step() ? .folder(id: statement.int64(0)) : nil
+        }
+    }
+
     /// Finds an album by the name `albums()` shows: smart album names first, then folders. A
     /// trailing "/" ("Videos/") or the id `albums --json` prints ("folder:12") means a folder.
     public func album(named name: String) throws -> Album? {
@@ -152,16 +163,12 @@ public final class PhotoLibrary: @unchecked Sendable {
     // MARK: Fetching
 
     /// Opens an album: one query for its count and first ids; the rest are read as asked for.
-    /// `types` keeps only assets whose MIME type matches one of the patterns ("image/*",
-    /// "video/mp4"); such an album is counted by a query instead of the kept counts.
-    public func fetchAssets(in album: Album, types: [String] = []) throws -> FetchResult {
+    /// `filter` keeps only the assets it admits (types, name patterns); such an album is counted
+    /// by a query instead of the kept counts.
+    public func fetchAssets(in album: Album, filter assetFilter: AssetFilter = .all) throws -> FetchResult {
         var (filter, countSQL) = PhotoLibrary.sql(for: album)
-        if !types.isEmpty {
-            let clauses = types.map { pattern -> String in
-                let escaped = pattern.replacingSingleQuotes
-                return pattern.hasSuffix("/*") ? "mime LIKE '\(escaped.dropLast())%'" : "mime = '\(escaped)'"
-            }
-            filter += " AND (" + clauses.joined(separator: " OR ") + ")"
+        if let condition = assetFilter.sqlCondition {
+            filter += " AND " + condition
             countSQL = "SELECT count(*) FROM assets WHERE \(filter)"
         }
         let query = "SELECT id FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC"
@@ -172,7 +179,7 @@ public final class PhotoLibrary: @unchecked Sendable {
                 var ids: [Int64] = []
                 while try statement.step() { ids.append(statement.int64(0)) }
                 let result = FetchResult(album: album, count: ids.count, firstIDs: ids, cursor: nil)
-                result.types = types
+                result.filter = assetFilter
                 return result
             }
         }
@@ -186,7 +193,7 @@ public final class PhotoLibrary: @unchecked Sendable {
             while first.count < min(count, FetchResult.firstPage), try statement.step() { first.append(statement.int64(0)) }
             let cursor = FetchResult.Cursor(connection: connection, statement: statement) { [weak self] in self?.checkin($0) }
             let result = FetchResult(album: album, count: count, firstIDs: first, cursor: cursor)
-            result.types = types
+            result.filter = assetFilter
             return result
         } catch {
             try? connection.execute("ROLLBACK")
@@ -210,7 +217,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// Nil when the album is unaffected.
     public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange) throws -> FetchResultChangeDetails? {
         guard !change.touched.isEmpty else { return nil }
-        let updated = try fetchAssets(in: fetchResult.album, types: fetchResult.types)
+        let updated = try fetchAssets(in: fetchResult.album, filter: fetchResult.filter)
         let details = FetchResultChangeDetails(before: fetchResult, after: updated, change: change)
         return details.hasChanges ? details : nil
     }

@@ -21,10 +21,10 @@ public final class PickerController {
     /// the open album always.
     public private(set) var albums: [AlbumSummary] = []
     public private(set) var currentAlbum: Album?
-    /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
-    public var types: [String] = [] {
+    /// The assets the picker offers (MIME types, name patterns); `.all` for everything.
+    public var filter = AssetFilter.all {
         didSet {
-            guard types != oldValue, let album = currentAlbum else { return }
+            guard filter != oldValue, let album = currentAlbum else { return }
             currentAlbum = nil
             open(album)
             if currentAlbum == nil { currentAlbum = album }  // it could not be read again: keep its name
@@ -153,7 +153,7 @@ public final class PickerController {
         guard album != currentAlbum || model.fetchResult == nil else { return }
         let result: FetchResult
         do {
-            result = try library.fetchAssets(in: album, types: types)
+            result = try library.fetchAssets(in: album, filter: filter)
         } catch {
             onProblem?("Cannot open the album: \(error)")
             // The switcher goes back to the album still shown.

@@ -45,6 +45,14 @@ public final class SelectionStore {
             remove([id])
             return .unpicked
         }
+        // A single-choice picker (a maximum of 1, as zenity without --multiple): a pick
+        // replaces the one before instead of being refused.
+        if maximum == 1, let previous = picked.first {
+            picked = [id]
+            numbers = [id: 1]
+            publish(affected: [previous, id])
+            return .picked(number: 1)
+        }
         if isFull { return .refusedAtMaximum }
         picked.append(id)
         numbers[id] = picked.count

@@ -6,9 +6,30 @@ import PhotoLibrary
 import Thumbnails
 
 /// Runs the picker in its own window: `photopick` with no command. Prints nothing itself: the
-/// caller gets the picked assets (in pick order) or nil for a cancel.
+/// caller gets the picked assets (in pick order), or hears that it was cancelled or timed out.
 @MainActor
 public enum PickerWindow {
+    /// How the window ended.
+    public enum Outcome {
+        /// Confirmed: the picked assets in pick order.
+        case picked([Asset])
+        /// Cancel, Escape or the window closed.
+        case cancelled
+        /// `timeout` seconds went by first.
+        case timedOut
+    }
+
+    /// A choice of the filter list in the header (zenity's `--file-filter`): a name and the
+    /// shell patterns of the file names it shows.
+    public struct FileFilter: Equatable, Sendable {
+        public let name: String
+        public let patterns: [String]
+        public init(name: String, patterns: [String]) {
+            self.name = name
+            self.patterns = patterns
+        }
+    }
+
     public struct Options {
         /// The live camera as the first cell, when there is a camera (none: no cell).
         public var showsCamera = true
@@ -19,6 +40,22 @@ public enum PickerWindow {
         public var maximum: Int?
         public var title = "Pick Photos"
         public var confirmLabel = "Add"
+        public var cancelLabel = "Cancel"
+        /// Choices offered in the header; the first is applied at start. Empty: no filter list.
+        public var fileFilters: [FileFilter] = []
+        /// MIME type patterns every album is limited to (`--mime-type`); empty for all.
+        public var mimeTypes: [String] = []
+        /// A file to scroll to and focus at start (`--filename FILE`).
+        public var focusedPath: FilePath?
+        /// The window's size at start, instead of the remembered one.
+        public var width: Int?
+        public var height: Int?
+        /// Closes the window after this many seconds (the outcome is `.timedOut`).
+        public var timeout: Int?
+        /// Modal for the window it is attached to.
+        public var modal = false
+        /// Another program's X11 window to stay above (`--attach`).
+        public var parentXID: UInt?
         /// The album to open; nil for Recents, or for the remembered album when `restoresAlbum`.
         public var album: Album?
         /// Launched from the desktop's app menu: reopen the album of last time. A script's
@@ -31,7 +68,7 @@ public enum PickerWindow {
     }
 
     final class Session {
-        var result: [Asset]?
+        var outcome = Outcome.cancelled
         var view: PickerView?
         /// Replaced when the person adds a folder from the empty state.
         var library: PhotoLibrary
@@ -52,8 +89,8 @@ public enum PickerWindow {
     /// Whether a display can be opened (checked before anything else is done).
     public static func canOpenDisplay() -> Bool { gtk_init_check() != 0 }
 
-    /// Shows the window until the person confirms or cancels. Returns the picked assets, or nil.
-    public static func run(library: PhotoLibrary, options: Options = Options()) -> [Asset]? {
+    /// Shows the window until the person confirms or cancels, or the timeout.
+    public static func run(library: PhotoLibrary, options: Options = Options()) -> Outcome {
         let loader = ThumbnailLoader()
         defer { loader.shutdown() }
         let session = Session(library: library, loader: loader, options: options)
@@ -67,14 +104,15 @@ public enum PickerWindow {
         // window (its library, model, widgets) outlives `run`.
         session.view = nil
         g_object_unref(application.raw)
-        return session.result
+        return session.outcome
     }
 
     private static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
         let window = adw_application_window_new(application.cast(GtkApplication.self))!
         gtk_window_set_title(window.cast(), session.options.title)
         let state = PickerState.load()
-        gtk_window_set_default_size(window.cast(), Int32(max(state.windowWidth ?? 960, minimumWidth)), Int32(max(state.windowHeight ?? 720, minimumHeight)))
+        let startWidth = session.options.width ?? state.windowWidth ?? 960, startHeight = session.options.height ?? state.windowHeight ?? 720
+        gtk_window_set_default_size(window.cast(), Int32(max(startWidth, minimumWidth)), Int32(max(startHeight, minimumHeight)))
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
         // The camera is looked for in the background; its cell has its place from the start when
@@ -86,6 +124,8 @@ public enum PickerWindow {
                               camera: camera, showsCameraAtStart: camera != nil && (state.cameraAlwaysShown || !CameraDevices.nodes().isEmpty))
         view.captureFolder = session.options.captureFolder
         view.confirmLabel = session.options.confirmLabel
+        gtk_button_set_label(view.cancelButton.cast(), session.options.cancelLabel)
+        view.filter = AssetFilter(mimeTypes: session.options.mimeTypes, namePatterns: session.options.fileFilters.first?.patterns ?? [])
         if let size = state.cellSize { view.setCellSize(size) }
         session.view = view
         // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
@@ -98,6 +138,9 @@ public enum PickerWindow {
         adw_header_bar_pack_start(header.opaque, view.progress)
         adw_header_bar_pack_end(header.opaque, view.confirmButton)
         adw_header_bar_pack_end(header.opaque, view.previewPickButton)    // instead of the three others
+        if session.options.fileFilters.count > 1 {
+            adw_header_bar_pack_end(header.opaque, fileFilterChooser(session.options, view: view))
+        }
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(content.cast(), header)
         gtk_box_append(content.cast(), view.widget)
@@ -111,10 +154,13 @@ public enum PickerWindow {
             if session.options.restoresAlbum { state.album = view.albumKey }
             state.cellSize = view.cellSize
             if let chosen = view.controller.camera?.chosenCamera { state.camera = chosen.path.displayString }
-            var width: Int32 = 0, height: Int32 = 0
-            gtk_window_get_default_size(window.cast(), &width, &height)
-            state.windowWidth = Int(width)
-            state.windowHeight = Int(height)
+            // A size a script asked for (--width, --height) is not the person's.
+            if session.options.width == nil && session.options.height == nil {
+                var width: Int32 = 0, height: Int32 = 0
+                gtk_window_get_default_size(window.cast(), &width, &height)
+                state.windowWidth = Int(width)
+                state.windowHeight = Int(height)
+            }
             state.save()
         }
         let close = {
@@ -127,8 +173,17 @@ public enum PickerWindow {
             return false
         })
         view.onConfirm = { [weak session] assets in
-            session?.result = assets
+            session?.outcome = .picked(assets)
             close()
+        }
+        if let seconds = session.options.timeout {
+            // Owned by the window: it goes with it.
+            let timer = MainLoopSource()
+            timer.schedule(after: guint(min(seconds, 40 * 86_400)) * 1000, priority: G_PRIORITY_DEFAULT) { [weak session] in
+                session?.outcome = .timedOut
+                close()
+            }
+            attach(timer, to: window.raw, key: "photopick-timeout")
         }
         view.onCancel = { close() }
         view.onChooseFolder = { [weak view, weak session] folder in
@@ -150,10 +205,40 @@ public enum PickerWindow {
         view.preloadFirstScreen(width: Int(width), height: Int(height))
         view.startScan()
         view.controller.startWatching()
+        if session.options.modal { gtk_window_set_modal(window.cast(), 1) }
+        if let parent = session.options.parentXID {
+            // Before the window is mapped, so the window manager places it over its parent.
+            gtk_widget_realize(window)
+            if photopick_window_set_transient_for_xid(window, UInt(parent)) == 0 {
+                view.report("--attach works on X11 only: the window is not attached")
+            }
+        }
         gtk_window_present(window.cast())
         // After the window is on its way: opening devices never delays its first frame.
         camera?.start()
-        view.focusFirstPhoto()
+        if let path = session.options.focusedPath, let asset = try? session.library.asset(path: path) {
+            view.focusAsset(asset.id)
+        } else {
+            view.focusFirstPhoto()
+        }
+    }
+
+    /// The header's list of file filters (zenity's `--file-filter`, shown when there are two or
+    /// more): choosing one shows only the files its patterns match, in every album.
+    private static func fileFilterChooser(_ options: Options, view: PickerView) -> UnsafeMutablePointer<GtkWidget> {
+        let names = options.fileFilters.map(\.name)
+        let copies: [UnsafePointer<CChar>?] = names.map { UnsafePointer(strdup($0)) } + [nil]
+        defer { copies.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+        let chooser = copies.withUnsafeBufferPointer { gtk_drop_down_new_from_strings($0.baseAddress) }!
+        photopick_accessible_set_label(chooser, "File type")
+        gtk_widget_set_tooltip_text(chooser, "Which files to show")
+        Signal.connect(chooser.raw, "notify::selected") { [weak view] in
+            guard let view else { return }
+            let index = Int(gtk_drop_down_get_selected(OpaquePointer(chooser)))
+            guard options.fileFilters.indices.contains(index) else { return }
+            view.filter = AssetFilter(mimeTypes: options.mimeTypes, namePatterns: options.fileFilters[index].patterns)
+        }
+        return chooser
     }
 
     /// The folder chosen from the empty state joins the library: the window is built again

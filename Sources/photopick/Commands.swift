@@ -187,11 +187,13 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 }
 
 /// One asset as a JSON object: what a script needs to choose files without opening them.
-func describe(_ asset: Asset, library: PhotoLibrary) -> String {
+/// `path`: where the file is now, when not at the asset's own path (a `--copy-to` copy).
+func describe(_ asset: Asset, library: PhotoLibrary, at path: FilePath? = nil) -> String {
+    let path = path ?? asset.path
     var object = JSONObject()
     object.add("id", asset.id)
-    object.add("path", asset.path.displayString)
-    if asset.path.exactString == nil { object.add("path_base64", base64(asset.path.bytes)) }
+    object.add("path", path.displayString)
+    if path.exactString == nil { object.add("path_base64", base64(path.bytes)) }
     object.add("kind", asset.kind.name)
     object.add("mime_type", asset.mimeType)
     object.add("width", asset.width)

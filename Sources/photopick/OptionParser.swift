@@ -5,7 +5,7 @@ import Glibc
 /// messages follow GLib conventions. Owns the C storage GOptionContext writes into.
 final class OptionParser {
     enum Kind {
-        case flag, integer, string, filenames
+        case flag, integer, string, filenames, strings
     }
 
     struct Option {
@@ -43,6 +43,7 @@ final class OptionParser {
             case .integer: argument = GOptionArg(2)
             case .string: argument = GOptionArg(1)
             case .filenames: argument = GOptionArg(6)
+            case .strings: argument = GOptionArg(5)
             }
             slot.initializeMemory(as: UInt8.self, repeating: 0, count: 8)
             // An integer left at this value was not given on the command line.
@@ -62,7 +63,7 @@ final class OptionParser {
         for (option, slot) in zip(options, storage) {
             switch option.kind {
             case .string: g_free(slot.load(as: UnsafeMutablePointer<gchar>?.self))
-            case .filenames: g_strfreev(slot.load(as: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?.self))
+            case .filenames, .strings: g_strfreev(slot.load(as: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?.self))
             default: break
             }
             slot.deallocate()
@@ -77,6 +78,14 @@ final class OptionParser {
     }
 
     func setDescription(_ text: String) { g_option_context_set_description(context, text) }
+
+    /// The options' help as `--help` prints it, without its "Usage:" lines.
+    var optionsHelp: String {
+        let text = g_option_context_get_help(context, 1, nil)!
+        defer { g_free(text) }
+        let lines = String(cString: text).split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.drop { !$0.hasPrefix("Application Options") }.joined(separator: "\n")
+    }
 
     /// Parses `arguments` (the program name first). Returns the arguments left over, or the
     /// message GLib gives for a bad option. `--help` prints and exits, as GLib does.
@@ -128,6 +137,9 @@ final class OptionParser {
     func string(_ long: String) -> String? {
         slot(long).load(as: UnsafeMutablePointer<gchar>?.self).map { String(cString: $0) }
     }
+
+    /// Every value of a repeatable string option, in order.
+    func strings(_ long: String) -> [String] { filenames(long).map { String(decoding: $0, as: UTF8.self) } }
 
     func filenames(_ long: String) -> [[UInt8]] {
         guard let array = slot(long).load(as: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?.self) else { return [] }

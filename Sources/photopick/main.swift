@@ -3,6 +3,9 @@ import PhotoLibrary
 
 // photopick [COMMAND] [OPTIONS]: the picker window (a later issue) or a script command.
 
+/// The version `--version` prints: the newest release of the metainfo (a test keeps them equal).
+let photopickVersion = "0.1.0"
+
 // (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
 let commands: [(name: String, summary: String, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
     ("albums", "List albums with their counts", albumsCommand),
@@ -16,8 +19,9 @@ let commands: [(name: String, summary: String, run: @MainActor ([[UInt8]]) throw
 func topLevelHelp() -> Int32 {
     var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
     for command in commands { text += "  " + command.name.padding(10) + command.summary + "\n" }
-    text += "\nWithout a command, opens the picker window (photopick --library DIR --no-camera also work there).\n"
-    text += "Run “photopick COMMAND --help” for a command's options.\n"
+    text += "\nWithout a command, opens the picker window, a drop-in for zenity --file-selection.\n"
+    text += "Run “photopick COMMAND --help” for a command's options. The window's options:\n\n"
+    text += PickRequest.parser().optionsHelp
     var output = StandardOutput()
     output.write(text)
     output.flush()

@@ -59,7 +59,7 @@ final class AlbumMembershipTests: XCTestCase {
 
     func testTypeFiltersNarrowAnAlbum() throws {
         let library = project.library
-        let videos = try library.fetchAssets(in: .smart(.recents), types: ["video/*"])
+        let videos = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["video/*"]))
         XCTAssertEqual(Set(try library.assets(ids: videos.allIDs).map(\.path)), Set(try library.paths(in: .smart(.videos))))
         XCTAssertEqual(videos.count, videos.allIDs.count)
         let pngs = try library.fetchAssets(in: .smart(.recents), types: ["image/png", "image/it's-quoted"])

@@ -172,12 +172,12 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             let controller = try scanned(try makeController())
             let everything = controller.model.count
-            controller.types = ["image/png"]
+            controller.filter = AssetFilter(mimeTypes: ["image/png"])
             let shown = (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) }
             XCTAssertGreaterThan(shown.count, 0)
             XCTAssertLessThan(shown.count, everything)
             for id in shown { XCTAssertEqual(try controller.library.asset(id: id)?.mimeType, "image/png") }
-            controller.types = []
+            controller.filter = .all
             XCTAssertEqual(controller.model.count, everything)
         }
     }

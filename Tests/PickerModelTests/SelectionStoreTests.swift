@@ -31,6 +31,24 @@ final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// One pick at most (zenity without --multiple): the next pick replaces it, and both cells hear.
+    nonisolated func testASingleChoicePickerReplacesThePickInsteadOfRefusing() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore(maximum: 1)
+            var heard: [Int64: [Int?]] = [:]
+            let observations = [Int64(1), 2].map { id in store.observe(id) { heard[id, default: []].append($0) } }
+            XCTAssertEqual(store.toggle(1), .picked(number: 1))
+            XCTAssertEqual(store.toggle(2), .picked(number: 1))
+            XCTAssertEqual(store.picked, [2])
+            XCTAssertNil(store.number(of: 1))
+            XCTAssertEqual(heard[1], [1, nil])
+            XCTAssertEqual(heard[2], [1])
+            XCTAssertEqual(store.toggle(2), .unpicked)
+            XCTAssertEqual(store.picked, [])
+            withExtendedLifetime(observations) {}
+        }
+    }
+
     nonisolated func testOnlyTheAffectedCellsHearOfAChange() {
         MainActor.assumeIsolated {
             let store = SelectionStore()

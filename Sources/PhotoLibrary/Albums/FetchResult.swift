@@ -6,8 +6,8 @@ import Dispatch
 /// asked for; asset rows are read separately, by id, on demand. Thread-safe.
 public final class FetchResult: @unchecked Sendable {
     public let album: Album
-    /// The MIME type patterns it is limited to (empty: all).
-    public internal(set) var types: [String] = []
+    /// The assets of the album it is limited to.
+    public internal(set) var filter = AssetFilter.all
     /// Number of assets in the album, exact for this snapshot.
     public let count: Int
 

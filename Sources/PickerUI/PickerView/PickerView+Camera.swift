@@ -88,11 +88,13 @@ extension PickerView {
     }
 
     /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
-    func focusAsset(_ id: Int64, attempts: Int = 3) {
+    public func focusAsset(_ id: Int64, attempts: Int = 3) {
         guard let position = model.position(of: id) else { return }
         if position < 2 * max(1, Int(gtk_grid_view_get_max_columns(grid.opaque))), let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
         if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
            let item = gtk_widget_get_parent(cell.root), gtk_widget_grab_focus(item) != 0 { return }
+        // Far down (`--filename` naming a file): bring its row into view; its cell binds.
+        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
         guard attempts > 0 else { return }
         focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusAsset(id, attempts: attempts - 1) }
     }

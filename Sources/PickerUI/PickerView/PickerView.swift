@@ -102,10 +102,10 @@ public final class PickerView {
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
     public var onCancel: (() -> Void)?
-    /// MIME type patterns ("image/*", "image/png") the picker offers; empty for everything.
-    public var types: [String] {
-        get { controller.types }
-        set { controller.types = newValue }
+    /// The assets the picker offers (MIME types, a file filter's name patterns).
+    public var filter: AssetFilter {
+        get { controller.filter }
+        set { controller.filter = newValue }
     }
 
     /// The primary button's words: "Add" by default, or what a script asked for.

@@ -1,0 +1,216 @@
+import Glibc
+import PhotoLibrary
+import PickerUI
+
+/// What a `photopick` window invocation asks for: zenity's `--file-selection` options with
+/// zenity's meaning, and Photopick's own. Parsed and checked before anything opens, so that bad
+/// input costs one line on standard error and never a window.
+struct PickRequest {
+    /// `--file-selection` (a line of a script written for zenity): one pick unless `--multiple`,
+    /// paths on one line joined by `|`, and zenity's exit codes (255 for an error).
+    var zenityMode = false
+    var roots: [FilePath] = []
+    /// Whether `--library` named the folders (then a folder chosen in the window is not kept).
+    var namedFolders = false
+    var options = PickerWindow.Options()
+    var albumName: String?
+    /// `--filename`: a folder to open, or a file to open its folder at.
+    var filename: FilePath?
+    var output = PickOutput.Format.terminated(by: [UInt8(ascii: "\n")], uri: false)
+    var copyDestination: FilePath?
+
+    /// The exit codes of each mode. Zenity's: 0 confirmed, 1 cancelled, 5 timeout, 255 error.
+    /// Photopick's own mode keeps 2 for every error: never 1, which is a cancel.
+    struct ExitCodes {
+        let confirmed: Int32 = 0, cancelled: Int32 = 1, timedOut: Int32 = 5
+        let error: Int32
+    }
+
+    var exitCodes: ExitCodes { ExitCodes(error: zenityMode ? 255 : ExitStatus.usage) }
+
+    static func exitCodes(for arguments: [[UInt8]]) -> ExitCodes {
+        ExitCodes(error: arguments.contains(Array("--file-selection".utf8)) ? 255 : ExitStatus.usage)
+    }
+
+    /// The window's options, for `photopick --help` and the man page as well as for parsing.
+    static func parser() -> OptionParser {
+        let parser = OptionParser(parameters: "- pick photos and videos", summary: """
+            Opens the picker. The picked files are printed in the order they were picked: one path a line, \
+            or, with --file-selection (zenity's), one line joined by the separator.
+            Exit status: 0 picked, 1 cancelled or closed, 5 timed out; an error is 2 (255 with --file-selection).
+            """, options: [
+            libraryOption,
+            OptionParser.Option("album", short: "a", .string, "Open this album (default: Recents); see photopick albums", argument: "NAME"),
+            OptionParser.Option("max", .integer, "Allow at most N picks", argument: "N"),
+            OptionParser.Option("mime-type", .strings, "Offer only files of this MIME type (image/png, video/*; repeatable)", argument: "PATTERN"),
+            OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
+            cameraOption,
+            OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline or separator"),
+            OptionParser.Option("json", .flag, "Print the picked files' metadata as a JSON array (the fields of ls --json)"),
+            OptionParser.Option("uri", .flag, "Print file:// URIs instead of paths"),
+            OptionParser.Option("copy-to", .filenames, "Copy the picked files into DIR (never replacing a file) and print the copies' paths", argument: "DIR"),
+            OptionParser.Option("desktop", .flag, "Launched from the app menu: reopen the album of last time"),
+            OptionParser.Option("version", .flag, "Print the version and exit"),
+            // zenity --file-selection, with zenity's meaning.
+            OptionParser.Option("file-selection", .flag, "Behave as zenity --file-selection: one pick unless --multiple, “|” between paths, zenity's exit codes"),
+            OptionParser.Option("multiple", .flag, "Allow several picks (with --file-selection)"),
+            OptionParser.Option("separator", .string, "Put SEPARATOR between the paths, on one line (default with --file-selection: “|”)", argument: "SEPARATOR"),
+            OptionParser.Option("filename", .filenames, "Open this folder's album, or the folder of this file with the file focused", argument: "PATH"),
+            OptionParser.Option("file-filter", .strings, "A filter in the header: “NAME | PATTERN PATTERN…” (repeatable; the first is applied)", argument: "FILTER"),
+            OptionParser.Option("title", .string, "The window's title", argument: "TITLE"),
+            OptionParser.Option("ok-label", .string, "The confirm button's words (default: Add)", argument: "TEXT"),
+            OptionParser.Option("cancel-label", .string, "The cancel button's words (default: Cancel)", argument: "TEXT"),
+            OptionParser.Option("width", .integer, "The window's width", argument: "WIDTH"),
+            OptionParser.Option("height", .integer, "The window's height", argument: "HEIGHT"),
+            OptionParser.Option("timeout", .integer, "Close after SECONDS (exit status 5)", argument: "SECONDS"),
+            OptionParser.Option("modal", .flag, "Modal over the window of --attach"),
+            OptionParser.Option("attach", .string, "Stay above this X11 window (its id, decimal or 0x hex)", argument: "XID"),
+            // A picker picks existing files: zenity's save and folder modes are refused by name.
+            OptionParser.Option("save", .flag, "(not supported: Photopick picks existing photos)"),
+            OptionParser.Option("directory", .flag, "(not supported: Photopick picks photos, not folders)"),
+            OptionParser.Option("confirm-overwrite", .flag, "(not supported: Photopick never saves over a file)"),
+        ])
+        return parser
+    }
+
+    /// Reads the options. Throws a UsageError with the one line to print.
+    init(parser: OptionParser, rest: [[UInt8]]) throws(UsageError) {
+        zenityMode = parser.flag("file-selection")
+        guard rest.isEmpty else {
+            throw UsageError(message: "unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the options)")
+        }
+        if parser.flag("save") { throw UsageError(message: "--save is not supported: Photopick picks existing photos and videos") }
+        if parser.flag("directory") { throw UsageError(message: "--directory is not supported: Photopick picks photos and videos, not folders") }
+        if parser.flag("confirm-overwrite") { throw UsageError(message: "--confirm-overwrite is not supported: Photopick never saves over a file") }
+
+        // How many: zenity picks one unless --multiple; --max N allows N (and so implies several).
+        if let maximum = parser.integer("max") {
+            guard maximum >= 1 else { throw UsageError(message: "--max must be 1 or more") }
+            options.maximum = maximum
+        } else if zenityMode && !parser.flag("multiple") {
+            options.maximum = 1
+        }
+
+        output = try PickRequest.outputFormat(parser, zenityMode: zenityMode)
+        if let destination = parser.filenames("copy-to").last {
+            copyDestination = try PickRequest.writableFolder(FilePath(bytes: destination), option: "--copy-to")
+        }
+
+        options.mimeTypes = parser.strings("mime-type")
+        for pattern in options.mimeTypes where !PickRequest.isMIMEPattern(pattern) {
+            throw UsageError(message: "--mime-type “\(pattern)”: not a MIME type or pattern (image/png, image/*)")
+        }
+        options.fileFilters = try parser.strings("file-filter").map(PickRequest.fileFilter)
+
+        if let title = parser.string("title") { options.title = title }
+        if let label = parser.string("ok-label") { options.confirmLabel = label }
+        if let label = parser.string("cancel-label") { options.cancelLabel = label }
+        for (name, value) in [("width", parser.integer("width")), ("height", parser.integer("height"))] {
+            guard let value else { continue }
+            guard (1...16384).contains(value) else { throw UsageError(message: "--\(name) must be between 1 and 16384") }
+        }
+        options.width = parser.integer("width")
+        options.height = parser.integer("height")
+        if let timeout = parser.integer("timeout") {
+            guard timeout >= 1 else { throw UsageError(message: "--timeout must be 1 second or more") }
+            options.timeout = timeout
+        }
+        options.modal = parser.flag("modal")
+        if let text = parser.string("attach") {
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtoul(text, &end, 0)
+            guard !text.isEmpty, end?.pointee == 0, value > 0 else {
+                throw UsageError(message: "--attach “\(text)”: not a window id (a number, decimal or 0x hex)")
+            }
+            options.parentXID = UInt(value)
+        }
+
+        options.showsCamera = !parser.flag("no-camera")
+        options.cameraDevice = parser.string("camera")
+        options.restoresAlbum = parser.flag("desktop")
+        albumName = parser.string("album")
+
+        let given = parser.filenames("library")
+        namedFolders = !given.isEmpty
+        if let path = parser.filenames("filename").last {
+            filename = try PickRequest.existing(FilePath(bytes: path), option: "--filename")
+        }
+        // Without --library, a missing Pictures folder is the window's empty state, not an error.
+        roots = given.isEmpty && LibraryFolders.defaults.allSatisfy({ !$0.isDirectory })
+            ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
+        // A folder outside the library (zenity opens any folder) joins it for this window.
+        if let folder = startFolder, !roots.contains(where: { folder.relative(to: $0) != nil }) {
+            roots.append(folder)
+        }
+        options.remembersChosenFolders = !namedFolders
+        options.focusedPath = filename.flatMap { $0.isDirectory ? nil : $0 }
+    }
+
+    /// The folder `--filename` opens: itself, or the folder of the file it names.
+    var startFolder: FilePath? {
+        filename.map { $0.isDirectory ? $0 : $0.parent }
+    }
+
+    private static func outputFormat(_ parser: OptionParser, zenityMode: Bool) throws(UsageError) -> PickOutput.Format {
+        let chosen = [("--null", parser.flag("null")), ("--json", parser.flag("json")), ("--separator", parser.string("separator") != nil)]
+            .filter(\.1).map(\.0)
+        if chosen.count > 1 { throw UsageError(message: "\(chosen.joined(separator: " and ")) cannot be used together") }
+        let uri = parser.flag("uri")
+        if parser.flag("json") {
+            if uri { throw UsageError(message: "--json and --uri cannot be used together (the JSON has each path)") }
+            return .json
+        }
+        if parser.flag("null") { return .terminated(by: [0], uri: uri) }
+        if let separator = parser.string("separator") {
+            guard !separator.isEmpty else { throw UsageError(message: "--separator must not be empty (a path may hold any other character)") }
+            return .joined(by: Array(separator.utf8), uri: uri)
+        }
+        return zenityMode ? .joined(by: Array("|".utf8), uri: uri) : .terminated(by: [UInt8(ascii: "\n")], uri: uri)
+    }
+
+    /// zenity's filter syntax: "NAME | PATTERN PATTERN…", or only patterns (then they name it).
+    static func fileFilter(_ text: String) throws(UsageError) -> PickerWindow.FileFilter {
+        let name: String, patternText: Substring
+        if let bar = text.firstIndex(of: "|") {
+            name = text[..<bar].trimmingSpaces
+            patternText = text[text.index(after: bar)...]
+        } else {
+            name = text.trimmingSpaces
+            patternText = Substring(text)
+        }
+        let patterns = patternText.split(separator: " ").map(String.init)
+        guard !name.isEmpty, !patterns.isEmpty else {
+            throw UsageError(message: "--file-filter “\(text)”: expected “NAME | PATTERN…”, for example “Photos | *.jpg *.png”")
+        }
+        return PickerWindow.FileFilter(name: name, patterns: patterns)
+    }
+
+    static func isMIMEPattern(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !parts[0].contains("*")
+            && (parts[1] == "*" || !parts[1].contains("*"))
+    }
+
+    static func existing(_ path: FilePath, option: String) throws(UsageError) -> FilePath {
+        var info = stat()
+        guard path.withCString({ stat($0, &info) }) == 0 else {
+            throw UsageError(message: "\(option) \(path): \(errorDescription(errno))")
+        }
+        return path.absolute()
+    }
+
+    static func writableFolder(_ path: FilePath, option: String) throws(UsageError) -> FilePath {
+        let folder = try existing(path, option: option)
+        guard folder.isDirectory else { throw UsageError(message: "\(option) \(path): \(errorDescription(ENOTDIR))") }
+        guard folder.withCString({ access($0, W_OK | X_OK) }) == 0 else {
+            throw UsageError(message: "\(option) \(path): \(errorDescription(errno))")
+        }
+        return folder
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+import PhotoLibrary
+import PickerUI
+
+// MARK: photopick (the window)
+
+/// Opens the picker on the library (the options are PickRequest's). Confirming prints the picked
+/// files in pick order and exits 0; cancelling or closing prints nothing and exits 1; a timeout
+/// exits 5; an error says one line and exits 2, or 255 in zenity's mode. On the GTK thread.
+@MainActor func windowCommand(_ arguments: [[UInt8]]) throws -> Int32 {
+    let codes = PickRequest.exitCodes(for: arguments)
+    let parser = PickRequest.parser()
+    guard let rest = try parseOrReport(parser, arguments) else { return codes.error }
+    if parser.flag("version") {
+        var output = StandardOutput()
+        output.write("photopick \(photopickVersion)\n")
+        output.flush()
+        return ExitStatus.success
+    }
+    let request: PickRequest
+    do {
+        request = try PickRequest(parser: parser, rest: rest)
+    } catch {
+        warn(error.message)
+        return codes.error
+    }
+    do {
+        return try pick(request)
+    } catch let error as UsageError {
+        warn(error.message)
+        return codes.error
+    } catch {
+        warn("\(error)")
+        return codes.error
+    }
+}
+
+@MainActor private func pick(_ request: PickRequest) throws -> Int32 {
+    let codes = request.exitCodes
+    guard PickerWindow.canOpenDisplay() else {
+        warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
+        return codes.error
+    }
+    let library = try PhotoLibrary(roots: request.roots)
+    for notice in library.notices { warn(notice.message) }
+    // The window opens at once; indexing (all of it on a first run) goes on behind it.
+    var options = request.options
+    if let name = request.albumName {
+        guard let album = try library.album(named: name) else {
+            throw UsageError(message: "no album named “\(name)” (photopick albums lists them)")
+        }
+        options.album = album
+    } else if let folder = request.startFolder {
+        // Its album may not be indexed yet (a first run, a folder new to the library): read
+        // that one folder now, which takes a moment, not the whole library.
+        if try library.album(forFolder: folder) == nil { try library.rescan(folders: [folder]) }
+        options.album = try library.album(forFolder: folder)
+    }
+    switch PickerWindow.run(library: library, options: options) {
+    case .cancelled:
+        return codes.cancelled
+    case .timedOut:
+        return codes.timedOut
+    case .picked(let picked):
+        let assets: [Asset]
+        do {
+            assets = try PickOutput.existing(picked)
+        } catch {
+            warn("nothing to print: every picked file was deleted or moved")
+            return codes.error
+        }
+        var paths = assets.map(\.path)
+        if let destination = request.copyDestination {
+            do {
+                paths = try CopyTo(folder: destination).copy(paths)
+            } catch {
+                warn(error.description)
+                return codes.error
+            }
+        }
+        var output = StandardOutput()
+        output.write(PickOutput.render(assets, paths: paths, format: request.output, library: library))
+        output.flush()
+        return codes.confirmed
+    }
+}
