@@ -62,11 +62,30 @@ final class AlbumMembershipTests: XCTestCase {
         let videos = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["video/*"]))
         XCTAssertEqual(Set(try library.assets(ids: videos.allIDs).map(\.path)), Set(try library.paths(in: .smart(.videos))))
         XCTAssertEqual(videos.count, videos.allIDs.count)
-        let pngs = try library.fetchAssets(in: .smart(.recents), types: ["image/png", "image/it's-quoted"])
+        let filter = AssetFilter(mimeTypes: ["image/png", "image/it's-quoted"])
+        let pngs = try library.fetchAssets(in: .smart(.recents), filter: filter)
         let assets = try library.assets(ids: pngs.allIDs)
         XCTAssertFalse(assets.isEmpty)
         XCTAssertTrue(assets.allSatisfy { $0.mimeType == "image/png" })
-        XCTAssertEqual(pngs.types, ["image/png", "image/it's-quoted"])
+        XCTAssertEqual(pngs.filter, filter, "kept for the change details")
+    }
+
+    /// zenity's --file-filter: shell patterns on the file name, case-sensitive as GTK's chooser.
+    func testNamePatternsNarrowAnAlbumAsAShellWould() throws {
+        let library = project.library
+        let everything = try library.assets(ids: library.fetchAssets(in: .smart(.recents)).allIDs)
+        for patterns in [["*.png"], ["*.jpg", "*.png"], ["*.JPG"], ["[a-m]*"], ["?????.jpg"], ["it's*"]] {
+            let kept = try library.assets(ids: library.fetchAssets(in: .smart(.recents), filter: AssetFilter(namePatterns: patterns)).allIDs)
+            let expected = everything.filter { asset in
+                patterns.contains { fnmatch($0, String(decoding: asset.path.lastComponent, as: UTF8.self), 0) == 0 }
+            }
+            XCTAssertEqual(Set(kept.map(\.id)), Set(expected.map(\.id)), "\(patterns)")
+        }
+        XCTAssertFalse(try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(namePatterns: ["*.png"])).allIDs.isEmpty)
+        // Both lists: an asset must match one pattern of each.
+        let both = try library.assets(ids: library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["image/*"], namePatterns: ["*.png"])).allIDs)
+        XCTAssertFalse(both.isEmpty)
+        XCTAssertTrue(both.allSatisfy { $0.mimeType?.hasPrefix("image/") == true && $0.path.displayString.hasSuffix(".png") })
     }
 
     func testOpeningAnAlbumReadsOnlyTheFirstPage() throws {

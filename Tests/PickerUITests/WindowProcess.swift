@@ -11,12 +11,12 @@ struct WindowProcess {
     private let output = Pipe()
     private let errorFile: URL
 
-    init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL, environment extra: [String: String] = [:],
-         title: String = "Pick Photos") throws {
+    init(display: VirtualDisplay, executable: String = TestSupport.photopick, arguments: [String], dataHome: URL, cacheHome: URL,
+         environment extra: [String: String] = [:], title: String = "Pick Photos") throws {
         self.display = display
         errorFile = TestSupport.temporaryDirectory("window-stderr").appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        TestProcesses.wrap(process, TestSupport.photopick, arguments)
+        TestProcesses.wrap(process, executable, arguments)
         process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: extra)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
@@ -54,12 +54,20 @@ struct WindowProcess {
     }
 
     func finish(timeout: TimeInterval = 20) -> (status: Int32, lines: [String]) {
+        let (status, bytes) = finishWithBytes(timeout: timeout)
+        return (status, String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    /// The exit status and standard output byte for byte (separators, NULs, the last newline).
+    func finishWithBytes(timeout: TimeInterval = 20) -> (status: Int32, output: Data) {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         stop()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+        return (process.terminationStatus, output.fileHandleForReading.readDataToEndOfFile())
     }
+
+    /// What the program printed on standard error.
+    var errorText: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     func stop() {
         TestProcesses.stop(process)

@@ -99,8 +99,11 @@ extension PickerView {
         case GDK_KEY_Return, GDK_KEY_KP_Enter:
             if control { return false }  // the window's confirm shortcut
             if alt, let position = focusedPosition { openPreview(at: position); return true }
-            if let position = focusedPosition { toggle(at: position); return true }
-            return false
+            guard let position = focusedPosition else { return false }
+            // A single-choice picker (zenity without --multiple): Enter chooses, as in a file
+            // chooser; Space still only picks.
+            if selection.maximum == 1 { choose(at: position) } else { toggle(at: position) }
+            return true
         case GDK_KEY_space:
             if let position = focusedPosition { toggle(at: position); return true }
             return false

@@ -36,6 +36,16 @@ extension PickerView {
         }
     }
 
+    /// Picks the asset at `position` (unless it is) and confirms it: Enter in a single-choice picker.
+    func choose(at position: Int) {
+        guard let id = model.assetID(at: position), !(position == 0 && model.showsCamera) else {
+            toggle(at: position)
+            return
+        }
+        if selection.number(of: id) == nil { toggle(at: position) }
+        if selection.picked == [id] { confirm() }
+    }
+
     /// The grid position of the focused cell.
     var focusedPosition: Int? {
         guard let focused = gtk_widget_get_focus_child(grid), let child = gtk_widget_get_first_child(focused),
