@@ -37,20 +37,22 @@ import PickerUI
 
 @MainActor private func pick(_ request: PickRequest) throws -> Int32 {
     let codes = request.exitCodes
-    guard PickerWindow.canOpenDisplay() else {
-        warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
-        return codes.error
-    }
     let library = try PhotoLibrary(roots: request.roots)
-    for notice in library.notices { warn(notice.message) }
-    // The window opens at once; indexing (all of it on a first run) goes on behind it.
     var options = request.options
+    // A wrong album is said before anything else, display or not.
     if let name = request.albumName {
         guard let album = try library.album(named: name) else {
             throw UsageError(message: "no album named “\(name)” (photopick albums lists them)")
         }
         options.album = album
-    } else if let folder = request.startFolder {
+    }
+    guard PickerWindow.canOpenDisplay() else {
+        warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
+        return codes.error
+    }
+    for notice in library.notices { warn(notice.message) }
+    // The window opens at once; indexing (all of it on a first run) goes on behind it.
+    if options.album == nil, let folder = request.startFolder {
         // Its album may not be indexed yet (a first run, a folder new to the library): read
         // that one folder now, which takes a moment, not the whole library.
         if try library.album(forFolder: folder) == nil { try library.rescan(folders: [folder]) }
