@@ -94,7 +94,10 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
             case .smart(let smart): object.add("type", "smart"); object.add("id", smart.name)
             case .folder(let id): object.add("type", "folder"); object.add("id", "folder:\(id)")
             }
-            if let path = album.folderPath { object.add("path", path.displayString) }
+            if let path = album.folderPath {
+                object.add("path", path.displayString)
+                if path.exactString == nil { object.add("path_base64", base64(path.bytes)) }
+            }
             if let groups = album.burstGroups { object.add("burst_groups", groups) }
             output.write((index > 0 ? ",\n " : "") + object.text)
         }
@@ -103,7 +106,9 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         let width = albums.map { groupedDigits($0.count).count }.max() ?? 1
         for album in albums {
             let count = groupedDigits(album.count)
-            output.write(String(repeating: " ", count: width - count.count) + count + "  " + album.name + "\n")
+            // One line per album, whatever the folder's name holds.
+            output.write(String(repeating: " ", count: width - count.count) + count + "  ")
+            output.write(escapedForLine(Array(album.name.utf8)) + [UInt8(ascii: "\n")])
         }
     }
     output.flush()
@@ -145,8 +150,11 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
             }
             output.write("]\n")
         } else {
+            // A line each: a name's newline or escape bytes are written escaped. With -0 the
+            // path is exact (the reason follows ": " and the NUL ends the record).
+            let exact = parser.flag("null")
             for problem in problems {
-                output.write(problem.path.bytes)
+                output.write(exact ? problem.path.bytes : escapedForLine(problem.path.bytes))
                 output.write((problem.isFolder ? "/: " : ": ") + problem.reason)
                 output.write(terminator)
             }

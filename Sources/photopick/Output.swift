@@ -1,4 +1,5 @@
 import Glibc
+import PhotoLibrary
 
 /// Buffered writing of raw bytes to standard output (paths are bytes, not strings).
 struct StandardOutput {
@@ -19,12 +20,35 @@ struct StandardOutput {
             let written = buffer[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                exit(errno == EPIPE ? 0 : 1)  // a closed pipe (`| head`) is not an error
+                if errno == EPIPE { exit(0) }  // a closed pipe (`| head`) is not an error
+                // A full disk or a closed descriptor: said, so a script's log shows why.
+                warn("cannot write the output: \(errorDescription(errno))")
+                exit(1)
             }
             offset += written
         }
         buffer.removeAll(keepingCapacity: true)
     }
+}
+
+/// A name or path as one line of text: control characters (a newline, an escape sequence a
+/// terminal would obey) are written as \n, \t, \x1b, and a backslash as \\. For output that
+/// is read line by line; -0 and --json keep names exactly.
+func escapedForLine(_ bytes: [UInt8]) -> [UInt8] {
+    guard bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) else { return bytes }
+    var result: [UInt8] = []
+    for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\n"): result += Array("\\n".utf8)
+        case UInt8(ascii: "\t"): result += Array("\\t".utf8)
+        case UInt8(ascii: "\\"): result += Array("\\\\".utf8)
+        case 0..<0x20, 0x7F:
+            let hex = String(byte, radix: 16)
+            result += Array(("\\x" + (hex.count == 1 ? "0" : "") + hex).utf8)
+        default: result.append(byte)
+        }
+    }
+    return result
 }
 
 /// One line on standard error, prefixed with the program name.

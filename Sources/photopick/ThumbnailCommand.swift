@@ -19,12 +19,30 @@ import Thumbnails
     guard let flavor = ThumbnailFlavor(name: sizeName) else {
         return usage("unknown size “\(sizeName)”: use normal, large, x-large or xx-large")
     }
-    let paths = files.map { FilePath(bytes: $0).absolute() }
+    // What is not a regular file is said as what it is, before the loader would open it (a
+    // FIFO would block the open); a symbolic link stands for the file it points to.
+    var paths: [FilePath] = []
+    var refused = 0
+    for file in files {
+        var path = FilePath(bytes: file).absolute()
+        if let problem = notAFile(path) {
+            warn("\(path): \(problem)")
+            refused += 1
+            continue
+        }
+        // The loader never follows links (the index does not either): give it the file itself.
+        if let resolved = path.withCString({ realpath($0, nil) }) {
+            path = FilePath(bytes: Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved))))
+            free(resolved)
+        }
+        paths.append(path)
+    }
     let cache = ThumbnailCache()
     let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache))
     defer { loader.shutdown() }
 
     var results = [Result<Thumbnail, ThumbnailFailure>?](repeating: nil, count: paths.count)
+    if paths.isEmpty { return ExitStatus.failure }
     var finished = 0
     let started = monotonicSeconds()
     for (index, path) in paths.enumerated() {
@@ -69,5 +87,26 @@ import Thumbnails
         }
     }
     output.flush()
-    return failures == 0 ? ExitStatus.success : ExitStatus.failure
+    return failures + refused == 0 ? ExitStatus.success : ExitStatus.failure
+}
+
+/// Why `path` cannot have a thumbnail before anything reads it, or nil for a regular file (or a
+/// link to one).
+private func notAFile(_ path: FilePath) -> String? {
+    var link = stat(), target = stat()
+    // A missing file is the loader's to say (as for a file removed while it works).
+    guard path.withCString({ lstat($0, &link) }) == 0 else { return nil }
+    let isLink = link.st_mode & S_IFMT == S_IFLNK
+    if isLink && path.withCString({ stat($0, &target) }) != 0 {
+        return "a symbolic link to a file that does not exist (\(errorDescription(errno)))"
+    }
+    let info = isLink ? target : link
+    let prefix = isLink ? "a symbolic link to " : ""
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return prefix + "a folder, not a photo or video"
+    case S_IFIFO: return prefix + "a named pipe, not a photo or video"
+    case S_IFSOCK: return prefix + "a socket, not a photo or video"
+    default: return prefix + "a device, not a photo or video"
+    }
 }

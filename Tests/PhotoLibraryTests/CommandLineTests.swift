@@ -29,6 +29,57 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.error, "", "nothing to say: the reader had what it wanted")
     }
 
+    /// A full disk (here /dev/full) is a failure that says so, not a silent status 1.
+    func testWritingToAFullDeviceSaysWhy() throws {
+        let script = "\"$0\" ls --library \"$1\" >/dev/full"
+        let result = try TestSupport.run("/bin/bash", ["-c", script, TestSupport.photopick, generated.root.path],
+                                         environment: ["XDG_DATA_HOME": Self.dataHome])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.error, "photopick: cannot write the output: No space left on device\n")
+    }
+
+    /// Names with a newline or escape bytes: `ls --errors` and `albums` keep one line per entry
+    /// (escaped), -0 keeps the bytes exact, and `albums --json` gives non-UTF-8 paths in base64.
+    func testHostileNamesStayOneLineAndExactWhereAsked() throws {
+        let root = TestSupport.temporaryDirectory("cli-hostile")
+        let data = TestSupport.temporaryDirectory("cli-hostile-data").path
+        let folderName = Array("two\nlines\u{1B}[31m".utf8), latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+        for name in [folderName, latin1] {
+            let folder = FilePath(root.path).appending(name)
+            XCTAssertEqual(folder.withCString { mkdir($0, 0o755) }, 0)
+            // (Through the bytes: a name that is not UTF-8 has no String.)
+            let empty = folder.appending("empty\nfile.jpg").withCString { open($0, O_CREAT | O_WRONLY | O_EXCL, 0o644) }
+            XCTAssertGreaterThanOrEqual(empty, 0)
+            close(empty)
+            let made = try TestSupport.run("/usr/bin/convert", ["-size", "32x24", "xc:teal", root.appendingPathComponent("photo.jpg").path])
+            XCTAssertEqual(made.status, 0, made.error)
+            XCTAssertEqual(FilePath(root.appendingPathComponent("photo.jpg").path).withCString { from in
+                folder.appending("photo.jpg").withCString { rename(from, $0) } }, 0)
+        }
+        func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+            try TestSupport.run(TestSupport.photopick, arguments + ["--library", root.path], environment: ["XDG_DATA_HOME": data])
+        }
+        let errors = try run(["ls", "--errors"])
+        XCTAssertEqual(errors.status, 0, errors.error)
+        let errorLines = String(decoding: errors.output, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(errorLines.count, 2, "one line per file: \(errorLines)")
+        XCTAssertTrue(errorLines.contains { $0.hasSuffix("/two\\nlines\\x1b[31m/empty\\nfile.jpg: empty file") }, "\(errorLines)")
+        XCTAssertFalse(errors.output.contains(0x1B), "no escape byte reaches a terminal")
+        let exact = try run(["ls", "--errors", "-0"])
+        let records = exact.output.split(separator: 0)
+        XCTAssertEqual(records.count, 2)
+        XCTAssertTrue(records.contains { Array($0) == FilePath(root.path).appending(folderName).appending("empty\nfile.jpg").bytes + Array(": empty file".utf8) })
+
+        let albums = try run(["albums"])
+        let albumLines = String(decoding: albums.output, as: UTF8.self).split(separator: "\n")
+        XCTAssertTrue(albumLines.contains { $0.hasSuffix("  two\\nlines\\x1b[31m") }, "\(albumLines)")
+        XCTAssertFalse(albumLines.contains { $0.hasSuffix("lines") || $0.hasPrefix("lines") }, "the name was not split: \(albumLines)")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: run(["albums", "--json"]).output) as? [[String: Any]])
+        let latinAlbum = try XCTUnwrap(json.first { ($0["path_base64"] as? String) != nil }, "\(json)")
+        XCTAssertEqual(Data(base64Encoded: latinAlbum["path_base64"] as! String).map(Array.init), FilePath(root.path).appending(latin1).bytes)
+        XCTAssertEqual(json.filter { $0["path_base64"] != nil }.count, 1, "only the name that is not UTF-8")
+    }
+
     func testABadOptionIsOneLineAndStatusTwo() throws {
         let result = try photopick(["ls", "--no-such-option"])
         XCTAssertEqual(result.status, 2)

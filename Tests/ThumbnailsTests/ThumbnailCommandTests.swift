@@ -54,6 +54,33 @@ final class ThumbnailCommandTests: XCTestCase {
         XCTAssertEqual(bad.error.split(separator: "\n").count, 1)
     }
 
+    /// A folder, a named pipe and a broken link are said as what they are (a pipe is never
+    /// opened: that would block); a link to a photo gets the photo's thumbnail.
+    func testWhatIsNotAPhotoIsSaidAsWhatItIs() throws {
+        let directory = folder.appendingPathComponent("a folder.jpg")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent("pipe.jpg")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let link = folder.appendingPathComponent("link.jpg")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "b.jpg")
+        let broken = folder.appendingPathComponent("broken.jpg")
+        try FileManager.default.createSymbolicLink(atPath: broken.path, withDestinationPath: "gone.jpg")
+        let started = Date()
+        let result = try TestSupport.run(TestSupport.photopick, ["thumbnail", directory.path, fifo.path, link.path, broken.path],
+                                         environment: ["XDG_CACHE_HOME": cacheHome.path], timeout: 30)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "the pipe was not opened")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.error.split(separator: "\n").map(String.init), [
+            "photopick: \(directory.path): a folder, not a photo or video",
+            "photopick: \(fifo.path): a named pipe, not a photo or video",
+            "photopick: \(broken.path): a symbolic link to a file that does not exist (No such file or directory)",
+        ])
+        let printed = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(printed.count, 1, "the link's thumbnail")
+        guard case .success(let pixbuf) = Pixbuf.load(try XCTUnwrap(printed.first)) else { return XCTFail("no thumbnail for the link") }
+        XCTAssertEqual(pixbuf.width, 256)
+    }
+
     func testADamagedFileGivesOneLineAndNoLoaderNoise() throws {
         let generated = GeneratedLibrary.shared
         let damaged = generated.files.filter { ["truncated_webp", "truncated_gif", "png_bad_crc"].contains($0["corrupt"] as? String ?? "") }
