@@ -9,11 +9,7 @@ let cameraOption = OptionParser.Option("camera", .string, "The camera to use: a 
 // MARK: photopick cameras
 
 func camerasCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "- list cameras", summary: "Lists the cameras (V4L2 video capture devices) with their formats, sizes and frame rates.", options: [
-        OptionParser.Option("json", .flag, "Print a JSON array"),
-        OptionParser.Option("stream", .integer, "Stream the camera for SECONDS and report the frames that arrived", argument: "SECONDS"),
-        cameraOption,
-    ])
+    let parser = camerasOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
     let cameras = CameraDevices.list()
@@ -154,10 +150,7 @@ private func streamForReport(_ camera: CameraInfo, seconds: Int) -> Int32 {
 // MARK: photopick capture
 
 func captureCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "- take a photo", summary: "Takes one photo with the camera, saves it as a JPEG and prints its path.", options: [
-        cameraOption,
-        OptionParser.Option("output", short: "o", .filenames, "Save the photo as FILE (default: Pictures/Camera/IMG_date_time.jpg); never replaces a file", argument: "FILE"),
-    ])
+    let parser = captureOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
     let output = parser.filenames("output").last.map { FilePath(bytes: $0) }
@@ -185,4 +178,21 @@ func captureCommand(_ arguments: [[UInt8]]) throws -> Int32 {
         warn(error.explanation)
         return ExitStatus.failure
     }
+}
+
+/// `photopick cameras`'s options (also read by the man page).
+func camerasOptions() -> OptionParser {
+    OptionParser(parameters: "- list cameras", summary: "Lists the cameras (V4L2 video capture devices) with their formats, sizes and frame rates.", options: [
+        OptionParser.Option("json", .flag, "Print a JSON array"),
+        OptionParser.Option("stream", .integer, "Stream the camera for SECONDS and report the frames that arrived", argument: "SECONDS"),
+        cameraOption,
+    ])
+}
+
+/// `photopick capture`'s options (also read by the man page).
+func captureOptions() -> OptionParser {
+    OptionParser(parameters: "- take a photo", summary: "Takes one photo with the camera, saves it as a JPEG and prints its path.", options: [
+        cameraOption,
+        OptionParser.Option("output", short: "o", .filenames, "Save the photo as FILE (default: Pictures/Camera/IMG_date_time.jpg); never replaces a file", argument: "FILE"),
+    ])
 }

@@ -74,11 +74,7 @@ let cachedOption = OptionParser.Option("cached", .flag, "Use the index as it is,
 // MARK: photopick albums
 
 func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "- list albums and their counts", summary: "Lists the albums: smart albums first, then folders that hold photos or videos.", options: [
-        libraryOption,
-        OptionParser.Option("json", .flag, "Print a JSON array"),
-        cachedOption,
-    ])
+    let parser = albumsOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
     let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
@@ -118,15 +114,7 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 // MARK: photopick ls
 
 func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "- list photos and videos", summary: "Prints the assets of an album in display order (newest first), one path a line.", options: [
-        libraryOption,
-        OptionParser.Option("album", short: "a", .string, "The album to list (default: Recents); see photopick albums", argument: "NAME"),
-        OptionParser.Option("limit", short: "n", .integer, "Print at most N assets", argument: "N"),
-        OptionParser.Option("json", .flag, "Print a JSON array with each asset's metadata"),
-        OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline"),
-        OptionParser.Option("errors", .flag, "List the files and folders that could not be read, with the reason"),
-        cachedOption,
-    ])
+    let parser = listOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
     if parser.flag("json") && parser.flag("null") { return usage("--json and -0 cannot be used together") }
@@ -235,7 +223,7 @@ extension String {
 // MARK: photopick index
 
 func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "- index the library now", summary: "Indexes the library folders now, with progress, and exits.", options: [libraryOption])
+    let parser = indexOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
     let library = try PhotoLibrary(roots: try resolveRoots(parser.filenames("library")))
@@ -274,4 +262,31 @@ func parseOrReport(_ parser: OptionParser, _ arguments: [[UInt8]]) throws -> [[U
 func usage(_ message: String) -> Int32 {
     warn(message)
     return ExitStatus.usage
+}
+
+/// `photopick albums`'s options (also read by the man page).
+func albumsOptions() -> OptionParser {
+    OptionParser(parameters: "- list albums and their counts", summary: "Lists the albums: smart albums first, then folders that hold photos or videos.", options: [
+        libraryOption,
+        OptionParser.Option("json", .flag, "Print a JSON array"),
+        cachedOption,
+    ])
+}
+
+/// `photopick ls`'s options (also read by the man page).
+func listOptions() -> OptionParser {
+    OptionParser(parameters: "- list photos and videos", summary: "Prints the assets of an album in display order (newest first), one path a line.", options: [
+        libraryOption,
+        OptionParser.Option("album", short: "a", .string, "The album to list (default: Recents); see photopick albums", argument: "NAME"),
+        OptionParser.Option("limit", short: "n", .integer, "Print at most N assets", argument: "N"),
+        OptionParser.Option("json", .flag, "Print a JSON array with each asset's metadata"),
+        OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline"),
+        OptionParser.Option("errors", .flag, "List the files and folders that could not be read, with the reason"),
+        cachedOption,
+    ])
+}
+
+/// `photopick index`'s options (also read by the man page).
+func indexOptions() -> OptionParser {
+    OptionParser(parameters: "- index the library now", summary: "Indexes the library folders now, with progress, and exits.", options: [libraryOption])
 }

@@ -24,13 +24,18 @@ final class OptionParser {
         }
     }
 
-    private let options: [Option]
+    let options: [Option]
+    /// What `--help` shows after the program name, and the command's one-paragraph summary.
+    let parameters: String
+    let summary: String
     private var storage: [UnsafeMutableRawPointer] = []
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private let context: OpaquePointer
 
     init(parameters: String, summary: String, options: [Option]) {
         self.options = options
+        self.parameters = parameters
+        self.summary = summary
         context = g_option_context_new(parameters)
         g_option_context_set_summary(context, summary)
         var entries: [GOptionEntry] = []

@@ -10,9 +10,7 @@ import Thumbnails
 /// uses, and prints each thumbnail's path (or why there is none) in the order given. On the main
 /// actor, where the loader delivers.
 @MainActor func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
-    let parser = OptionParser(parameters: "FILE… - make thumbnails", summary: "Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line.", options: [
-        OptionParser.Option("size", short: "s", .string, "normal (128 px), large (256, the default), x-large (512) or xx-large (1024)", argument: "SIZE"),
-    ])
+    let parser = thumbnailOptions()
     guard let files = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard !files.isEmpty else { return usage("no files given (photopick thumbnail --help)") }
     let sizeName = parser.string("size") ?? "large"
@@ -109,4 +107,11 @@ private func notAFile(_ path: FilePath) -> String? {
     case S_IFSOCK: return prefix + "a socket, not a photo or video"
     default: return prefix + "a device, not a photo or video"
     }
+}
+
+/// `photopick thumbnail`'s options (also read by the man page).
+func thumbnailOptions() -> OptionParser {
+    OptionParser(parameters: "FILE… - make thumbnails", summary: "Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line.", options: [
+        OptionParser.Option("size", short: "s", .string, "normal (128 px), large (256, the default), x-large (512) or xx-large (1024)", argument: "SIZE"),
+    ])
 }

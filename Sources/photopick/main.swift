@@ -7,16 +7,16 @@ import PhotoLibrary
 let photopickVersion = "0.1.0"
 
 // (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
-let commands: [(name: String, summary: String, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
-    ("albums", "List albums with their counts", albumsCommand),
-    ("ls", "List the photos and videos of an album, or the files that could not be read", listCommand),
-    ("index", "Index the library now, with progress", indexCommand),
-    ("thumbnail", "Make the freedesktop thumbnails of files and print their paths", thumbnailCommand),
-    ("cameras", "List the cameras with their formats, sizes and frame rates", camerasCommand),
-    ("capture", "Take a photo with the camera and print its path", captureCommand),
+let commands: [(name: String, summary: String, options: () -> OptionParser, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
+    ("albums", "List albums with their counts", albumsOptions, albumsCommand),
+    ("ls", "List the photos and videos of an album, or the files that could not be read", listOptions, listCommand),
+    ("index", "Index the library now, with progress", indexOptions, indexCommand),
+    ("thumbnail", "Make the freedesktop thumbnails of files and print their paths", thumbnailOptions, thumbnailCommand),
+    ("cameras", "List the cameras with their formats, sizes and frame rates", camerasOptions, camerasCommand),
+    ("capture", "Take a photo with the camera and print its path", captureOptions, captureCommand),
 ]
 
-func topLevelHelp() -> Int32 {
+@MainActor func topLevelHelp() -> Int32 {
     var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
     for command in commands { text += "  " + command.name.padding(10) + command.summary + "\n" }
     text += "\nWithout a command, opens the picker window, a drop-in for zenity --file-selection.\n"
@@ -46,6 +46,13 @@ extension String {
     }
     let first = arguments.count > 1 ? String(decoding: arguments[1], as: UTF8.self) : nil
     if first == "--help" || first == "-h" || first == "help" || first == "-?" { return topLevelHelp() }
+    // For the build (data/photopick.1 is its output): not an option a person needs.
+    if first == "--man-page" {
+        var output = StandardOutput()
+        output.write(manPage())
+        output.flush()
+        return ExitStatus.success
+    }
     var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {

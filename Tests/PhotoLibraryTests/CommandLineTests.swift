@@ -80,6 +80,23 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(json.filter { $0["path_base64"] != nil }.count, 1, "only the name that is not UTF-8")
     }
 
+    /// data/photopick.1 is what the option tables give today (after changing an option:
+    /// `photopick --man-page > data/photopick.1`), and troff reads it without a warning.
+    func testTheManPageIsCurrentAndClean() throws {
+        let generated = try photopick(["--man-page"])
+        XCTAssertEqual(generated.status, 0)
+        let committed = try Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("data/photopick.1"))
+        XCTAssertEqual(generated.output, committed, "data/photopick.1 is out of date: photopick --man-page > data/photopick.1")
+        // (-P -cbou: plain text, without the overstrikes of bold and underline.)
+        let rendered = try TestSupport.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-P", "-cbou", TestSupport.packageRoot.appendingPathComponent("data/photopick.1").path])
+        XCTAssertEqual(rendered.error, "", "troff's warnings")
+        let text = String(decoding: rendered.output, as: UTF8.self)
+        for option in ["--file-selection", "--separator", "--copy-to", "--timeout", "--errors", "--stream", "--output"] {
+            XCTAssertTrue(text.contains(option), option)
+        }
+        for command in ["albums", "ls", "index", "thumbnail", "cameras", "capture"] { XCTAssertTrue(text.contains("photopick \(command) [OPTION"), command) }
+    }
+
     func testABadOptionIsOneLineAndStatusTwo() throws {
         let result = try photopick(["ls", "--no-such-option"])
         XCTAssertEqual(result.status, 2)
