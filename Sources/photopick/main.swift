@@ -4,7 +4,7 @@ import PhotoLibrary
 // photopick [COMMAND] [OPTIONS]: the picker window (a later issue) or a script command.
 
 /// The version `--version` prints: the newest release of the metainfo (a test keeps them equal).
-let photopickVersion = "0.1.0"
+let photopickVersion = "0.2.0"
 
 // (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
 let commands: [(name: String, summary: String, options: () -> OptionParser, run: @MainActor ([[UInt8]]) throws -> Int32)] = [

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `meson setup` and `meson install` into a temporary prefix, as a distribution package would:
+/// each file lands where the desktop looks for it, and the installed program runs.
+final class InstallTests: XCTestCase {
+    func testMesonInstallsEveryFileWhereTheDesktopLooks() throws {
+        for tool in ["/usr/bin/meson", "/usr/bin/ninja"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return XCTFail("\(tool) is missing: run scripts/bootstrap")
+        }
+        let work = TestSupport.temporaryDirectory("meson")
+        let build = work.appendingPathComponent("build"), prefix = work.appendingPathComponent("prefix")
+        // The binary this test run built (SwiftPM's lock is held while tests run: meson cannot
+        // start another SwiftPM build here); `meson setup` without -Dprebuilt builds it.
+        let setup = try TestSupport.run("/usr/bin/meson", ["setup", build.path, TestSupport.packageRoot.path, "--prefix", prefix.path,
+                                                           "-Dprebuilt=\(TestSupport.photopick)"], timeout: 120)
+        XCTAssertEqual(setup.status, 0, String(decoding: setup.output, as: UTF8.self) + setup.error)
+        let install = try TestSupport.run("/usr/bin/meson", ["install", "-C", build.path], timeout: 120)
+        XCTAssertEqual(install.status, 0, String(decoding: install.output, as: UTF8.self) + install.error)
+
+        let appID = "io.github.photopick.Photopick"
+        let share = prefix.appendingPathComponent("share")
+        let expected = [
+            "bin/photopick",
+            "share/applications/\(appID).desktop",
+            "share/metainfo/\(appID).metainfo.xml",
+            "share/icons/hicolor/scalable/apps/\(appID).svg",
+            "share/icons/hicolor/symbolic/apps/\(appID)-symbolic.svg",
+            "share/man/man1/photopick.1",
+        ]
+        for file in expected {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) is installed")
+        }
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("bin/photopick").path))
+        // gnome.post_install: the icon cache and the desktop database of the prefix.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: share.appendingPathComponent("icons/hicolor/icon-theme.cache").path))
+
+        // GIO finds the app, its icon name and the command it runs, through XDG_DATA_DIRS.
+        let environment = ["XDG_DATA_DIRS": share.path, "PATH": prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"]
+        let gio = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import gi
+            gi.require_version("Gio", "2.0")
+            from gi.repository import Gio
+            app = Gio.DesktopAppInfo.new("\(appID).desktop")
+            print(app.get_executable(), app.get_commandline(), app.get_icon().to_string(), sep="\\n")
+            """], environment: environment)
+        XCTAssertEqual(gio.status, 0, gio.error)
+        XCTAssertEqual(String(decoding: gio.output, as: UTF8.self).split(separator: "\n"), ["photopick", "photopick --desktop", Substring(appID)])
+        // man finds the page in the prefix.
+        let man = try TestSupport.run("/usr/bin/man", ["-M", share.appendingPathComponent("man").path, "-w", "photopick"])
+        XCTAssertEqual(String(decoding: man.output, as: UTF8.self), share.appendingPathComponent("man/man1/photopick.1").path + "\n", man.error)
+
+        // The installed program runs: its version, and a command on the demo library.
+        let version = try TestSupport.run(prefix.appendingPathComponent("bin/photopick").path, ["--version"])
+        XCTAssertEqual(version.output, try TestSupport.run(TestSupport.photopick, ["--version"]).output)
+        XCTAssertTrue(String(decoding: version.output, as: UTF8.self).hasPrefix("photopick "))
+        let data = TestSupport.temporaryDirectory("meson-data")
+        let albums = try TestSupport.run(prefix.appendingPathComponent("bin/photopick").path,
+                                         ["albums", "--library", TestSupport.packageRoot.appendingPathComponent("data/demo-library").path],
+                                         environment: ["XDG_DATA_HOME": data.path])
+        XCTAssertEqual(albums.status, 0, albums.error)
+        XCTAssertTrue(String(decoding: albums.output, as: UTF8.self).contains("Recents"))
+    }
+}
