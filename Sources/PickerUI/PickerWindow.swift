@@ -186,6 +186,7 @@ public enum PickerWindow {
             attach(timer, to: window.raw, key: "photopick-timeout")
         }
         view.onCancel = { close() }
+        PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view)
         view.onChooseFolder = { [weak view, weak session] folder in
             guard let view, let session else { return }
             reopen(session, application: application, window: window, adding: folder, in: view)

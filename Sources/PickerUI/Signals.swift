@@ -10,6 +10,19 @@ import GObjectSupport
 // thread on their entry: they too enter through assumeIsolated.
 
 extension Signal {
+    /// GSimpleAction's "activate", `void (*)(GSimpleAction *, GVariant *parameter, gpointer)`.
+    /// (A name of its own: as an overload of `connect`, a trailing closure for another object's
+    /// two-argument "activate" could pick it.)
+    @discardableResult
+    static func connectAction(_ action: OpaquePointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
+        let signal = "activate", instance = UnsafeMutableRawPointer(action)
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
+            let handler: @MainActor () -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler() }
+        }
+        return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+    }
+
     /// `void (*)(GtkGestureClick *, int n_press, double x, double y, gpointer)`.
     @discardableResult
     static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, presses handler: @escaping @MainActor (Int) -> Void) -> gulong {

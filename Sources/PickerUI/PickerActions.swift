@@ -1,0 +1,116 @@
+import CGtk
+import GObjectSupport
+
+/// Every command of the picker as a GAction of its window ("win.confirm" …) with the accelerators
+/// GNOME apps use, and the shortcuts window (Ctrl+?) written from the same table, so the two
+/// never disagree. Application accelerators act before any widget sees the key, so only keys
+/// with a modifier are registered there; plain keys (Escape, Space, P) stay with the widgets that
+/// give them their meaning in context (the search entry, the preview), and the shortcuts window
+/// lists them too.
+@MainActor
+enum PickerActions {
+    struct Command {
+        /// The action's name, without "win.".
+        let name: String
+        /// What the shortcuts window says.
+        let title: String
+        /// Accelerators registered with the application (GTK's syntax).
+        let accelerators: [String]
+        /// Keys the widgets handle themselves, listed beside the accelerators.
+        let keys: [String]
+        let section: String
+        let run: @MainActor (PickerView) -> Void
+
+        init(_ name: String, _ title: String, accelerators: [String] = [], keys: [String] = [], section: String,
+             _ run: @escaping @MainActor (PickerView) -> Void) {
+            self.name = name
+            self.title = title
+            self.accelerators = accelerators
+            self.keys = keys
+            self.section = section
+            self.run = run
+        }
+    }
+
+    static let commands: [Command] = [
+        Command("confirm", "Add the picked photos", accelerators: ["<Control>Return", "<Control>KP_Enter"], section: "Picking") { $0.confirm() },
+        Command("cancel", "Cancel, or go back from the preview or the camera", keys: ["Escape"], section: "Picking") { $0.cancelOrGoBack() },
+        Command("pick", "Pick or unpick the focused photo", keys: ["space", "Return"], section: "Picking") { view in
+            if let position = view.focusedPosition { view.toggle(at: position) }
+        },
+        Command("preview", "Show the focused photo large", accelerators: ["<Alt>Return"], keys: ["p"], section: "Viewing") { view in
+            if let position = view.focusedPosition { view.openPreview(at: position) }
+        },
+        Command("zoom-in", "Larger thumbnails", accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: "Viewing") { $0.zoom(by: 1) },
+        Command("zoom-out", "Smaller thumbnails", accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: "Viewing") { $0.zoom(by: -1) },
+        Command("choose-album", "Choose an album", accelerators: ["<Control>o"], section: "Viewing") { $0.albumSwitcherPopup() },
+        Command("take-photo", "Take a photo with the camera", accelerators: ["<Control>t"], section: "Camera") { $0.openCapture() },
+        Command("show-help-overlay", "Keyboard shortcuts", accelerators: ["<Control>question"], section: "General") { _ in },
+    ]
+
+    /// Adds the actions to `window` and their accelerators to `application`, and gives the
+    /// window its shortcuts window.
+    static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>, view: PickerView) {
+        for command in commands where command.name != "show-help-overlay" {
+            let action = g_simple_action_new(command.name, nil)!
+            Signal.connectAction(action) { [weak view] in
+                guard let view, view.isAlive else { return }
+                command.run(view)
+            }
+            g_action_map_add_action(OpaquePointer(window), action)
+            g_object_unref(UnsafeMutableRawPointer(action))
+        }
+        for command in commands where !command.accelerators.isEmpty {
+            let strings: [UnsafePointer<CChar>?] = command.accelerators.map { UnsafePointer(strdup($0)) } + [nil]
+            defer { strings.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+            strings.withUnsafeBufferPointer { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0.baseAddress) }
+        }
+        // GtkApplicationWindow makes "win.show-help-overlay" from it.
+        installShortcutsWindow(on: window)
+        // Without a camera there is nothing to take a photo with.
+        let camera = g_action_map_lookup_action(OpaquePointer(window), "take-photo")
+        g_simple_action_set_enabled(camera, view.controller.camera != nil ? 1 : 0)
+    }
+
+    /// A GtkShortcutsWindow listing `commands`, from GtkBuilder XML written here.
+    static func installShortcutsWindow(on window: UnsafeMutablePointer<GtkWidget>) {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property><property name="title">Keyboard Shortcuts</property><child><object class="GtkShortcutsSection"><property name="section-name">picker</property>"#
+        var sections: [String] = []
+        for command in commands where !sections.contains(command.section) { sections.append(command.section) }
+        for section in sections {
+            xml += #"<child><object class="GtkShortcutsGroup"><property name="title">\#(escaped(section))</property>"#
+            for command in commands where command.section == section {
+                let accelerator = (command.accelerators.prefix(1) + command.keys).joined(separator: " ")
+                xml += #"<child><object class="GtkShortcutsShortcut"><property name="title">\#(escaped(command.title))</property><property name="accelerator">\#(escaped(accelerator))</property></object></child>"#
+            }
+            xml += "</object></child>"
+        }
+        xml += "</object></child></object></interface>"
+        let builder = gtk_builder_new_from_string(xml, -1)!
+        defer { g_object_unref(UnsafeMutableRawPointer(builder)) }
+        guard let object = gtk_builder_get_object(builder, "shortcuts") else { return }
+        // The application window takes its own reference (and destroys it with itself).
+        gtk_application_window_set_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self),
+                                                OpaquePointer(object))
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
+
+extension PickerView {
+    /// Escape: back from the preview or the capture view, else cancel.
+    func cancelOrGoBack() {
+        if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() } else { onCancel?() }
+    }
+}
+
+extension PickerView {
+    /// Ctrl+O: the album list opens, its search taking the keys.
+    func albumSwitcherPopup() {
+        guard !preview.isVisible, !captureView.isVisible else { return }
+        switcher.popup()
+    }
+}
