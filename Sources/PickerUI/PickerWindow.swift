@@ -61,6 +61,9 @@ public enum PickerWindow {
         /// Launched from the desktop's app menu: reopen the album of last time. A script's
         /// picker opens on Recents (or `album`), as phones' pickers do.
         public var restoresAlbum = false
+        /// The app from the menu: the picks are copied to the clipboard, opened or copied to a
+        /// folder, and the window stays; a script's picker returns them and closes.
+        public var isDesktopApp = false
         /// A folder chosen from the empty state ("Choose Folder…") is added to the default
         /// library folders for later runs too (false when the caller named the folders).
         public var remembersChosenFolders = false
@@ -187,6 +190,10 @@ public enum PickerWindow {
         }
         view.onCancel = { close() }
         PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view)
+        if session.options.isDesktopApp {
+            let desktop = DesktopActions(window: window, view: view)
+            adw_header_bar_pack_end(header.opaque, desktop.menuButton)
+        }
         view.onChooseFolder = { [weak view, weak session] folder in
             guard let view, let session else { return }
             reopen(session, application: application, window: window, adding: folder, in: view)

@@ -49,7 +49,7 @@ struct PickRequest {
             OptionParser.Option("json", .flag, "Print the picked files' metadata as a JSON array (the fields of ls --json)"),
             OptionParser.Option("uri", .flag, "Print file:// URIs instead of paths"),
             OptionParser.Option("copy-to", .filenames, "Copy the picked files into DIR (never replacing a file) and print the copies' paths", argument: "DIR"),
-            OptionParser.Option("desktop", .flag, "Launched from the app menu: reopen the album of last time"),
+            OptionParser.Option("desktop", .flag, "The app from the menu: reopen the album of last time; picks are copied to the clipboard, opened or copied to a folder"),
             OptionParser.Option("version", .flag, "Print the version and exit"),
             // zenity --file-selection, with zenity's meaning.
             OptionParser.Option("file-selection", .flag, "Behave as zenity --file-selection: one pick unless --multiple, “|” between paths, zenity's exit codes"),
@@ -128,6 +128,7 @@ struct PickRequest {
         options.showsCamera = !parser.flag("no-camera")
         options.cameraDevice = parser.string("camera")
         options.restoresAlbum = parser.flag("desktop")
+        options.isDesktopApp = parser.flag("desktop")
         albumName = parser.string("album")
 
         let given = parser.filenames("library")

@@ -74,7 +74,7 @@ import PickerUI
         var paths = assets.map(\.path)
         if let destination = request.copyDestination {
             do {
-                paths = try CopyTo(folder: destination).copy(paths)
+                paths = try FileCopier(into: destination).copy(paths)
             } catch {
                 warn(error.description)
                 return codes.error

@@ -1,19 +1,22 @@
 import Glibc
-import PhotoLibrary
 
-/// `--copy-to DIR`: copies the picked files into a folder. A copy is written aside under a
+/// Copies picked files into a folder (`--copy-to DIR`, the window's Copy to Folder…). A copy is written aside under a
 /// hidden temporary name and then linked into place, so a name that exists is never replaced
 /// (the copy becomes name_2.jpg and so on) and no half-written file ever carries a real name. The
 /// originals are only read. When a copy fails, the copies made so far are removed again: the
 /// script gets all of them or none, with the reason.
-struct CopyTo {
-    let folder: FilePath
+public struct FileCopier: Sendable {
+    public let folder: FilePath
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public init(into folder: FilePath) { self.folder = folder }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    func copy(_ sources: [FilePath]) throws(Failure) -> [FilePath] {
+    /// The copies' paths, in the order of `sources`. Slow storage makes this slow: call it off
+    /// the GTK thread.
+    public func copy(_ sources: [FilePath]) throws(Failure) -> [FilePath] {
         var made: [FilePath] = []
         for source in sources {
             do {
@@ -39,7 +42,7 @@ struct CopyTo {
         guard output >= 0 else { throw Failure(description: "cannot write in \(folder): \(errorDescription(errno))") }
         let temporary = FilePath(bytes: template.dropLast().map { UInt8(bitPattern: $0) })
         defer { _ = temporary.withCString { unlink($0) } }
-        let written = CopyTo.transfer(from: input, to: output)
+        let written = FileCopier.transfer(from: input, to: output)
         // The copy keeps the original's time (as cp -p), so it sorts by date like the original.
         var times = [info.st_atim, info.st_mtim]
         let mask = umask(0); umask(mask)

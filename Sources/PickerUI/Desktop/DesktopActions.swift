@@ -1,0 +1,125 @@
+import CGtk
+import Dispatch
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// What the app launched from the menu does with the picks, where a script would get their
+/// paths: the primary button copies the files to the clipboard (paste them into Files or a chat),
+/// and a menu beside it opens them in their default app or copies them into a folder. The window
+/// stays open; each outcome is said in a toast ("3 photos copied").
+@MainActor
+final class DesktopActions {
+    private weak var view: PickerView?
+    private let window: UnsafeMutablePointer<GtkWidget>
+    private var actions: [OpaquePointer] = []
+    private var selectionObservation: SelectionStore.Observation?
+    /// The folder dialog while it is open.
+    private var folderDialog: OpaquePointer?
+    let menuButton: UnsafeMutablePointer<GtkWidget>
+
+    init(window: UnsafeMutablePointer<GtkWidget>, view: PickerView) {
+        self.window = window
+        self.view = view
+        let menu = g_menu_new()!
+        g_menu_append(menu, "Open", "win.open-picked")
+        g_menu_append(menu, "Copy to Folder…", "win.copy-to-folder")
+        menuButton = gtk_menu_button_new()
+        gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "view-more-symbolic")
+        gtk_menu_button_set_menu_model(OpaquePointer(menuButton), UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GMenuModel.self))
+        gtk_widget_set_tooltip_text(menuButton, "Open or copy the picked photos")
+        photopick_accessible_set_label(menuButton, "More actions for the picked photos")
+        g_object_unref(UnsafeMutableRawPointer(menu))
+
+        view.confirmLabel = "Copy"
+        // The app closes rather than cancels: nothing waits for an answer.
+        gtk_button_set_label(view.cancelButton.cast(), "Close")
+        gtk_widget_set_tooltip_text(view.confirmButton, "Copy the picked photos, to paste them into another app")
+        view.onConfirm = { [weak self] assets in self?.copyToClipboard(assets) }
+        addAction("open-picked") { $0.openPicked() }
+        addAction("copy-to-folder") { $0.chooseFolder() }
+        updateEnabled()
+        selectionObservation = view.selection.observe { [weak self] _ in self?.updateEnabled() }
+        // Everything held here goes with the window.
+        attach(self, to: window.raw, key: "photopick-desktop-actions")
+    }
+
+    private func addAction(_ name: String, _ run: @escaping @MainActor (DesktopActions) -> Void) {
+        let action = g_simple_action_new(name, nil)!
+        Signal.connectAction(action) { [weak self] in if let self { run(self) } }
+        g_action_map_add_action(OpaquePointer(window), action)
+        actions.append(action)
+        g_object_unref(UnsafeMutableRawPointer(action))
+    }
+
+    private func updateEnabled() {
+        let any: gboolean = (view?.selection.count ?? 0) > 0 ? 1 : 0
+        for action in actions { g_simple_action_set_enabled(action, any) }
+        gtk_widget_set_sensitive(menuButton, any)
+    }
+
+    private var picked: [Asset] { view.map { $0.controller.assets($0.selection.picked) } ?? [] }
+
+    private var display: OpaquePointer { gtk_widget_get_display(window) }
+
+    private func copyToClipboard(_ assets: [Asset]) {
+        guard let view, !assets.isEmpty else { return }
+        FileClipboard.put(assets.map(\.path), on: display)
+        view.showToast("\(Self.count(assets)) copied: paste them in Files or another app")
+    }
+
+    private func openPicked() {
+        guard let view else { return }
+        let outcome = FileLauncher.open(picked, display: display)
+        for problem in outcome.problems { view.report(problem) }
+        if !outcome.opened.isEmpty {
+            view.showToast(outcome.opened.map { "Opened \($0.count) in \($0.app)" }.joined(separator: "; "))
+        }
+    }
+
+    /// Copy to Folder…: the desktop's folder chooser (a portal's when there is one), then the
+    /// copy off the GTK thread, never replacing a file.
+    private func chooseFolder() {
+        guard folderDialog == nil else { return }
+        let dialog = gtk_file_chooser_native_new("Copy to Folder", UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self),
+                                                 GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "Copy Here", "Cancel")!
+        folderDialog = dialog
+        gtk_native_dialog_set_modal(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self), 1)
+        Signal.connect(UnsafeMutableRawPointer(dialog), "response", response: { [weak self] response in
+            guard let self, let dialog = self.folderDialog else { return }
+            self.folderDialog = nil
+            defer { g_object_unref(UnsafeMutableRawPointer(dialog)) }
+            guard response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(dialog) else { return }
+            defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+            guard let path = g_file_get_path(file) else { return }
+            let folder = FilePath(String(cString: path))
+            g_free(path)
+            self.copy(self.picked, into: folder)
+        })
+        gtk_native_dialog_show(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self))
+    }
+
+    private func copy(_ assets: [Asset], into folder: FilePath) {
+        let sources = assets.map(\.path)
+        let name = String(decoding: folder.lastComponent, as: UTF8.self)
+        let summary = Self.count(assets)
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+            let result = Result { () throws(FileCopier.Failure) in try FileCopier(into: folder).copy(sources) }
+            MainLoopDispatcher.shared.post { [weak self] in
+                guard let view = self?.view else { return }
+                switch result {
+                case .success: view.showToast("\(summary) copied to \(name)")
+                case .failure(let failure): view.report("Nothing was copied: \(failure.description)")
+                }
+            }
+        }
+    }
+
+    /// "1 photo", "3 photos", "2 videos", "3 items".
+    static func count(_ assets: [Asset]) -> String {
+        let videos = assets.filter { $0.kind == .video }.count
+        let noun = videos == 0 ? "photo" : videos == assets.count ? "video" : "item"
+        return "\(assets.count) \(noun)\(assets.count == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,52 @@
+import CGtk
+import PhotoLibrary
+
+/// Opens files in the desktop's default app for their type (Image Viewer, Videos …) through
+/// GIO: one launch per app, with all its files, as Files does for a selection.
+@MainActor
+enum FileLauncher {
+    /// What was opened where, or why not, for the picker to say.
+    struct Outcome {
+        var opened: [(app: String, count: Int)] = []
+        var problems: [String] = []
+    }
+
+    static func open(_ assets: [Asset], display: OpaquePointer) -> Outcome {
+        var outcome = Outcome()
+        // Files grouped by their app, in pick order.
+        var groups: [(app: OpaquePointer, files: [Asset])] = []
+        for asset in assets {
+            let contentType = g_content_type_from_mime_type(asset.mimeType ?? "application/octet-stream")
+            defer { g_free(contentType) }
+            guard let app = g_app_info_get_default_for_type(contentType, 0) else {
+                outcome.problems.append("No app is set to open \(String(decoding: asset.path.lastComponent, as: UTF8.self)) (\(asset.mimeType ?? "unknown type"))")
+                continue
+            }
+            if let index = groups.firstIndex(where: { g_app_info_equal($0.app, app) != 0 }) {
+                groups[index].files.append(asset)
+                g_object_unref(UnsafeMutableRawPointer(app))
+            } else {
+                groups.append((app, [asset]))
+            }
+        }
+        let context = gdk_display_get_app_launch_context(display)!
+        defer { g_object_unref(UnsafeMutableRawPointer(context)) }
+        for group in groups {
+            defer { g_object_unref(UnsafeMutableRawPointer(group.app)) }
+            var list: UnsafeMutablePointer<GList>?
+            for asset in group.files {
+                list = g_list_append(list, UnsafeMutableRawPointer(asset.path.withCString { g_file_new_for_path($0) }))
+            }
+            defer { g_list_free_full(list) { g_object_unref($0) } }
+            var error: UnsafeMutablePointer<GError>?
+            let name = String(cString: g_app_info_get_name(group.app))
+            if g_app_info_launch(group.app, list, UnsafeMutableRawPointer(context).assumingMemoryBound(to: GAppLaunchContext.self), &error) != 0 {
+                outcome.opened.append((name, group.files.count))
+            } else {
+                outcome.problems.append("\(name) could not start: " + (error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
+                g_clear_error(&error)
+            }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The app launched from the menu (`--desktop`): the picks lead somewhere a person expects. The
+/// primary button copies the files to the clipboard (read back here as another app would paste
+/// them), and the menu beside it opens them in the default app or copies them into a folder.
+final class DesktopAppTests: WindowTestCase {
+    override var requiredTools: [String] { ["/usr/bin/xclip", "/usr/bin/convert"] }
+    override var copiesDemoLibrary: Bool { false }
+
+    private var folder: URL!
+    private let names = ["newest.jpg", "second.jpg", "third.png"]
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = TestSupport.temporaryDirectory("desktop-files").appendingPathComponent("Photos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (index, name) in names.enumerated() {
+            let path = folder.appendingPathComponent(name).path
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "40x30", "xc:rgb(\(60 * index),80,120)", path]).status, 0)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(index) * 86_400)], ofItemAtPath: path)
+        }
+    }
+
+    private func path(_ index: Int) -> String { folder.appendingPathComponent(names[index]).path }
+    private func uri(_ index: Int) -> String { URL(fileURLWithPath: path(index)).absoluteString }
+
+    private func openApp(environment: [String: String] = [:]) throws -> WindowProcess {
+        try WindowProcess(display: display, arguments: ["--desktop", "--library", folder.path, "--no-camera", "--width", "960", "--height", "720"],
+                          dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+    }
+
+    private func clipboard(_ target: String) throws -> String {
+        let result = try TestSupport.run("/usr/bin/xclip", ["-o", "-selection", "clipboard", "-t", target], environment: ["DISPLAY": display.name], timeout: 10)
+        return String(decoding: result.output, as: UTF8.self)
+    }
+
+    /// The header's menu (left of Copy) and one of its items.
+    private func chooseFromMenu(_ app: WindowProcess, item: Int) throws {
+        try app.click(x: 840, y: 27)
+        usleep(600_000)
+        try app.click(x: 840, y: 79 + 32 * item)
+        usleep(600_000)
+    }
+
+    func testCopyPutsTheFilesOnTheClipboardInPickOrderAndTheWindowStays() throws {
+        let app = try openApp()
+        defer { app.stop() }
+        try app.keys("Right", "space", "Left", "space", "ctrl+Return")
+        usleep(500_000)
+        XCTAssertTrue(app.isRunning, "the app stays open (the clipboard is its to serve)")
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n\(uri(0))\r\n")
+        XCTAssertEqual(try clipboard("x-special/gnome-copied-files"), "copy\n\(uri(1))\n\(uri(0))")
+        XCTAssertEqual(try clipboard("UTF8_STRING"), "\(path(1))\n\(path(0))")
+        XCTAssertEqual(app.problems, "")
+    }
+
+    /// Open: the default app for the type gets the picked files, in pick order, in one launch.
+    func testOpenLaunchesTheDefaultAppWithThePicks() throws {
+        let config = TestSupport.temporaryDirectory("desktop-config")
+        let received = TestSupport.temporaryDirectory("desktop-viewer").appendingPathComponent("arguments.txt")
+        let script = config.appendingPathComponent("fake-viewer")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        let applications = dataHome.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        try """
+            [Desktop Entry]
+            Type=Application
+            Name=Fake Viewer
+            Exec=\(script.path) %F
+            MimeType=image/jpeg;image/png;
+            """.write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
+        try "[Default Applications]\nimage/jpeg=fake-viewer.desktop\nimage/png=fake-viewer.desktop\n"
+            .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let app = try openApp(environment: ["XDG_CONFIG_HOME": config.path])
+        defer { app.stop() }
+        try app.keys("Right", "Right", "space", "Left", "Left", "space")
+        try chooseFromMenu(app, item: 0)
+        var text = ""
+        for _ in 0..<50 where text.split(separator: "\n").count < 2 {
+            usleep(100_000)
+            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
+        }
+        XCTAssertEqual(text, "\(path(2))\n\(path(0))\n", "one launch with both, in pick order: \(app.errorText)")
+        XCTAssertTrue(app.isRunning)
+    }
+
+    /// Copy to Folder…: the folder chooser, then copies that never replace a file.
+    func testCopyToFolderCopiesThePicksThere() throws {
+        let destination = TestSupport.temporaryDirectory("desktop-destination")
+        try Data("mine".utf8).write(to: destination.appendingPathComponent(names[0]))
+        let app = try openApp()
+        defer { app.stop() }
+        try app.keys("space", "Right", "space")
+        try chooseFromMenu(app, item: 1)
+        let dialog = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", "Copy to Folder"]).split(separator: "\n").last.map(String.init) ?? ""
+        try display.xdotool(["windowfocus", "--sync", dialog])
+        try app.keys("ctrl+l")
+        try display.xdotool(["type", "--delay", "20", destination.path + "/"])
+        usleep(300_000)
+        try app.keys("Return")
+        var copied: [String] = []
+        for _ in 0..<50 where copied.count < 3 {
+            usleep(100_000)
+            copied = (try? FileManager.default.contentsOfDirectory(atPath: destination.path).sorted()) ?? []
+        }
+        XCTAssertEqual(copied, ["newest.jpg", "newest_2.jpg", "second.jpg"], app.errorText)
+        XCTAssertEqual(try Data(contentsOf: destination.appendingPathComponent(names[0])), Data("mine".utf8), "never replaced")
+        XCTAssertEqual(try Data(contentsOf: destination.appendingPathComponent("newest_2.jpg")), try Data(contentsOf: URL(fileURLWithPath: path(0))))
+        XCTAssertTrue(app.isRunning)
+    }
+}
