@@ -17,7 +17,12 @@ public enum PickerWindow {
         case cancelled
         /// `timeout` seconds went by first.
         case timedOut
+        /// The app from the menu was already running: its window was presented instead.
+        case handedToRunningApp
     }
+
+    /// The application id: the desktop file's name, the D-Bus name, the icon's name.
+    public static let applicationID = "io.github.photopick.Photopick"
 
     /// A choice of the filter list in the header (zenity's `--file-filter`): a name and the
     /// shell patterns of the file names it shows.
@@ -64,6 +69,9 @@ public enum PickerWindow {
         /// The app from the menu: the picks are copied to the clipboard, opened or copied to a
         /// folder, and the window stays; a script's picker returns them and closes.
         public var isDesktopApp = false
+        /// Started by D-Bus activation (`--gapplication-service`): the window opens when the
+        /// desktop asks for it.
+        public var isDBusService = false
         /// A folder chosen from the empty state ("Choose Folder…") is added to the default
         /// library folders for later runs too (false when the caller named the folders).
         public var remembersChosenFolders = false
@@ -73,6 +81,8 @@ public enum PickerWindow {
     final class Session {
         var outcome = Outcome.cancelled
         var view: PickerView?
+        /// The window now (a second activation presents it).
+        var window: UnsafeMutablePointer<GtkWidget>?
         /// Replaced when the person adds a folder from the empty state.
         var library: PhotoLibrary
         /// Problems met while the window is rebuilt, said in the new one.
@@ -99,19 +109,40 @@ public enum PickerWindow {
         let session = Session(library: library, loader: loader, options: options)
         // AdwApplication: its style manager follows the desktop's dark, high-contrast and
         // accent settings, and its stylesheet gives the named colours the picker's CSS uses.
-        let application = adw_application_new("io.github.photopick.Photopick", G_APPLICATION_NON_UNIQUE)!
-        Signal.connect(application.raw, "activate") { build(session, application: application) }
+        // The app from the menu is one per user: a second launch hands its activation to the
+        // running one over D-Bus, which presents its window. A script's picker always runs in
+        // its own process, to give its own answer.
+        var flags = options.isDesktopApp ? G_APPLICATION_DEFAULT_FLAGS : G_APPLICATION_NON_UNIQUE
+        if options.isDBusService { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_IS_SERVICE.rawValue) }
+        let application = adw_application_new(applicationID, flags)!
+        defer { g_object_unref(application.raw) }
+        Signal.connect(application.raw, "activate") {
+            if let window = session.window {
+                gtk_window_present(window.cast())
+            } else {
+                build(session, application: application)
+            }
+        }
+        // "startup" runs only in the primary instance: a second launch of the app hands its
+        // activation over and returns at once. (Without a session bus it runs on its own.)
+        var startedHere = false
+        Signal.connect(application.raw, "startup") { startedHere = true }
         _ = g_application_run(application.cast(), 0, nil)
+        if !startedHere { return .handedToRunningApp }
         session.view?.controller.close()
         // The view's callbacks hold the session: let go of the view so that nothing of the
         // window (its library, model, widgets) outlives `run`.
         session.view = nil
-        g_object_unref(application.raw)
+        session.window = nil
         return session.outcome
     }
 
     private static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
         let window = adw_application_window_new(application.cast(GtkApplication.self))!
+        session.window = window
+        Signal.connect(window.raw, "destroy") { [weak session] () -> Void in
+            if session?.window == window { session?.window = nil }
+        }
         gtk_window_set_title(window.cast(), session.options.title)
         let state = PickerState.load()
         let startWidth = session.options.width ?? state.windowWidth ?? 960, startHeight = session.options.height ?? state.windowHeight ?? 720

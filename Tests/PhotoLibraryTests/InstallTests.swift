@@ -28,6 +28,7 @@ final class InstallTests: XCTestCase {
             "share/icons/hicolor/scalable/apps/\(appID).svg",
             "share/icons/hicolor/symbolic/apps/\(appID)-symbolic.svg",
             "share/man/man1/photopick.1",
+            "share/dbus-1/services/\(appID).service",
         ]
         for file in expected {
             XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) is installed")
@@ -35,6 +36,11 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("bin/photopick").path))
         // gnome.post_install: the icon cache and the desktop database of the prefix.
         XCTAssertTrue(FileManager.default.fileExists(atPath: share.appendingPathComponent("icons/hicolor/icon-theme.cache").path))
+
+        // D-Bus activation starts the installed binary.
+        let service = try String(contentsOf: share.appendingPathComponent("dbus-1/services/\(appID).service"), encoding: .utf8)
+        XCTAssertTrue(service.contains("Name=\(appID)\n"), service)
+        XCTAssertTrue(service.contains("Exec=\(prefix.appendingPathComponent("bin/photopick").path) --desktop --gapplication-service"), service)
 
         // GIO finds the app, its icon name and the command it runs, through XDG_DATA_DIRS.
         let environment = ["XDG_DATA_DIRS": share.path, "PATH": prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"]

@@ -51,6 +51,7 @@ struct PickRequest {
             OptionParser.Option("copy-to", .filenames, "Copy the picked files into DIR (never replacing a file) and print the copies' paths", argument: "DIR"),
             OptionParser.Option("desktop", .flag, "The app from the menu: reopen the album of last time; picks are copied to the clipboard, opened or copied to a folder"),
             OptionParser.Option("version", .flag, "Print the version and exit"),
+            OptionParser.Option("gapplication-service", .flag, "With --desktop: started by D-Bus activation, open the window when the desktop asks"),
             // zenity --file-selection, with zenity's meaning.
             OptionParser.Option("file-selection", .flag, "Behave as zenity --file-selection: one pick unless --multiple, “|” between paths, zenity's exit codes"),
             OptionParser.Option("multiple", .flag, "Allow several picks (with --file-selection)"),
@@ -129,6 +130,10 @@ struct PickRequest {
         options.cameraDevice = parser.string("camera")
         options.restoresAlbum = parser.flag("desktop")
         options.isDesktopApp = parser.flag("desktop")
+        options.isDBusService = parser.flag("gapplication-service")
+        if options.isDBusService && !options.isDesktopApp {
+            throw UsageError(message: "--gapplication-service is for the app from the menu: use it with --desktop")
+        }
         albumName = parser.string("album")
 
         let given = parser.filenames("library")

@@ -63,6 +63,8 @@ import PickerUI
         return codes.cancelled
     case .timedOut:
         return codes.timedOut
+    case .handedToRunningApp:
+        return codes.confirmed
     case .picked(let picked):
         let assets: [Asset]
         do {
