@@ -147,6 +147,7 @@ public enum PickerWindow {
         let state = PickerState.load()
         let startWidth = session.options.width ?? state.windowWidth ?? 960, startHeight = session.options.height ?? state.windowHeight ?? 720
         gtk_window_set_default_size(window.cast(), Int32(max(startWidth, minimumWidth)), Int32(max(startHeight, minimumHeight)))
+        if state.windowMaximized && session.options.width == nil && session.options.height == nil { gtk_window_maximize(window.cast()) }
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
         // The camera is looked for in the background; its cell has its place from the start when
@@ -190,6 +191,8 @@ public enum PickerWindow {
             if let chosen = view.controller.camera?.chosenCamera { state.camera = chosen.path.displayString }
             // A size a script asked for (--width, --height) is not the person's.
             if session.options.width == nil && session.options.height == nil {
+                state.windowMaximized = gtk_window_is_maximized(window.cast()) != 0
+                // (The default size is the size the window has when not maximized.)
                 var width: Int32 = 0, height: Int32 = 0
                 gtk_window_get_default_size(window.cast(), &width, &height)
                 state.windowWidth = Int(width)

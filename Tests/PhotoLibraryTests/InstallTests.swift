@@ -29,6 +29,9 @@ final class InstallTests: XCTestCase {
             "share/icons/hicolor/symbolic/apps/\(appID)-symbolic.svg",
             "share/man/man1/photopick.1",
             "share/dbus-1/services/\(appID).service",
+            "share/glib-2.0/schemas/\(appID).gschema.xml",
+            // gnome.post_install compiles the prefix's schemas.
+            "share/glib-2.0/schemas/gschemas.compiled",
         ]
         for file in expected {
             XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) is installed")
