@@ -126,6 +126,23 @@ final class GridCell {
             }
         })
         gtk_widget_add_controller(root, OpaquePointer(click.raw))
+        // Dragged out to another app: this photo, or every pick in order when it is picked.
+        let drag = gtk_drag_source_new()!
+        gtk_drag_source_set_actions(drag, GDK_ACTION_COPY)
+        Signal.connect(drag.raw, "prepare", prepare: { [weak self] in
+            guard let self, let id = self.assetID, let picker = self.picker, let listItem = self.listItem else { return nil }
+            // The press that began the drag picked or unpicked the photo: a drag is not a
+            // click, so that is undone first (the photo keeps its number).
+            let wasPicked = self.numberBeforeClick
+            if picker.selection.number(of: id) != wasPicked {
+                picker.toggle(at: Int(gtk_list_item_get_position(listItem)))
+                if let number = wasPicked, let now = picker.selection.picked.firstIndex(of: id), now != number - 1 {
+                    picker.selection.move(from: now, to: number - 1)
+                }
+            }
+            return picker.dragContent(for: id)
+        })
+        gtk_widget_add_controller(root, OpaquePointer(drag.raw))
         gtk_widget_set_has_tooltip(root, 1)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
             guard let self, !self.name.isEmpty else { return false }

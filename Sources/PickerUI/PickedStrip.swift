@@ -14,6 +14,8 @@ final class PickedStrip {
     /// The removals of items sliding out; the strip owns them, so none runs after it is gone.
     private var leaving: [ObjectIdentifier: MainLoopSource] = [:]
     var onRemove: ((Int64) -> Void)?
+    /// The picked files as drag content for another app (a GdkContentProvider, owned by the caller).
+    var filesForDrag: (() -> UnsafeMutableRawPointer?)?
     /// A picked photo dragged to another place in the strip: (its id, the id it was dropped on).
     var onMove: ((Int64, Int64) -> Void)?
     static let side: Int32 = 56
@@ -121,13 +123,18 @@ final class PickedStrip {
     private func enableReordering(_ button: UnsafeMutablePointer<GtkWidget>, id: Int64) {
         let stringType = GType(16 << 2)  // G_TYPE_STRING: a fundamental type macro Swift cannot import
         let source = gtk_drag_source_new()!
-        gtk_drag_source_set_actions(source, GDK_ACTION_MOVE)
-        Signal.connect(source.raw, "prepare", prepare: {
+        // Moved within the strip; copied when dropped into another app, which gets every
+        // picked file in pick order.
+        gtk_drag_source_set_actions(source, GdkDragAction(GDK_ACTION_MOVE.rawValue | GDK_ACTION_COPY.rawValue))
+        Signal.connect(source.raw, "prepare", prepare: { [weak self] in
             var value = GValue()
             g_value_init(&value, stringType)
             g_value_set_string(&value, String(id))
             defer { g_value_unset(&value) }
-            return gdk_content_provider_new_for_value(&value).map { UnsafeMutableRawPointer($0) }
+            guard let own = gdk_content_provider_new_for_value(&value) else { return nil }
+            guard let files = self?.filesForDrag?() else { return UnsafeMutableRawPointer(own) }
+            var both: [UnsafeMutablePointer<GdkContentProvider>?] = [own, files.assumingMemoryBound(to: GdkContentProvider.self)]
+            return both.withUnsafeMutableBufferPointer { UnsafeMutableRawPointer(gdk_content_provider_new_union($0.baseAddress, gsize($0.count))) }
         })
         gtk_widget_add_controller(button, OpaquePointer(source.raw))
         let target = gtk_drop_target_new(stringType, GDK_ACTION_MOVE)!

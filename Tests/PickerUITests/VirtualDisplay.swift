@@ -110,16 +110,7 @@ final class RunningPicker {
 
     /// Drags with the mouse from one point to another, in small steps as a hand would.
     func drag(from start: (x: Int, y: Int), to end: (x: Int, y: Int)) throws {
-        try display.xdotool(["mousemove", String(start.x), String(start.y), "mousedown", "1"])
-        usleep(200_000)
-        for step in 1...8 {
-            let x = start.x + (end.x - start.x) * step / 8, y = start.y + (end.y - start.y) * step / 8
-            try display.xdotool(["mousemove", String(x), String(y)])
-            usleep(50_000)
-        }
-        usleep(200_000)
-        try display.xdotool(["mouseup", "1"])
-        usleep(400_000)
+        try display.drag(from: start, to: end)
     }
 
     func keys(_ keys: String...) throws {
@@ -219,5 +210,21 @@ enum TestProcesses {
             let ending = TestProcesses.lock.withLock { TestProcesses.entries.values.filter { $0.duringTest != false } }
             for entry in ending { TestProcesses.stop(entry.process) }
         }
+    }
+}
+
+extension VirtualDisplay {
+    /// Drags with the mouse from one point to another, in small steps as a hand would.
+    func drag(from start: (x: Int, y: Int), to end: (x: Int, y: Int)) throws {
+        try xdotool(["mousemove", String(start.x), String(start.y), "mousedown", "1"])
+        usleep(200_000)
+        for step in 1...8 {
+            let x = start.x + (end.x - start.x) * step / 8, y = start.y + (end.y - start.y) * step / 8
+            try xdotool(["mousemove", String(x), String(y)])
+            usleep(50_000)
+        }
+        usleep(200_000)
+        try xdotool(["mouseup", "1"])
+        usleep(400_000)
     }
 }

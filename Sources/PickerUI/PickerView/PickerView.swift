@@ -242,6 +242,10 @@ public final class PickerView {
                   let to = self.selection.picked.firstIndex(of: target) else { return }
             self.selection.move(from: from, to: to)
         }
+        strip.filesForDrag = { [weak self] in
+            guard let self else { return nil }
+            return Self.fileListContent(self.controller.assets(self.selection.picked).map(\.path))
+        }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
         setUpCamera()
