@@ -39,6 +39,17 @@ public final class PhotoLibrary: @unchecked Sendable {
         readLock = memoryOnly ? writeLock : Lock()
         indexer = Indexer(database: writer)
         self.notices = notices
+        noteSystemFolders(SystemMounts.current)
+    }
+
+    /// Says once which of the kernel's folders (/proc, /sys …) inside the roots are left out.
+    func noteSystemFolders(_ mounts: SystemMounts) {
+        indexer.systemMounts = mounts
+        notices.removeAll { $0.kind == .systemFoldersSkipped }
+        let skipped = roots.flatMap { mounts.virtual(inside: $0) }
+        guard !skipped.isEmpty else { return }
+        let names = skipped.prefix(4).map(\.displayString).joined(separator: ", ") + (skipped.count > 4 ? " and \(skipped.count - 4) more" : "")
+        notices.append(IndexNotice(kind: .systemFoldersSkipped, message: "\(names): system folders, not photos; left out"))
     }
 
     // MARK: Scanning

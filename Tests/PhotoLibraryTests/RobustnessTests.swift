@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 import TestSupport
 import XCTest
-@testable import PhotoLibrary
+@testable @_spi(Testing) import PhotoLibrary
 
 /// A damaged or newer index, an unwritable or full data folder, a killed scan: none loses the
 /// user's files or stops the picker; each is explained once.
@@ -15,6 +15,37 @@ final class RobustnessTests: XCTestCase {
 
     private func recentsCount(_ library: PhotoLibrary) throws -> Int {
         try library.fetchAssets(in: .smart(.recents)).count
+    }
+
+    /// `--library /` must not walk /proc, /sys and the like: the kernel's virtual file systems
+    /// (read from /proc/self/mountinfo) are not entered, and that is said once.
+    func testTheKernelsVirtualFoldersAreNotWalked() throws {
+        let table = """
+            22 1 0:21 / /proc rw,nosuid - proc proc rw
+            23 1 0:22 / /sys rw - sysfs sysfs rw
+            30 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw
+            40 30 8:17 / /mnt/my\\040photos rw - ext4 /dev/sdb1 rw
+            41 23 0:31 / /sys/fs/cgroup\\040x rw - cgroup2 cgroup2 rw
+            """
+        let parsed = SystemMounts(mountInfo: Array(table.utf8))
+        XCTAssertEqual(parsed.virtualMountPoints, [FilePath("/proc"), FilePath("/sys"), FilePath("/sys/fs/cgroup x")])
+        XCTAssertTrue(SystemMounts.current.isVirtual(FilePath("/proc")), "this machine's /proc")
+
+        let root = TestSupport.temporaryDirectory("virtual-mounts")
+        let demo = TestSupport.packageRoot.appendingPathComponent("data/demo-library/Phone")
+        let photo = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: demo.path).sorted().first { $0.hasSuffix(".jpg") })
+        for folder in ["Photos", "proc", "proc/self"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: demo.appendingPathComponent(photo), to: root.appendingPathComponent(folder).appendingPathComponent("a.jpg"))
+        }
+        let library = try PhotoLibrary(roots: [FilePath(root.path)], location: .inMemory)
+        // This folder's "proc" stands for a mounted /proc.
+        library.useSystemMounts(SystemMounts(virtualMountPoints: [FilePath(root.appendingPathComponent("proc").path)]))
+        try library.scan()
+        let paths = try library.assets(ids: library.fetchAssets(in: .smart(.recents)).allIDs).map(\.path.displayString)
+        XCTAssertEqual(paths, [root.appendingPathComponent("Photos/a.jpg").path])
+        XCTAssertEqual(library.notices.filter { $0.kind == .systemFoldersSkipped }.map(\.message),
+                       ["\(root.appendingPathComponent("proc").path): system folders, not photos; left out"])
     }
 
     func testADamagedIndexIsKeptAsideAndRebuilt() throws {

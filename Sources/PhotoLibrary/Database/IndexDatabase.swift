@@ -24,6 +24,8 @@ public struct IndexNotice: Sendable, CustomStringConvertible {
         case rebuilt
         /// The index could not be written where it belongs and lives in memory for this run.
         case memoryOnly
+        /// The kernel's virtual folders inside the library (`--library /`) are not walked.
+        case systemFoldersSkipped
     }
 
     public let kind: Kind

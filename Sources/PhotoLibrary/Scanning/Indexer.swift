@@ -34,6 +34,8 @@ final class Indexer {
     var onProgress: ((ScanProgress) -> Void)?
     /// Asked between files: true stops the scan (`ScanError.cancelled`) after committing what it read.
     var isCancelled: (() -> Bool)?
+    /// The kernel's virtual file systems, which a walk does not enter (tests give their own).
+    var systemMounts = SystemMounts.current
 
     /// Threads that read files for the scan (one per core), ahead of its writes.
     let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount)

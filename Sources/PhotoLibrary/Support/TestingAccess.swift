@@ -4,4 +4,9 @@ extension PhotoLibrary {
     @_spi(Testing) public func writeDirectly(_ body: (SQLiteConnection) throws -> Void) throws {
         try withWriter { db in try db.transaction { try body(db) } }
     }
+
+    /// Walks as if `mounts` were this machine's (a virtual file system inside a test's folder).
+    @_spi(Testing) public func useSystemMounts(_ mounts: SystemMounts) {
+        noteSystemFolders(mounts)  // (before any scan: nothing else runs yet)
+    }
 }

@@ -1,0 +1,73 @@
+import Glibc
+
+/// The mount points of the kernel's virtual file systems (/proc, /sys, /dev, cgroups …), from
+/// /proc/self/mountinfo: a library walk never enters them (`--library /` would otherwise read
+/// /proc and /sys, which hold no photos and never end).
+public struct SystemMounts: Sendable {
+    /// The file system types that are the kernel's views, not storage.
+    static let virtualTypes: Set<String> = [
+        "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "pstore",
+        "bpf", "configfs", "fusectl", "mqueue", "hugetlbfs", "binfmt_misc", "autofs", "efivarfs", "rpc_pipefs",
+        "nsfs", "selinuxfs",
+    ]
+
+    public let virtualMountPoints: Set<FilePath>
+
+    public init(virtualMountPoints: Set<FilePath>) { self.virtualMountPoints = virtualMountPoints }
+
+    /// This process's mounts, read once (mounts rarely change while a scan runs).
+    public static let current = SystemMounts(mountInfo: readMountInfo())
+
+    /// Parses /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS … - TYPE SOURCE …",
+    /// with spaces and the like in paths written as octal escapes (\040).
+    public init(mountInfo: [UInt8]) {
+        var points: Set<FilePath> = []
+        for line in mountInfo.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count > 4, let dash = fields.firstIndex(where: { $0.elementsEqual([UInt8(ascii: "-")]) }),
+                  dash + 1 < fields.count else { continue }
+            let type = String(decoding: fields[dash + 1], as: UTF8.self)
+            guard Self.virtualTypes.contains(type) else { continue }
+            points.insert(FilePath(bytes: Self.unescaped(Array(fields[4]))))
+        }
+        virtualMountPoints = points
+    }
+
+    /// Whether `folder` is one of them (a walk does not enter it).
+    public func isVirtual(_ folder: FilePath) -> Bool { virtualMountPoints.contains(folder) }
+
+    /// The virtual mount points inside `root`, for saying once what is left out.
+    public func virtual(inside root: FilePath) -> [FilePath] {
+        virtualMountPoints.filter { $0 == root || $0.relative(to: root) != nil }.sorted()
+    }
+
+    private static func unescaped(_ bytes: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\\"), index + 3 < bytes.count,
+               let value = UInt8(String(decoding: bytes[(index + 1)...(index + 3)], as: UTF8.self), radix: 8) {
+                result.append(value)
+                index += 4
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func readMountInfo() -> [UInt8] {
+        let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            data += buffer[..<count]
+        }
+        return data
+    }
+}
