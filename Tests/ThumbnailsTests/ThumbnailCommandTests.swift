@@ -81,6 +81,26 @@ final class ThumbnailCommandTests: XCTestCase {
         XCTAssertEqual(pixbuf.width, 256)
     }
 
+    /// A `thumbnail` killed between writing and renaming left its temporary PNGs: the next run
+    /// that writes into that folder removes those more than ten minutes old, and keeps a fresh
+    /// one (another run may be writing it now).
+    func testTemporaryFilesOfAKilledRunAreRemovedByTheNextRun() throws {
+        let thumbnails = cacheHome.appendingPathComponent("thumbnails/normal")
+        try FileManager.default.createDirectory(at: thumbnails, withIntermediateDirectories: true)
+        let abandoned = thumbnails.appendingPathComponent("0123456789abcdef0123456789abcdef.png.photopick-Ab12Cd")
+        let fresh = thumbnails.appendingPathComponent("fedcba9876543210fedcba9876543210.png.photopick-Xy34Zw")
+        let unrelated = thumbnails.appendingPathComponent("notes.photopick-old")
+        for file in [abandoned, fresh, unrelated] { try Data("half a PNG".utf8).write(to: file) }
+        for file in [abandoned, unrelated] {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: file.path)
+        }
+        let result = try photopick(["thumbnail", "--size", "normal", folder.appendingPathComponent("a.png").path])
+        XCTAssertEqual(result.status, 0, result.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned.path), "an abandoned temporary is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh.path), "a fresh one may still be written: kept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated.path), "only our own temporaries are touched")
+    }
+
     func testADamagedFileGivesOneLineAndNoLoaderNoise() throws {
         let generated = GeneratedLibrary.shared
         let damaged = generated.files.filter { ["truncated_webp", "truncated_gif", "png_bad_crc"].contains($0["corrupt"] as? String ?? "") }

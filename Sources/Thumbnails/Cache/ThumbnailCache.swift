@@ -160,6 +160,7 @@ public final class ThumbnailCache: Sendable {
 
     private func write(_ pixbuf: Pixbuf, to path: FilePath, text: [(String, String)]) throws(ThumbnailCacheError) {
         try makeDirectories(path.parent)
+        ThumbnailCache.removeAbandonedTemporaries(in: path.parent)
         // mkstemp makes the temporary file 0600 before any pixel is written.
         var template = Array((path.displayString + ".photopick-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -174,6 +175,29 @@ public final class ThumbnailCache: Sendable {
             let reason = errorDescription(errno)
             unlink(temporary)
             throw ThumbnailCacheError("cannot write \(path): \(reason)")
+        }
+    }
+
+    private static let swept = Lock()
+    nonisolated(unsafe) private static var sweptFolders: Set<FilePath> = []
+
+    /// A writer killed between `mkstemp` and `rename` (a `thumbnail` run killed mid-write) leaves
+    /// its `*.png.photopick-XXXXXX` behind: the first write into a folder in each process removes
+    /// those more than ten minutes old (a live write takes well under a second).
+    static func removeAbandonedTemporaries(in folder: FilePath, olderThan seconds: Int = 600) {
+        guard swept.withLock({ sweptFolders.insert(folder).inserted }) else { return }
+        guard let directory = folder.withCString({ opendir($0) }) else { return }
+        defer { closedir(directory) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard name.count > 18, String(decoding: name, as: UTF8.self).contains(".png.photopick-") else { continue }
+            let file = folder.appending(name)
+            var info = stat()
+            guard file.withCString({ lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  Int(now.tv_sec) - Int(info.st_mtim.tv_sec) > seconds else { continue }
+            _ = file.withCString { unlink($0) }
         }
     }
 
