@@ -94,6 +94,19 @@ final class ScriptModeTests: WindowTestCase {
         XCTAssertEqual(left, [names[0], "new photo_2.jpg", names[1]].sorted(), "no temporary file is left")
     }
 
+    /// A pick deleted just before confirming is not printed (the watcher may not have seen it
+    /// yet: each path is checked at the moment of printing); the others are.
+    func testAPickDeletedJustBeforeConfirmingIsNotPrinted() throws {
+        let window = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera"], dataHome: dataHome, cacheHome: cacheHome)
+        usleep(400_000)
+        try window.keys("space", "Right", "space")
+        XCTAssertEqual(unlink(path(names[1])), 0)
+        try window.keys("ctrl+Return")
+        let (status, output) = window.finishWithBytes()
+        XCTAssertEqual(status, 0, window.errorText)
+        XCTAssertEqual(String(decoding: output, as: UTF8.self), path(names[0]) + "\n")
+    }
+
     /// --filename naming a file far down the folder: it has the focus, so Enter chooses it.
     func testAFileNamedByFilenameHasTheFocusEvenFarDown() throws {
         let target = names[47]
