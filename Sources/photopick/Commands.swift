@@ -41,8 +41,20 @@ func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> 
     let library = try PhotoLibrary(roots: roots)
     for notice in library.notices { warn(notice.message) }
     if cached && !library.isEmpty { return library }
-    try scan(library, .changedFolders, progressLines: showProgress)
+    do {
+        try scan(library, .changedFolders, progressLines: showProgress)
+    } catch let error where isBusy(error) {
+        // Another Photopick is writing the index (the app, a long `index`): its committed state
+        // is still right to read (WAL), if not the newest. Waiting could take minutes.
+        warn("another Photopick is updating the index; answering from the index as it is")
+    }
     return library
+}
+
+/// Whether the index's write lock was held by another process for longer than we waited.
+private func isBusy(_ error: any Error) -> Bool {
+    if case ScanError.database(let database) = error { return database.isBusy }
+    return (error as? DatabaseError)?.isBusy == true
 }
 
 /// Scans with a progress bar on a terminal; `progressLines` also prints plain lines when

@@ -141,6 +141,50 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(albums.first?["count"] as? Int, try recentsCount(reference))
     }
 
+    /// Another process holds the index's write lock for longer than `ls` waits (the app or a
+    /// long `index`): `ls` and `albums` answer from the committed index, say so, and exit 0;
+    /// "database is locked" is never an error a script sees.
+    func testAListingWhileAnotherProcessWritesAnswersFromTheCommittedIndex() throws {
+        let data = TestSupport.temporaryDirectory("locked")
+        let library = TestSupport.temporaryDirectory("locked-library").appendingPathComponent("Pictures")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+        func run(_ command: String) throws -> (status: Int32, lines: [String], error: String) {
+            let result = try TestSupport.run(TestSupport.photopick, [command, "--library", library.path], environment: ["XDG_DATA_HOME": data.path], timeout: 60)
+            return (result.status, String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init), result.error)
+        }
+        let before = try run("ls")
+        XCTAssertEqual(before.status, 0, before.error)
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("photopick").path)
+            .first { $0.hasSuffix(".sqlite") })
+        // A writer that holds the lock for 20 s (as a long first pass between commits would).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            time.sleep(20)
+            """, data.appendingPathComponent("photopick/\(database)").path]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        _ = ready.fileHandleForReading.availableData  // "locked"
+        // A folder changed: the listing has something to write, and cannot.
+        try FileManager.default.copyItem(at: library.appendingPathComponent("Phone").appendingPathComponent(
+            try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent("Phone").path).sorted().first { $0.hasSuffix(".jpg") })),
+            to: library.appendingPathComponent("Phone/arrived.jpg"))
+        let started = Date()
+        let listed = try run("ls")
+        XCTAssertEqual(listed.status, 0, listed.error)
+        XCTAssertEqual(listed.lines, before.lines, "the committed index")
+        XCTAssertEqual(listed.error, "photopick: another Photopick is updating the index; answering from the index as it is\n")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "it does not wait for the other writer to finish")
+        let albums = try run("albums")
+        XCTAssertEqual(albums.status, 0, albums.error)
+    }
+
     func testAScanKilledMidwayIsFinishedByTheNextOne() throws {
         let big = try GeneratedLibrary(count: 4000)
         let data = TestSupport.temporaryDirectory("killed")

@@ -13,6 +13,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     }
     /// The disk or the file system quota is full.
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+    /// Another connection (another Photopick) held the write lock for longer than we waited.
+    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
     /// The file or its folder cannot be written.
     public var isReadOnly: Bool {
         let primary = code & 0xff
