@@ -61,9 +61,7 @@ enum PickerActions {
             g_object_unref(UnsafeMutableRawPointer(action))
         }
         for command in commands where !command.accelerators.isEmpty {
-            let strings: [UnsafePointer<CChar>?] = command.accelerators.map { UnsafePointer(strdup($0)) } + [nil]
-            defer { strings.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
-            strings.withUnsafeBufferPointer { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0.baseAddress) }
+            command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
         }
         // GtkApplicationWindow makes "win.show-help-overlay" from it.
         installShortcutsWindow(on: window)

@@ -269,9 +269,7 @@ public enum PickerWindow {
     /// more): choosing one shows only the files its patterns match, in every album.
     private static func fileFilterChooser(_ options: Options, view: PickerView) -> UnsafeMutablePointer<GtkWidget> {
         let names = options.fileFilters.map(\.name)
-        let copies: [UnsafePointer<CChar>?] = names.map { UnsafePointer(strdup($0)) } + [nil]
-        defer { copies.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
-        let chooser = copies.withUnsafeBufferPointer { gtk_drop_down_new_from_strings($0.baseAddress) }!
+        let chooser = names.withCStringArray { gtk_drop_down_new_from_strings($0) }!
         photopick_accessible_set_label(chooser, "File type")
         gtk_widget_set_tooltip_text(chooser, "Which files to show")
         Signal.connect(chooser.raw, "notify::selected") { [weak view] in

@@ -170,13 +170,3 @@ final class CaptureView {
         camera.switchCamera(to: listedCameras[index])
     }
 }
-
-private extension Array where Element == String {
-    /// A NULL-terminated C array of the strings, valid during `body`.
-    func withCStringArray<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-        let copies = map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        let array = copies.map { UnsafePointer($0) } + [nil]
-        return array.withUnsafeBufferPointer { body($0.baseAddress!) }
-    }
-}
