@@ -277,7 +277,8 @@ final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
     /// Opens the switcher (the header's title) and types into its search.
     private func search(_ picker: RunningPicker, _ text: String) throws {
         try picker.click(x: 480, y: 26)
-        usleep(500_000)
+        try picker.display.waitForPopover(showing: true)
+        usleep(200_000)
         try picker.display.xdotool(["type", "--delay", "30", text])
         usleep(400_000)
     }
@@ -341,12 +342,15 @@ final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
             let picker = try open()
             try search(picker, "zanz")
             try picker.keys("Escape")          // from the search entry
-            usleep(400_000)
+            try picker.display.waitForPopover(showing: false)
+            usleep(300_000)
             XCTAssertTrue(picker.process.isRunning, "Escape in the popover does not cancel the picker")
             try picker.click(x: 480, y: 26)
-            usleep(500_000)
+            try picker.display.waitForPopover(showing: true)
+            usleep(200_000)
             try picker.keys("Down", "Escape")  // from a row of the list
-            usleep(400_000)
+            try picker.display.waitForPopover(showing: false)
+            usleep(300_000)
             XCTAssertTrue(picker.process.isRunning)
             // The popover is closed: a click reaches the grid (an open popover would take it to close).
             try picker.click(x: 210, y: 115)

@@ -39,7 +39,8 @@ final class DesktopAppTests: WindowTestCase {
     /// The header's menu (left of Copy) and one of its items.
     private func chooseFromMenu(_ app: WindowProcess, item: Int) throws {
         try app.click(x: 840, y: 27)
-        usleep(600_000)
+        try app.display.waitForPopover(showing: true)
+        usleep(200_000)
         try app.click(x: 840, y: 79 + 32 * item)
         usleep(600_000)
     }

@@ -72,6 +72,33 @@ final class VirtualDisplay {
         return environment
     }
 
+    /// Whether a popover (or menu) is showing: GTK draws one on X11 as a mapped override-redirect
+    /// window, taller than a tooltip.
+    func popoverIsShowing() throws -> Bool {
+        let windows = try xdotool(["search", "--onlyvisible", "--class", ""]).split(separator: "\n")
+        for window in windows {
+            let info = try TestSupport.run("/usr/bin/xwininfo", ["-id", String(window)], environment: ["DISPLAY": name], timeout: 10)
+            let text = String(decoding: info.output, as: UTF8.self)
+            guard text.contains("Override Redirect State: yes"), text.contains("Map State: IsViewable"),
+                  let line = text.split(separator: "\n").first(where: { $0.contains("Height:") }),
+                  let height = Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+            else { continue }
+            if height > 100 { return true }
+        }
+        return false
+    }
+
+    /// Waits until a popover shows (or is gone): a loaded machine may take a second, and a key
+    /// pressed before then goes to the wrong place. Fails the test after `timeout`.
+    func waitForPopover(showing: Bool, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try popoverIsShowing() == showing { return }
+            usleep(100_000)
+        }
+        XCTFail(showing ? "no popover showed" : "the popover stayed open", file: file, line: line)
+    }
+
     /// Runs xdotool on this display.
     @discardableResult
     func xdotool(_ arguments: [String]) throws -> String {
