@@ -45,7 +45,7 @@ let package = Package(
 
         // The camera: V4L2 devices, format choice, streaming on a worker, conversion to RGB,
         // captures written as JPEG. No GTK.
-        .target(name: "Camera", dependencies: ["PhotoLibrary", "CV4L", "CGdkPixbuf", "CGLib"]),
+        .target(name: "Camera", dependencies: ["PhotoLibrary", "GObjectSupport", "CV4L", "CGdkPixbuf", "CGLib"]),
 
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),
@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // The command-line program.
-        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "CGLib"]),
+        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],

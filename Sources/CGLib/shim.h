@@ -2,6 +2,8 @@
 #include <glib.h>
 #include <gio/gio.h>
 #include <glib-unix.h>
+// gettext's bindtextdomain and bind_textdomain_codeset (GLib has the lookups, g_dgettext).
+#include <libintl.h>
 
 // g_free is a function, but GLib's string helpers that are macros need wrapping.
 static inline void photopick_g_free(void *p) { g_free(p); }

@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
@@ -21,13 +22,13 @@ public enum CameraFailure: Error, Hashable, Sendable {
     /// A short title for the cell.
     public var title: String {
         switch self {
-        case .noCamera: "No camera"
-        case .permissionDenied: "Camera not allowed"
-        case .busy: "Camera in use"
-        case .noUsableFormat: "Camera not supported"
-        case .unplugged: "Camera unplugged"
-        case .stalled: "Camera stopped"
-        case .failed: "Camera failed"
+        case .noCamera: i18n("No camera")
+        case .permissionDenied: i18n("Camera not allowed")
+        case .busy: i18n("Camera in use")
+        case .noUsableFormat: i18n("Camera not supported")
+        case .unplugged: i18n("Camera unplugged")
+        case .stalled: i18n("Camera stopped")
+        case .failed: i18n("Camera failed")
         }
     }
 
@@ -35,17 +36,17 @@ public enum CameraFailure: Error, Hashable, Sendable {
     public var explanation: String {
         switch self {
         case .noCamera:
-            "No camera was found. Plug one in and it appears here."
+            i18n("No camera was found. Plug one in and it appears here.")
         case .permissionDenied(let device):
-            "You may not use \(device): add yourself to the “video” group (sudo usermod -aG video $USER) and log in again."
+            i18n("You may not use {camera}: add yourself to the “video” group (sudo usermod -aG video $USER) and log in again.", ["camera": device])
         case .busy(let device):
-            "\(device) is in use by another program. Close it and try again."
+            i18n("{camera} is in use by another program. Close it and try again.", ["camera": device])
         case .noUsableFormat(let device):
-            "\(device) offers no picture format Photopick can show."
+            i18n("{camera} offers no picture format Photopick can show.", ["camera": device])
         case .unplugged(let device):
-            "\(device) was unplugged. Plug it in again to continue."
+            i18n("{camera} was unplugged. Plug it in again to continue.", ["camera": device])
         case .stalled(let device):
-            "\(device) stopped sending pictures."
+            i18n("{camera} stopped sending pictures.", ["camera": device])
         case .failed(let reason):
             reason
         }

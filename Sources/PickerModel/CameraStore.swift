@@ -1,4 +1,5 @@
 import Camera
+import GObjectSupport
 import PhotoLibrary
 
 /// The live camera as the picker shows it: which camera, whether it streams, its newest frame,
@@ -163,7 +164,7 @@ public final class CameraStore {
     public func capture(into folder: FilePath = CaptureWriter.defaultFolder,
                         completion: @escaping @MainActor (Result<FilePath, CameraFailure>) -> Void) {
         guard case .live = status, let frame = latestFrame, let camera = current else {
-            completion(.failure(.failed("The camera is not ready yet")))
+            completion(.failure(.failed(i18n("The camera is not ready yet"))))
             return
         }
         let post = self.post
@@ -178,7 +179,7 @@ public final class CameraStore {
             do throws(CameraFailure) { result = .success(try writer.write(photo, into: folder)) } catch { result = .failure(error) }
             post { completion(result) }
         }
-        if !submitted { completion(.failure(.failed("The picker is closing"))) }
+        if !submitted { completion(.failure(.failed(i18n("The picker is closing")))) }
     }
 
     // MARK: Discovery

@@ -155,7 +155,7 @@ public final class PickerController {
         do {
             result = try library.fetchAssets(in: album, filter: filter)
         } catch {
-            onProblem?("Cannot open the album: \(error)")
+            onProblem?(i18n("Cannot open the album: {reason}", ["reason": "\(error)"]))
             // The switcher goes back to the album still shown.
             onAlbumsChanged?()
             return
@@ -192,7 +192,7 @@ public final class PickerController {
         guard !isClosed else { return }
         selection.remove(change.removed)
         if change.foldersChanged {
-            do { try reloadAlbums() } catch { onProblem?("Cannot read the albums: \(error)") }
+            do { try reloadAlbums() } catch { onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"])) }
         }
         pendingChange.merge(change)
         computeNextChange()
@@ -227,7 +227,7 @@ public final class PickerController {
                 case .success:
                     break
                 case .failure(let error):
-                    controller.onProblem?("Cannot show the latest changes: \(error)")
+                    controller.onProblem?(i18n("Cannot show the latest changes: {reason}", ["reason": "\(error)"]))
                 }
                 controller.computeNextChange()
             }
@@ -242,7 +242,7 @@ public final class PickerController {
     public func adoptCapture(_ path: FilePath) {
         guard !isClosed else { return }
         guard library.contains(path) else {
-            onProblem?("The photo was saved as \(path.displayString), outside the folders shown here.")
+            onProblem?(i18n("The photo was saved as {path}, outside the folders shown here.", ["path": path.displayString]))
             return
         }
         pendingCapture = path
@@ -255,7 +255,7 @@ public final class PickerController {
                     controller.apply(change)
                     controller.pickPendingCapture()
                 case .failure(let error):
-                    controller.onProblem?("Cannot add the new photo: \(error)")
+                    controller.onProblem?(i18n("Cannot add the new photo: {reason}", ["reason": "\(error)"]))
                 }
             }
         }
@@ -275,7 +275,7 @@ public final class PickerController {
         pendingCapture = nil
         if selection.number(of: asset.id) == nil {
             if selection.isFull {
-                onNotice?("Photo saved, not picked: you can pick up to \(selection.maximum ?? 0)")
+                onNotice?(i18n("Photo saved, not picked: you can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)]))
             } else {
                 selection.toggle(asset.id)
             }
@@ -319,14 +319,14 @@ public final class PickerController {
                                      onNotice: { notice in
             // The watch limit: new photos in some folders show up later than in others. Said once.
             post { controller in
-                if !controller.isClosed { controller.onProblem?("Some folders are checked for new photos only every half minute: \(notice)") }
+                if !controller.isClosed { controller.onProblem?(i18n("Some folders are checked for new photos only every half minute: {reason}", ["reason": "\(notice)"])) }
             }
         })
         do {
             try watcher.start()
             self.watcher = watcher
         } catch {
-            onProblem?("New photos will show up only after Photopick restarts: \(error)")
+            onProblem?(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"]))
         }
     }
 
@@ -404,7 +404,7 @@ public final class PickerController {
             } catch ScanError.cancelled {
                 return  // the picker closed: nobody to tell
             } catch {
-                failure = "Indexing stopped: \(error)"
+                failure = i18n("Indexing stopped: {reason}", ["reason": "\(error)"])
             }
             if holding {
                 // The scan ended before its dates were known (it failed): show what there is.
@@ -431,7 +431,7 @@ public final class PickerController {
             try reloadAlbums(selecting: album)
         } catch {
             currentAlbum = album
-            onProblem?("Cannot read the albums: \(error)")
+            onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
         }
     }
 }

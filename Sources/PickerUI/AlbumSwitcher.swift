@@ -37,6 +37,8 @@ final class AlbumSwitcher {
     private var lastScrollTarget = -1.0
 
     var isOpen: Bool { gtk_widget_get_visible(popover) != 0 }
+    /// The open album's name, as the header shows it.
+    var buttonText: String { gtk_label_get_text(buttonLabel.opaque).map { String(cString: $0) } ?? "" }
 
     /// User data for GTK callbacks that may outlive the switcher.
     final class WeakBox {
@@ -51,7 +53,7 @@ final class AlbumSwitcher {
         _widget = Owned(wrappedValue: widget)
         style(widget, "album-switcher")
         gtk_menu_button_set_has_frame(widget.opaque, 0)
-        gtk_widget_set_tooltip_text(widget, "Choose an album")
+        gtk_widget_set_tooltip_text(widget, i18n("Choose an album"))
         let face = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         buttonLabel = gtk_label_new(nil)
         gtk_label_set_ellipsize(buttonLabel.opaque, PANGO_ELLIPSIZE_END)
@@ -64,7 +66,7 @@ final class AlbumSwitcher {
         popover = gtk_popover_new()
         style(popover, "album-switcher-popover")
         search = gtk_search_entry_new()
-        setStringProperty(search, "placeholder-text", "Search albums")
+        setStringProperty(search, "placeholder-text", i18n("Search albums"))
         gtk_widget_set_margin_start(search, 6)
         gtk_widget_set_margin_end(search, 6)
         gtk_widget_set_margin_top(search, 6)
@@ -73,7 +75,7 @@ final class AlbumSwitcher {
         gtk_list_box_set_selection_mode(list.opaque, GTK_SELECTION_NONE)
         gtk_list_box_set_activate_on_single_click(list.opaque, 1)
         style(list, "navigation-sidebar", "album-switcher-list")
-        let nothing = gtk_label_new("No album matches")!
+        let nothing = gtk_label_new(i18n("No album matches"))!
         style(nothing, "dim-label", "album-switcher-empty")
         gtk_list_box_set_placeholder(list.opaque, nothing)
         scroller = gtk_scrolled_window_new()
@@ -148,9 +150,9 @@ final class AlbumSwitcher {
     func setCurrent(_ album: Album) {
         current = album
         for row in rows { row.setCurrent(row.summary.album == album) }
-        let name = albums.first { $0.album == album }?.name ?? ""
+        let name = albums.first { $0.album == album }?.displayName ?? ""
         gtk_label_set_text(buttonLabel.opaque, name)
-        photopick_accessible_set_label(widget, "Album: \(name)")
+        photopick_accessible_set_label(widget, i18n("Album: {name}", ["name": name]))
     }
 
     func popup() { gtk_popover_popup(popover.cast()) }

@@ -73,7 +73,7 @@ final class AlbumSwitcherRow {
 
     /// Splits a folder album's name ("Trips/2019/Zanzibar") into its own name and the path above.
     static func titleAndSubtitle(of summary: AlbumSummary) -> (title: String, subtitle: String?) {
-        guard case .folder = summary.album, let slash = summary.name.lastIndex(of: "/") else { return (summary.name, nil) }
+        guard case .folder = summary.album, let slash = summary.name.lastIndex(of: "/") else { return (summary.displayName, nil) }
         return (String(summary.name[summary.name.index(after: slash)...]), String(summary.name[..<slash]))
     }
 
@@ -85,9 +85,10 @@ final class AlbumSwitcherRow {
         gtk_label_set_text(title.opaque, titleText)
         gtk_label_set_text(subtitle.opaque, subtitleText ?? "")
         gtk_widget_set_visible(subtitle, subtitleText == nil ? 0 : 1)
-        gtk_label_set_text(count.opaque, groupedDigits(summary.count))
-        searchKey = summary.name.lowercased()
-        photopick_accessible_set_label(widget, "\(summary.name), \(groupedDigits(summary.count)) \(summary.count == 1 ? "item" : "items")")
+        gtk_label_set_text(count.opaque, Localization.number(summary.count))
+        // The English name too, for a smart album: "Videos" finds "Видео".
+        searchKey = summary.displayName == summary.name ? summary.name.lowercased() : (summary.displayName + "\n" + summary.name).lowercased()
+        photopick_accessible_set_label(widget, ni18n("{name}, {count} item", "{name}, {count} items", summary.count, ["name": summary.displayName]))
         cancelCover()
         coverPath = nil
         hasCover = false

@@ -25,7 +25,7 @@ extension AlbumSwitcher {
                 gtk_list_box_row_set_header(listRow, nil)
                 return
             }
-            let text = row.section == .albums ? "Albums" : "Folders"
+            let text = row.section == .albums ? i18n("Albums") : i18n("Folders")
             if let header = gtk_list_box_row_get_header(listRow) {
                 gtk_label_set_text(OpaquePointer(header), text)
             } else {

@@ -1,3 +1,4 @@
+import GObjectSupport
 import Thumbnails
 
 /// Why a cell shows no picture, in a person's words: on the cell, in its accessible name, and
@@ -9,14 +10,19 @@ struct CellProblem: Equatable {
     /// A sentence for the toast: why it cannot be picked.
     let explanation: String
 
-    static let damaged = CellProblem(icon: "image-missing-symbolic", title: "Damaged file",
-                                     explanation: "This file is damaged and cannot be shown")
-    static let unreadable = CellProblem(icon: "dialog-warning-symbolic", title: "Cannot be read",
-                                        explanation: "This file cannot be read")
-    static let tooLarge = CellProblem(icon: "image-missing-symbolic", title: "Too large to show",
-                                      explanation: "This image is too large to show")
-    static let gone = CellProblem(icon: "image-missing-symbolic", title: "File is gone",
-                                  explanation: "This file is no longer there")
+    // Computed, not stored: the words follow the language in use when they are shown.
+    static var damaged: CellProblem {
+        CellProblem(icon: "image-missing-symbolic", title: i18n("Damaged file"), explanation: i18n("This file is damaged and cannot be shown"))
+    }
+    static var unreadable: CellProblem {
+        CellProblem(icon: "dialog-warning-symbolic", title: i18n("Cannot be read"), explanation: i18n("This file cannot be read"))
+    }
+    static var tooLarge: CellProblem {
+        CellProblem(icon: "image-missing-symbolic", title: i18n("Too large to show"), explanation: i18n("This image is too large to show"))
+    }
+    static var gone: CellProblem {
+        CellProblem(icon: "image-missing-symbolic", title: i18n("File is gone"), explanation: i18n("This file is no longer there"))
+    }
 
     /// Nil for failures that say nothing about the file (cancelled, or of the moment: a busy
     /// thumbnailer, no room for a temporary file), which may work next time.

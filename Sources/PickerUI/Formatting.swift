@@ -1,3 +1,4 @@
+import GObjectSupport
 import PhotoLibrary
 
 /// "0:07", "1:02:03". Formats any value without trapping: the index only passes on plausible
@@ -13,13 +14,38 @@ func formatDuration(_ seconds: Double) -> String {
 }
 
 extension CaptureDate {
-    /// "12 March 2024".
+    /// "12 March 2024", "12 марта 2024", "2024년 3월 12일": the day the photo was taken, in the
+    /// person's language (the date as taken, whatever the time zone).
     var spokenDate: String {
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                      "October", "November", "December"]
         let text = iso8601
         let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]) else { return text }
-        return "\(parts[2]) \(months[parts[1] - 1]) \(parts[0])"
+        guard parts.count == 3 else { return text }
+        return Localization.date(year: parts[0], month: parts[1], day: parts[2]) ?? text
+    }
+}
+
+extension SmartAlbum {
+    /// The album's name in the person's language. `name` stays English: scripts (`--album`),
+    /// the command line's output and the remembered album use it.
+    var localizedName: String {
+        switch self {
+        case .recents: i18n("Recents")
+        case .favorites: i18n("Favorites")
+        case .videos: i18n("Videos")
+        case .screenshots: i18n("Screenshots")
+        case .selfies: i18n("Selfies")
+        case .panoramas: i18n("Panoramas")
+        case .bursts: i18n("Bursts")
+        case .livePhotos: i18n("Live Photos")
+        case .animated: i18n("Animated")
+        }
+    }
+}
+
+extension AlbumSummary {
+    /// What the switcher shows: a smart album's name in the person's language, a folder's path.
+    var displayName: String {
+        if case .smart(let smart) = album { return smart.localizedName }
+        return name
     }
 }

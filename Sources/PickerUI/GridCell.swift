@@ -331,9 +331,9 @@ final class GridCell {
             // The icon until the first frame.
             clearCameraPicture()
             show(status: "camera-photo-symbolic", tooltip: nil)
-            describe("Camera, take a photo")
+            describe(i18n("Camera, take a photo"))
         case .live:
-            describe("Camera, take a photo")
+            describe(i18n("Camera, take a photo"))
         case .absent:
             clearCameraPicture()
             show(problem: CameraFailure.noCamera)
@@ -350,7 +350,7 @@ final class GridCell {
         gtk_widget_set_visible(status, 1)
         gtk_label_set_text(problem.opaque, failure.title)
         gtk_widget_set_visible(problem, 1)
-        describe("Camera: \(failure.title). \(failure.explanation)")
+        describe(i18n("Camera: {problem}. {explanation}", ["problem": failure.title, "explanation": failure.explanation]))
     }
 
     private func showFrame(_ frame: Frame) {
@@ -418,12 +418,15 @@ final class GridCell {
 
     /// What a screen reader says: "Photo, 12 March 2024, picked 2 of 3".
     func accessibleName(for asset: Asset, number: Int?) -> String {
-        var name = asset.kind == .video ? "Video" : "Photo"
-        if let problem = picker?.unshowable[asset.id] { name += ", " + problem.title.lowercased() + ", cannot be picked" }
-        name += ", " + asset.captureDate.spokenDate
-        if let duration = asset.duration, asset.kind == .video { name += ", " + formatDuration(duration) }
-        if asset.isFavorite { name += ", favourite" }
-        if let number, let picker { name += ", picked \(number) of \(picker.selection.count)" }
-        return name
+        // Parts joined by commas; each is a message of its own.
+        var parts = [asset.kind == .video ? i18n("Video") : i18n("Photo")]
+        if let problem = picker?.unshowable[asset.id] { parts += [problem.title.lowercased(), i18n("cannot be picked")] }
+        parts.append(asset.captureDate.spokenDate)
+        if let duration = asset.duration, asset.kind == .video { parts.append(formatDuration(duration)) }
+        if asset.isFavorite { parts.append(i18n("favourite")) }
+        if let number, let picker {
+            parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(picker.selection.count)]))
+        }
+        return parts.joined(separator: i18n(", "))
     }
 }

@@ -32,25 +32,30 @@ enum PickerActions {
         }
     }
 
-    static let commands: [Command] = [
-        Command("confirm", "Add the picked photos", accelerators: ["<Control>Return", "<Control>KP_Enter"], section: "Picking") { $0.confirm() },
-        Command("cancel", "Cancel, or go back from the preview or the camera", keys: ["Escape"], section: "Picking") { $0.cancelOrGoBack() },
-        Command("pick", "Pick or unpick the focused photo", keys: ["space", "Return"], section: "Picking") { view in
-            if let position = view.focusedPosition { view.toggle(at: position) }
-        },
-        Command("preview", "Show the focused photo large", accelerators: ["<Alt>Return"], keys: ["p"], section: "Viewing") { view in
-            if let position = view.focusedPosition { view.openPreview(at: position) }
-        },
-        Command("zoom-in", "Larger thumbnails", accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: "Viewing") { $0.zoom(by: 1) },
-        Command("zoom-out", "Smaller thumbnails", accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: "Viewing") { $0.zoom(by: -1) },
-        Command("choose-album", "Choose an album", accelerators: ["<Control>o"], section: "Viewing") { $0.albumSwitcherPopup() },
-        Command("take-photo", "Take a photo with the camera", accelerators: ["<Control>t"], section: "Camera") { $0.openCapture() },
-        Command("show-help-overlay", "Keyboard shortcuts", accelerators: ["<Control>question"], section: "General") { _ in },
-    ]
+    // Computed: the titles are in the language in use when the window is built.
+    static var commands: [Command] {
+        let picking = i18n("Picking"), viewing = i18n("Viewing"), camera = i18n("Camera"), general = i18n("General")
+        return [
+            Command("confirm", i18n("Add the picked photos"), accelerators: ["<Control>Return", "<Control>KP_Enter"], section: picking) { $0.confirm() },
+            Command("cancel", i18n("Cancel, or go back from the preview or the camera"), keys: ["Escape"], section: picking) { $0.cancelOrGoBack() },
+            Command("pick", i18n("Pick or unpick the focused photo"), keys: ["space", "Return"], section: picking) { view in
+                if let position = view.focusedPosition { view.toggle(at: position) }
+            },
+            Command("preview", i18n("Show the focused photo large"), accelerators: ["<Alt>Return"], keys: ["p"], section: viewing) { view in
+                if let position = view.focusedPosition { view.openPreview(at: position) }
+            },
+            Command("zoom-in", i18n("Larger thumbnails"), accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: viewing) { $0.zoom(by: 1) },
+            Command("zoom-out", i18n("Smaller thumbnails"), accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: viewing) { $0.zoom(by: -1) },
+            Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing) { $0.albumSwitcherPopup() },
+            Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera) { $0.openCapture() },
+            Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general) { _ in },
+        ]
+    }
 
     /// Adds the actions to `window` and their accelerators to `application`, and gives the
     /// window its shortcuts window.
     static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>, view: PickerView) {
+        let commands = commands
         for command in commands where command.name != "show-help-overlay" {
             let action = g_simple_action_new(command.name, nil)!
             Signal.connectAction(action) { [weak view] in
@@ -63,16 +68,20 @@ enum PickerActions {
         for command in commands where !command.accelerators.isEmpty {
             command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
         }
-        // GtkApplicationWindow makes "win.show-help-overlay" from it.
-        installShortcutsWindow(on: window)
-        // Without a camera there is nothing to take a photo with.
+        // Without a camera there is nothing to take a photo with: the action is off and the
+        // shortcuts window does not offer it.
+        let hasCamera = view.controller.camera != nil
         let camera = g_action_map_lookup_action(OpaquePointer(window), "take-photo")
-        g_simple_action_set_enabled(camera, view.controller.camera != nil ? 1 : 0)
+        g_simple_action_set_enabled(camera, hasCamera ? 1 : 0)
+        // GtkApplicationWindow makes "win.show-help-overlay" from it.
+        installShortcutsWindow(on: window, listing: commands.filter { hasCamera || $0.name != "take-photo" })
     }
 
     /// A GtkShortcutsWindow listing `commands`, from GtkBuilder XML written here.
-    static func installShortcutsWindow(on window: UnsafeMutablePointer<GtkWidget>) {
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?><interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property><property name="title">Keyboard Shortcuts</property><child><object class="GtkShortcutsSection"><property name="section-name">picker</property>"#
+    static func installShortcutsWindow(on window: UnsafeMutablePointer<GtkWidget>, listing commands: [Command]) {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property><property name="title">"#
+            + escaped(i18n("Keyboard Shortcuts"))
+            + #"</property><child><object class="GtkShortcutsSection"><property name="section-name">picker</property>"#
         var sections: [String] = []
         for command in commands where !sections.contains(command.section) { sections.append(command.section) }
         for section in sections {

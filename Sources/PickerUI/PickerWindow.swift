@@ -43,9 +43,9 @@ public enum PickerWindow {
         /// Where captures are saved.
         public var captureFolder = CaptureWriter.defaultFolder
         public var maximum: Int?
-        public var title = "Pick Photos"
-        public var confirmLabel = "Add"
-        public var cancelLabel = "Cancel"
+        public var title = i18n("Pick Photos")
+        public var confirmLabel = i18n("Add")
+        public var cancelLabel = i18n("Cancel")
         /// Choices offered in the header; the first is applied at start. Empty: no filter list.
         public var fileFilters: [FileFilter] = []
         /// MIME type patterns every album is limited to (`--mime-type`); empty for all.
@@ -236,7 +236,7 @@ public enum PickerWindow {
         do {
             try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         } catch {
-            view.report("Cannot read the albums: \(error)")
+            view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
         }
         // (The command line has printed them already.)
         for notice in session.library.notices { view.report(notice.message, printing: false) }
@@ -252,7 +252,7 @@ public enum PickerWindow {
             // Before the window is mapped, so the window manager places it over its parent.
             gtk_widget_realize(window)
             if photopick_window_set_transient_for_xid(window, UInt(parent)) == 0 {
-                view.report("--attach works on X11 only: the window is not attached")
+                view.report(i18n("--attach works on X11 only: the window is not attached"))
             }
         }
         gtk_window_present(window.cast())
@@ -270,8 +270,8 @@ public enum PickerWindow {
     private static func fileFilterChooser(_ options: Options, view: PickerView) -> UnsafeMutablePointer<GtkWidget> {
         let names = options.fileFilters.map(\.name)
         let chooser = names.withCStringArray { gtk_drop_down_new_from_strings($0) }!
-        photopick_accessible_set_label(chooser, "File type")
-        gtk_widget_set_tooltip_text(chooser, "Which files to show")
+        photopick_accessible_set_label(chooser, i18n("File type"))
+        gtk_widget_set_tooltip_text(chooser, i18n("Which files to show"))
         Signal.connect(chooser.raw, "notify::selected") { [weak view] in
             guard let view else { return }
             let index = Int(gtk_drop_down_get_selected(OpaquePointer(chooser)))
@@ -290,7 +290,7 @@ public enum PickerWindow {
         do {
             library = try PhotoLibrary(roots: roots)
         } catch {
-            view.report("Cannot open \(folder.displayString): \(error)")
+            view.report(i18n("Cannot open {folder}: {reason}", ["folder": folder.displayString, "reason": "\(error)"]))
             return
         }
         if session.options.remembersChosenFolders {

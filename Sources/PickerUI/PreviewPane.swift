@@ -40,6 +40,9 @@ final class PreviewPane {
         gtk_widget_get_visible(problem) != 0 ? gtk_label_get_text(problem.opaque).map { String(cString: $0) } : nil
     }
 
+    /// The caption: "Photo, 12 March 2024, picked 2 of 3".
+    var captionText: String { gtk_label_get_text(caption.opaque).map { String(cString: $0) } ?? "" }
+
     init() {
         widget = gtk_overlay_new()
         style(widget, "preview")
@@ -71,12 +74,12 @@ final class PreviewPane {
         let backButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_from_icon_name("go-previous-symbolic")!
 
         _backButton = Owned(wrappedValue: backButton)
-        gtk_widget_set_tooltip_text(backButton, "Back to the grid (Escape)")
-        photopick_accessible_set_label(backButton, "Back to the grid")
+        gtk_widget_set_tooltip_text(backButton, i18n("Back to the grid (Escape)"))
+        photopick_accessible_set_label(backButton, i18n("Back to the grid"))
         gtk_widget_set_visible(backButton, 0)
-        let pickButton: UnsafeMutablePointer<GtkWidget> = gtk_toggle_button_new_with_label("Pick")!
+        let pickButton: UnsafeMutablePointer<GtkWidget> = gtk_toggle_button_new_with_label(i18n("Pick"))!
         _pickButton = Owned(wrappedValue: pickButton)
-        gtk_widget_set_tooltip_text(pickButton, "Pick or unpick (Space)")
+        gtk_widget_set_tooltip_text(pickButton, i18n("Pick or unpick (Space)"))
         gtk_widget_set_visible(pickButton, 0)
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
         // "clicked", not "toggled": setting the state from the selection must not pick again.
@@ -177,7 +180,7 @@ final class PreviewPane {
     private func fail(_ reason: String) {
         releaseVideo()
         showPicture()
-        gtk_label_set_text(problem.opaque, "This video cannot be played: \(reason)")
+        gtk_label_set_text(problem.opaque, i18n("This video cannot be played: {reason}", ["reason": reason]))
         gtk_widget_set_visible(problem, 1)
     }
 
@@ -204,7 +207,7 @@ final class PreviewPane {
     private func update(number: Int?) {
         if let describe { gtk_label_set_text(caption.opaque, describe(number)) }
         gtk_toggle_button_set_active(pickButton.cast(), number == nil ? 0 : 1)
-        gtk_button_set_label(pickButton.cast(), number.map { "Picked \($0)" } ?? "Pick")
+        gtk_button_set_label(pickButton.cast(), number.map { i18n("Picked {number}", ["number": String($0)]) } ?? i18n("Pick"))
         if number == nil {
             gtk_widget_remove_css_class(pickButton, "suggested-action")
         } else {

@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
@@ -40,6 +41,10 @@ extension String {
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")
     if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
+    // The window's words in the person's language, from the catalogues installed beside the binary.
+    if let directory = Localization.installedLocaleDirectory(executable: "/proc/self/exe") {
+        Localization.bind(localeDirectory: directory)
+    }
     let arguments = (0..<Int(CommandLine.argc)).map { index in
         let pointer = CommandLine.unsafeArgv[index]!
         return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))

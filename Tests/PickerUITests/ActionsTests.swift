@@ -1,6 +1,12 @@
+import CGtk
 import Foundation
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
 import TestSupport
+import Thumbnails
 import XCTest
+@testable import PickerUI
 
 /// The picker's commands as GActions with accelerators, and the shortcuts window that lists them,
 /// driven by keyboard as a person would.
@@ -55,5 +61,69 @@ final class ActionsTests: WindowTestCase {
         try third.keys("ctrl+minus", "Escape")
         XCTAssertEqual(third.finish().status, 1)
         XCTAssertLessThan(try XCTUnwrap(try cellSize()), larger)
+    }
+}
+
+/// The shortcuts window lists what the window can do: taking a photo only when there is a camera
+/// to take it with (`--no-camera` has none).
+@MainActor
+final class ShortcutsWindowTests: XCTestCase, @unchecked Sendable {
+    private var windows: [UnsafeMutablePointer<GtkWidget>] = []
+
+    nonisolated override func tearDown() {
+        MainActor.assumeIsolated {
+            windows.forEach { gtk_window_destroy($0.cast()) }
+            windows = []
+            super.tearDown()
+        }
+    }
+
+    /// The titles the shortcuts window of a picker window shows.
+    private func shortcutTitles(camera: Bool) throws -> [String] {
+        try InProcessGTK.require()
+        let index = TestSupport.temporaryDirectory("shortcuts-index"), cache = TestSupport.temporaryDirectory("shortcuts-cache")
+        let library = try PhotoLibrary(roots: [FilePath(TestSupport.packageRoot.appendingPathComponent("data/demo-library").path)],
+                                       location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
+        let store = camera ? CameraStore(post: { MainLoopDispatcher.shared.post($0) }, listCameras: { [] }) : nil
+        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(cache.path)), thumbnailers: [])),
+                              camera: store)
+        // Not registered: the accelerators and actions need only the object.
+        let application = gtk_application_new("io.github.photopick.ShortcutsTest", G_APPLICATION_NON_UNIQUE)!
+        defer { g_object_unref(UnsafeMutableRawPointer(application)) }
+        let window = gtk_application_window_new(application)!
+        windows.append(window)
+        gtk_window_set_child(window.cast(), view.widget)
+        PickerActions.install(window: window, application: application, view: view)
+        let overlay = try XCTUnwrap(gtk_application_window_get_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self)))
+        var titles: [String] = []
+        func walk(_ widget: UnsafeMutablePointer<GtkWidget>) {
+            let type = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self).pointee.g_class?.pointee.g_type
+            if let type, let name = g_type_name(type), String(cString: name) == "GtkShortcutsShortcut" {
+                var value = GValue()
+                g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
+                g_object_get_property(UnsafeMutablePointer<GObject>(OpaquePointer(widget)), "title", &value)
+                titles.append(g_value_get_string(&value).map { String(cString: $0) } ?? "")
+                g_value_unset(&value)
+            }
+            var child = gtk_widget_get_first_child(widget)
+            while let current = child {
+                walk(current)
+                child = gtk_widget_get_next_sibling(current)
+            }
+        }
+        walk(UnsafeMutableRawPointer(overlay).assumingMemoryBound(to: GtkWidget.self))
+        return titles
+    }
+
+    nonisolated func testTakingAPhotoIsListedOnlyWithACamera() throws {
+        try MainActor.assumeIsolated {
+            let without = try shortcutTitles(camera: false)
+            XCTAssertTrue(without.contains("Choose an album"), "\(without)")
+            XCTAssertTrue(without.contains("Pick or unpick the focused photo"))
+            XCTAssertFalse(without.contains("Take a photo with the camera"), "no camera: Ctrl+T is not offered")
+            let with = try shortcutTitles(camera: true)
+            XCTAssertTrue(with.contains("Take a photo with the camera"))
+            XCTAssertEqual(Set(with).subtracting(without), ["Take a photo with the camera"], "the rest is the same")
+        }
     }
 }

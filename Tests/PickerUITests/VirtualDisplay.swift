@@ -99,6 +99,13 @@ final class VirtualDisplay {
         XCTFail(showing ? "no popover showed" : "the popover stayed open", file: file, line: line)
     }
 
+    /// Clicks at a point as a hand does: the pointer arrives there (a motion event even when it
+    /// was already there: after a popover closes under a resting pointer, GTK learns where the
+    /// pointer is from motion), then presses.
+    func click(x: Int, y: Int) throws {
+        try xdotool(["mousemove", String(x + 3), String(y + 3), "sleep", "0.05", "mousemove", String(x), String(y), "sleep", "0.05", "click", "1"])
+    }
+
     /// Runs xdotool on this display.
     @discardableResult
     func xdotool(_ arguments: [String]) throws -> String {
@@ -131,7 +138,7 @@ final class RunningPicker {
 
     /// Clicks at a point of the window (which sits at the top left: no window manager runs).
     func click(x: Int, y: Int) throws {
-        try display.xdotool(["mousemove", String(x), String(y), "click", "1"])
+        try display.click(x: x, y: y)
         usleep(150_000)
     }
 

@@ -32,7 +32,7 @@ struct WindowProcess {
 
     /// Clicks at a point of the window (which sits at the top left: no window manager runs).
     func click(x: Int, y: Int) throws {
-        try display.xdotool(["mousemove", String(x), String(y), "click", "1"])
+        try display.click(x: x, y: y)
         usleep(150_000)
     }
 

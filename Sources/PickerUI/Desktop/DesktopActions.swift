@@ -23,19 +23,19 @@ final class DesktopActions {
         self.window = window
         self.view = view
         let menu = g_menu_new()!
-        g_menu_append(menu, "Open", "win.open-picked")
-        g_menu_append(menu, "Copy to Folder…", "win.copy-to-folder")
+        g_menu_append(menu, i18n("Open"), "win.open-picked")
+        g_menu_append(menu, i18n("Copy to Folder…"), "win.copy-to-folder")
         menuButton = gtk_menu_button_new()
         gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "view-more-symbolic")
         gtk_menu_button_set_menu_model(OpaquePointer(menuButton), UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GMenuModel.self))
-        gtk_widget_set_tooltip_text(menuButton, "Open or copy the picked photos")
-        photopick_accessible_set_label(menuButton, "More actions for the picked photos")
+        gtk_widget_set_tooltip_text(menuButton, i18n("Open or copy the picked photos"))
+        photopick_accessible_set_label(menuButton, i18n("More actions for the picked photos"))
         g_object_unref(UnsafeMutableRawPointer(menu))
 
-        view.confirmLabel = "Copy"
+        view.confirmLabel = i18n("Copy")
         // The app closes rather than cancels: nothing waits for an answer.
-        gtk_button_set_label(view.cancelButton.cast(), "Close")
-        gtk_widget_set_tooltip_text(view.confirmButton, "Copy the picked photos, to paste them into another app")
+        gtk_button_set_label(view.cancelButton.cast(), i18n("Close"))
+        gtk_widget_set_tooltip_text(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
         view.onConfirm = { [weak self] assets in self?.copyToClipboard(assets) }
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }
@@ -66,7 +66,7 @@ final class DesktopActions {
     private func copyToClipboard(_ assets: [Asset]) {
         guard let view, !assets.isEmpty else { return }
         FileClipboard.put(assets.map(\.path), on: display)
-        view.showToast("\(Self.count(assets)) copied: paste them in Files or another app")
+        view.showToast(Self.copied(assets))
     }
 
     private func openPicked() {
@@ -74,7 +74,8 @@ final class DesktopActions {
         let outcome = FileLauncher.open(picked, display: display)
         for problem in outcome.problems { view.report(problem) }
         if !outcome.opened.isEmpty {
-            view.showToast(outcome.opened.map { "Opened \($0.count) in \($0.app)" }.joined(separator: "; "))
+            view.showToast(outcome.opened.map { ni18n("Opened {count} in {app}", "Opened {count} in {app}", $0.count, ["app": $0.app]) }
+                .joined(separator: i18n("; ")))
         }
     }
 
@@ -82,8 +83,8 @@ final class DesktopActions {
     /// copy off the GTK thread, never replacing a file.
     private func chooseFolder() {
         guard folderDialog == nil else { return }
-        let dialog = gtk_file_chooser_native_new("Copy to Folder", UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self),
-                                                 GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "Copy Here", "Cancel")!
+        let dialog = gtk_file_chooser_native_new(i18n("Copy to Folder"), UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self),
+                                                 GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, i18n("Copy Here"), i18n("Cancel"))!
         folderDialog = dialog
         gtk_native_dialog_set_modal(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self), 1)
         Signal.connect(UnsafeMutableRawPointer(dialog), "response", response: { [weak self] response in
@@ -103,23 +104,36 @@ final class DesktopActions {
     private func copy(_ assets: [Asset], into folder: FilePath) {
         let sources = assets.map(\.path)
         let name = String(decoding: folder.lastComponent, as: UTF8.self)
-        let summary = Self.count(assets)
+        let summary = Self.copied(assets, to: name)
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let result = Result { () throws(FileCopier.Failure) in try FileCopier(into: folder).copy(sources) }
             MainLoopDispatcher.shared.post { [weak self] in
                 guard let view = self?.view else { return }
                 switch result {
-                case .success: view.showToast("\(summary) copied to \(name)")
-                case .failure(let failure): view.report("Nothing was copied: \(failure.description)")
+                case .success: view.showToast(summary)
+                case .failure(let failure): view.report(i18n("Nothing was copied: {reason}", ["reason": failure.description]))
                 }
             }
         }
     }
 
-    /// "1 photo", "3 photos", "2 videos", "3 items".
-    static func count(_ assets: [Asset]) -> String {
-        let videos = assets.filter { $0.kind == .video }.count
-        let noun = videos == 0 ? "photo" : videos == assets.count ? "video" : "item"
-        return "\(assets.count) \(noun)\(assets.count == 1 ? "" : "s")"
+    /// "3 photos copied: paste them in Files or another app", "2 videos copied to Holiday": whole
+    /// sentences for each noun, since other languages make the verb agree with it.
+    static func copied(_ assets: [Asset], to folder: String? = nil) -> String {
+        let videos = assets.filter { $0.kind == .video }.count, count = assets.count
+        switch (videos == 0 ? "photo" : videos == count ? "video" : "item", folder) {
+        case ("photo", nil):
+            return ni18n("{count} photo copied: paste it in Files or another app", "{count} photos copied: paste them in Files or another app", count)
+        case ("video", nil):
+            return ni18n("{count} video copied: paste it in Files or another app", "{count} videos copied: paste them in Files or another app", count)
+        case (_, nil):
+            return ni18n("{count} item copied: paste it in Files or another app", "{count} items copied: paste them in Files or another app", count)
+        case ("photo", let folder?):
+            return ni18n("{count} photo copied to {folder}", "{count} photos copied to {folder}", count, ["folder": folder])
+        case ("video", let folder?):
+            return ni18n("{count} video copied to {folder}", "{count} videos copied to {folder}", count, ["folder": folder])
+        case (_, let folder?):
+            return ni18n("{count} item copied to {folder}", "{count} items copied to {folder}", count, ["folder": folder])
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PhotoLibrary
 
 /// Opens files in the desktop's default app for their type (Image Viewer, Videos …) through
@@ -19,7 +20,8 @@ enum FileLauncher {
             let contentType = g_content_type_from_mime_type(asset.mimeType ?? "application/octet-stream")
             defer { g_free(contentType) }
             guard let app = g_app_info_get_default_for_type(contentType, 0) else {
-                outcome.problems.append("No app is set to open \(String(decoding: asset.path.lastComponent, as: UTF8.self)) (\(asset.mimeType ?? "unknown type"))")
+                outcome.problems.append(i18n("No app is set to open {file} ({type})",
+                                             ["file": String(decoding: asset.path.lastComponent, as: UTF8.self), "type": asset.mimeType ?? i18n("unknown type")]))
                 continue
             }
             if let index = groups.firstIndex(where: { g_app_info_equal($0.app, app) != 0 }) {
@@ -43,7 +45,8 @@ enum FileLauncher {
             if g_app_info_launch(group.app, list, UnsafeMutableRawPointer(context).assumingMemoryBound(to: GAppLaunchContext.self), &error) != 0 {
                 outcome.opened.append((name, group.files.count))
             } else {
-                outcome.problems.append("\(name) could not start: " + (error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
+                outcome.problems.append(i18n("{app} could not start: {reason}",
+                                             ["app": name, "reason": error.map { String(cString: $0.pointee.message) } ?? i18n("unknown error")]))
                 g_clear_error(&error)
             }
         }

@@ -18,20 +18,21 @@ extension PickerView {
     var emptyStateShown: EmptyState? {
         guard (model.fetchResult?.count ?? 0) == 0 else { return nil }
         if controller.isScanning {
-            return EmptyState(icon: "folder-pictures-symbolic", title: "Looking for Photos",
-                              description: "Photos and videos appear here as they are found.", offersFolderChoice: false)
+            return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
+                              description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }
         if let missing = controller.roots.first(where: { !$0.isDirectory }) {
-            return EmptyState(icon: "folder-pictures-symbolic", title: "No \(missing.lastComponentName) Folder",
-                              description: "Choose the folder where your photos are.", offersFolderChoice: true)
+            return EmptyState(icon: "folder-pictures-symbolic", title: i18n("No {folder} Folder", ["folder": missing.lastComponentName]),
+                              description: i18n("Choose the folder where your photos are."), offersFolderChoice: true)
         }
         if controller.currentAlbum == .smart(.recents) || controller.currentAlbum == nil {
-            let names = controller.roots.map { $0.lastComponentName }.joined(separator: " or ")
-            return EmptyState(icon: "image-x-generic-symbolic", title: "No Photos Yet",
-                              description: "There are no photos or videos in \(names).", offersFolderChoice: true)
+            // Translators: between folder names, "in Pictures or Videos".
+            let names = controller.roots.map { $0.lastComponentName }.joined(separator: i18n(" or "))
+            return EmptyState(icon: "image-x-generic-symbolic", title: i18n("No Photos Yet"),
+                              description: i18n("There are no photos or videos in {folders}.", ["folders": names]), offersFolderChoice: true)
         }
-        return EmptyState(icon: "image-x-generic-symbolic", title: "This Album Is Empty",
-                          description: "Choose another album above.", offersFolderChoice: false)
+        return EmptyState(icon: "image-x-generic-symbolic", title: i18n("This Album Is Empty"),
+                          description: i18n("Choose another album above."), offersFolderChoice: false)
     }
 
     func updateEmptyState() {
@@ -49,8 +50,8 @@ extension PickerView {
     func chooseFolder() {
         guard folderChooser == nil else { return }
         let root = gtk_widget_get_root(widget).map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GtkWindow.self) }
-        guard let chooser = gtk_file_chooser_native_new("Choose a Folder of Photos", root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                                        "_Choose", "_Cancel") else { return }
+        guard let chooser = gtk_file_chooser_native_new(i18n("Choose a Folder of Photos"), root, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                        i18n("_Choose"), i18n("_Cancel")) else { return }
         let dialog = UnsafeMutableRawPointer(chooser).assumingMemoryBound(to: GtkNativeDialog.self)
         folderChooserReference = GObjectRef(dialog, transfer: .full)
         gtk_native_dialog_set_modal(dialog, 1)

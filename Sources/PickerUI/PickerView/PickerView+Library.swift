@@ -50,13 +50,16 @@ extension PickerView {
         if !progress.datesKnown {
             // The first pass is most of the wait before photos appear: its share of the bar is half.
             done = total > 0 ? progress.filesIndexed * 50 / total : 0
-            detail = "Finding photos: \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(total)) files"
+            detail = i18n("Finding photos: {done} of {total} files",
+                          ["done": Localization.number(progress.filesIndexed), "total": Localization.number(total)])
         } else {
             let toRead = max(progress.filesToComplete, progress.filesCompleted)
             done = 50 + (toRead > 0 ? progress.filesCompleted * 50 / toRead : 50)
-            detail = "Reading photo details: \(groupedDigits(progress.filesCompleted)) of \(groupedDigits(toRead))"
+            detail = i18n("Reading photo details: {done} of {total}",
+                          ["done": Localization.number(progress.filesCompleted), "total": Localization.number(toRead)])
         }
-        gtk_label_set_text(progressLabel.opaque, "Indexing \(min(done, 99)) %")
+        // Translators: the header while indexing; {percent} is a number from 0 to 99.
+        gtk_label_set_text(progressLabel.opaque, i18n("Indexing {percent} %", ["percent": String(min(done, 99))]))
         gtk_widget_set_tooltip_text(progressLabel, detail)
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
@@ -117,7 +120,7 @@ extension PickerView {
     }
 
     func announceNewer(_ count: Int) {
-        gtk_label_set_text(newerPhotosLabel.opaque, count == 1 ? "1 newer photo" : "\(groupedDigits(count)) newer photos")
+        gtk_label_set_text(newerPhotosLabel.opaque, ni18n("{count} newer photo", "{count} newer photos", count))
         gtk_revealer_set_reveal_child(newerPhotos.opaque, count > 0 ? 1 : 0)
     }
 

@@ -25,13 +25,13 @@ extension PickerView {
         guard let id = model.assetID(at: position) else { return }
         if selection.number(of: id) == nil, let problem = unshowable[id] {
             cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
-            showToast("\(problem.explanation), so it cannot be picked")
+            showToast(i18n("{explanation}, so it cannot be picked", ["explanation": problem.explanation]))
             gtk_widget_error_bell(grid)
             return
         }
         if selection.toggle(id) == .refusedAtMaximum {
             cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
-            showToast("You can pick up to \(selection.maximum ?? 0)")
+            showToast(i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)]))
             gtk_widget_error_bell(grid)
         }
     }
@@ -81,8 +81,12 @@ extension PickerView {
 
     func updateConfirmButton() {
         let count = selection.count
-        var text = count > 0 ? "\(confirmLabel) \(count)" : confirmLabel
-        if let maximum = selection.maximum, count >= maximum { text = "\(confirmLabel) \(count) of \(maximum)" }
+        // Translators: the confirm button with the number of picks, "Add 3"; {label} is "Add" or
+        // what a script asked for.
+        var text = count > 0 ? i18n("{label} {count}", ["label": confirmLabel, "count": String(count)]) : confirmLabel
+        if let maximum = selection.maximum, count >= maximum {
+            text = i18n("{label} {count} of {maximum}", ["label": confirmLabel, "count": String(count), "maximum": String(maximum)])
+        }
         gtk_button_set_label(confirmButton.cast(), text)
         gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
     }
@@ -95,7 +99,7 @@ extension PickerView {
     func noteNoVideoThumbnailer() {
         guard !toldNoVideoThumbnailer else { return }
         toldNoVideoThumbnailer = true
-        report("Videos show a film icon: no video thumbnailer is installed (install ffmpegthumbnailer)")
+        report(i18n("Videos show a film icon: no video thumbnailer is installed (install ffmpegthumbnailer)"))
     }
 
     public func report(_ problem: String, printing: Bool = true) {

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import GObjectSupport
 import PhotoLibrary
 import PickerModel
 import Thumbnails
@@ -17,9 +18,10 @@ extension PickerView {
     func openPreview(at position: Int) {
         guard let id = model.assetID(at: position), let asset = controller.asset(id) else { return }
         preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
-            var text = "\(asset.kind == .video ? "Video" : "Photo"), \(asset.captureDate.spokenDate)"
-            if let number, let self { text += ", picked \(number) of \(self.selection.count)" }
-            return text
+            let kind = asset.kind == .video ? i18n("Video") : i18n("Photo")
+            guard let number, let self else { return i18n("{kind}, {date}", ["kind": kind, "date": asset.captureDate.spokenDate]) }
+            return i18n("{kind}, {date}, picked {number} of {count}",
+                        ["kind": kind, "date": asset.captureDate.spokenDate, "number": String(number), "count": String(self.selection.count)])
         }
         showPreviewHeader(true)
         installPreviewKeys()

@@ -109,7 +109,7 @@ public final class PickerView {
     }
 
     /// The primary button's words: "Add" by default, or what a script asked for.
-    public var confirmLabel = "Add" { didSet { updateConfirmButton() } }
+    public var confirmLabel = i18n("Add") { didSet { updateConfirmButton() } }
 
     // State the extensions in the files beside this one work with.
     /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
@@ -200,11 +200,11 @@ public final class PickerView {
 
         switcher = AlbumSwitcher(coverPath: { [controller] album in controller.coverPath(of: album) }, loader: loader)
         albumSwitcher = switcher.widget
-        let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label("Add")
+        let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Add"))
         _confirmButton = Owned(wrappedValue: confirmButton)
         style(confirmButton, "suggested-action")
         gtk_widget_set_sensitive(confirmButton, 0)
-        let cancelButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label("Cancel")
+        let cancelButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Cancel"))
         _cancelButton = Owned(wrappedValue: cancelButton)
 
         Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
