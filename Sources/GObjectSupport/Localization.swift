@@ -72,6 +72,21 @@ public enum Localization {
     }
 }
 
+/// Marks a message for translation where it is written, leaving it English there: for tables
+/// that also feed English output (the option tables make the man page) and for text GLib
+/// translates itself (GOptionContext's help, through the domain). `Localization.translate`
+/// looks such a message up where it is shown. (gettext's usual name for this marker.)
+public func N_(_ message: StaticString) -> String {
+    message.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+}
+
+extension Localization {
+    /// The translation of a message marked with `N_`.
+    public static func translate(_ message: String) -> String {
+        message.withCString { String(cString: g_dgettext(domain, $0)) }
+    }
+}
+
 /// A message in the person's language (or the English original).
 public func i18n(_ message: StaticString) -> String {
     // gettext answers with its argument when there is no translation, so the argument must
@@ -80,18 +95,18 @@ public func i18n(_ message: StaticString) -> String {
 }
 
 /// A message with named values, "{name}", put in after translation.
-public func i18n(_ message: StaticString, _ values: KeyValuePairs<String, String>) -> String {
+public func i18n(_ message: StaticString, _ values: [String: String]) -> String {
     fill(i18n(message), values)
 }
 
 /// A message whose words follow a count ("1 photo", "2 photos"; Russian has three forms): the
 /// locale's plural rule picks the form. `{count}` in it becomes the count, grouped by the locale.
-public func ni18n(_ singular: StaticString, _ plural: StaticString, _ count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+public func ni18n(_ singular: StaticString, _ plural: StaticString, _ count: Int, _ values: [String: String] = [:]) -> String {
     let form = String(cString: g_dngettext(Localization.domain, singular.cString, plural.cString, gulong(clamping: count.magnitude)))
     return fill(fill(form, ["count": Localization.number(count)]), values)
 }
 
-private func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
+private func fill(_ text: String, _ values: [String: String]) -> String {
     var result = text
     for (name, value) in values { result = result.replacing("{\(name)}", with: value) }
     return result

@@ -1,20 +1,21 @@
 import Camera
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
 // photopick cameras and photopick capture: the camera without a window.
 
-let cameraOption = OptionParser.Option("camera", .string, "The camera to use: a device (/dev/video2) or a name (default: the first)", argument: "DEVICE")
+let cameraOption = OptionParser.Option("camera", .string, N_("The camera to use: a device (/dev/video2) or a name (default: the first)"), argument: "DEVICE")
 
 // MARK: photopick cameras
 
 func camerasCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = camerasOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
     let cameras = CameraDevices.list()
     if let seconds = parser.integer("stream") {
-        guard seconds > 0 else { return usage("--stream needs a number of seconds above 0") }
+        guard seconds > 0 else { return usage(i18n("--stream needs a number of seconds above 0")) }
         guard let camera = try chooseCamera(parser.string("camera"), from: cameras) else { return ExitStatus.failure }
         return streamForReport(camera, seconds: seconds)
     }
@@ -83,11 +84,11 @@ private func chooseCamera(_ requested: String?, from cameras: [CameraInfo]) thro
     if let requested, requested.hasPrefix("/"), !cameras.contains(where: { $0.path.displayString == requested }) {
         // A node that is not in the list: say what is wrong with it.
         if let described = CameraDevices.describe(FilePath(requested)) { return described }
-        warn("\(requested) is not a video capture device")
+        warn(i18n("{device} is not a video capture device", ["device": requested]))
         return nil
     }
     guard let camera = CameraDevices.choose(requested, from: cameras) else {
-        warn(requested.map { "no camera “\($0)” (photopick cameras lists them)" } ?? CameraFailure.noCamera.explanation)
+        warn(requested.map { i18n("no camera “{camera}” (photopick cameras lists them)", ["camera": $0]) } ?? CameraFailure.noCamera.explanation)
         return nil
     }
     if let problem = camera.problem {
@@ -116,7 +117,7 @@ private func streamForReport(_ camera: CameraInfo, seconds: Int) -> Int32 {
         case .starting: break
         case .live(let format):
             tally.lock.withLock { tally.format = format }
-            warn("\(camera.name): streaming \(format)")
+            warn(i18n("{camera}: streaming {format}", ["camera": camera.name, "format": "\(format)"]))
         case .failed(let failure):
             tally.lock.withLock { tally.failure = failure }
             warn("\(failure.title): \(failure.explanation)")
@@ -140,8 +141,9 @@ private func streamForReport(_ camera: CameraInfo, seconds: Int) -> Int32 {
         // Rate over the intervals between frames; the driver's counter tells what it dropped.
         let rate = tally.frames > 1 && span > 0 ? Double(tally.frames - 1) / span : 0
         let dropped = tally.firstSequence.map { tally.lastSequence - $0 + 1 - tally.frames } ?? 0
-        output.write("\(tally.frames) frames in \(seconds) s: \(jsonNumber((rate * 10).rounded() / 10)) fps"
-            + (tally.format.map { " (\($0))" } ?? "") + ", \(max(0, dropped)) dropped by the driver\n")
+        output.write(i18n("{frames} frames in {seconds} s: {rate} fps", ["frames": String(tally.frames), "seconds": String(seconds),
+                                                                         "rate": jsonNumber((rate * 10).rounded() / 10)])
+            + (tally.format.map { " (\($0))" } ?? "") + ", " + i18n("{dropped} dropped by the driver", ["dropped": String(max(0, dropped))]) + "\n")
         output.flush()
         return tally.failure == nil && tally.frames > 0 ? ExitStatus.success : ExitStatus.failure
     }
@@ -152,12 +154,12 @@ private func streamForReport(_ camera: CameraInfo, seconds: Int) -> Int32 {
 func captureCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = captureOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
     let output = parser.filenames("output").last.map { FilePath(bytes: $0) }
     if let output {
         // Checked before the camera starts: nothing is taken that could not be saved.
-        if access(output.displayString, F_OK) == 0 { warn("\(output) already exists; choose another name"); return ExitStatus.failure }
-        if !output.parent.isDirectory { warn("\(output.parent) is not a folder"); return ExitStatus.failure }
+        if access(output.displayString, F_OK) == 0 { warn(i18n("{file} already exists; choose another name", ["file": output.displayString])); return ExitStatus.failure }
+        if !output.parent.isDirectory { warn(i18n("{folder} is not a folder", ["folder": output.parent.displayString])); return ExitStatus.failure }
     }
     guard let camera = try chooseCamera(parser.string("camera"), from: CameraDevices.list()) else { return ExitStatus.failure }
     let frame: Frame
@@ -182,17 +184,17 @@ func captureCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 
 /// `photopick cameras`'s options (also read by the man page).
 func camerasOptions() -> OptionParser {
-    OptionParser(parameters: "- list cameras", summary: "Lists the cameras (V4L2 video capture devices) with their formats, sizes and frame rates.", options: [
-        OptionParser.Option("json", .flag, "Print a JSON array"),
-        OptionParser.Option("stream", .integer, "Stream the camera for SECONDS and report the frames that arrived", argument: "SECONDS"),
+    OptionParser(parameters: N_("- list cameras"), summary: N_("Lists the cameras (V4L2 video capture devices) with their formats, sizes and frame rates."), options: [
+        OptionParser.Option("json", .flag, N_("Print a JSON array")),
+        OptionParser.Option("stream", .integer, N_("Stream the camera for SECONDS and report the frames that arrived"), argument: "SECONDS"),
         cameraOption,
     ])
 }
 
 /// `photopick capture`'s options (also read by the man page).
 func captureOptions() -> OptionParser {
-    OptionParser(parameters: "- take a photo", summary: "Takes one photo with the camera, saves it as a JPEG and prints its path.", options: [
+    OptionParser(parameters: N_("- take a photo"), summary: N_("Takes one photo with the camera, saves it as a JPEG and prints its path."), options: [
         cameraOption,
-        OptionParser.Option("output", short: "o", .filenames, "Save the photo as FILE (default: Pictures/Camera/IMG_date_time.jpg); never replaces a file", argument: "FILE"),
+        OptionParser.Option("output", short: "o", .filenames, N_("Save the photo as FILE (default: Pictures/Camera/IMG_date_time.jpg); never replaces a file"), argument: "FILE"),
     ])
 }

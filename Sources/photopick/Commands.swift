@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
@@ -17,7 +18,7 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
         let existing = LibraryFolders.defaults.filter(\.isDirectory)
         guard !existing.isEmpty else {
             let names = XDGDirectories.mediaFolders.map(\.displayString).joined(separator: ", ")
-            throw UsageError(message: "no library folder: \(names) does not exist (use --library DIR)")
+            throw UsageError(message: i18n("no library folder: {folders} does not exist (use --library DIR)", ["folders": names]))
         }
         return existing
     }
@@ -46,7 +47,7 @@ func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> 
     } catch let error where isBusy(error) {
         // Another Photopick is writing the index (the app, a long `index`): its committed state
         // is still right to read (WAL), if not the newest. Waiting could take minutes.
-        warn("another Photopick is updating the index; answering from the index as it is")
+        warn(i18n("another Photopick is updating the index; answering from the index as it is"))
     }
     return library
 }
@@ -80,15 +81,15 @@ func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLine
 }
 
 
-let libraryOption = OptionParser.Option("library", .filenames, "A folder of photos and videos (repeatable; default: the Pictures and Videos folders)", argument: "DIR")
-let cachedOption = OptionParser.Option("cached", .flag, "Use the index as it is, without looking for changes first")
+let libraryOption = OptionParser.Option("library", .filenames, N_("A folder of photos and videos (repeatable; default: the Pictures and Videos folders)"), argument: "DIR")
+let cachedOption = OptionParser.Option("cached", .flag, N_("Use the index as it is, without looking for changes first"))
 
 // MARK: photopick albums
 
 func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = albumsOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
     let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
     var output = StandardOutput()
     let albums = try library.albums()
@@ -128,10 +129,10 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = listOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
-    if parser.flag("json") && parser.flag("null") { return usage("--json and -0 cannot be used together") }
+    guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
+    if parser.flag("json") && parser.flag("null") { return usage(i18n("--json and -0 cannot be used together")) }
     let limit = parser.integer("limit")
-    if let limit, limit < 0 { return usage("--limit must be 0 or more") }
+    if let limit, limit < 0 { return usage(i18n("--limit must be 0 or more")) }
     let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
     var output = StandardOutput()
     let terminator: [UInt8] = parser.flag("null") ? [0] : [UInt8(ascii: "\n")]
@@ -165,7 +166,7 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 
     let albumName = parser.string("album") ?? "Recents"
     guard let album = try library.album(named: albumName) else {
-        return usage("no album named “\(albumName)” (photopick albums lists them)")
+        return usage(noAlbum(albumName))
     }
     let fetchResult = try library.fetchAssets(in: album)
     let count = min(fetchResult.count, limit ?? .max)
@@ -237,16 +238,17 @@ extension String {
 func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = indexOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard rest.isEmpty else { return usage("unexpected argument “\(String(decoding: rest[0], as: UTF8.self))”") }
+    guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
     let library = try PhotoLibrary(roots: try resolveRoots(parser.filenames("library")))
     for notice in library.notices { warn(notice.message) }
     let progress = try scan(library, progressLines: true)
     let problems = try library.problems().count
     var output = StandardOutput()
-    let dated = progress.filesToComplete > 0 ? "; every file dated after \(String(format1: progress.datedSeconds)) s" : ""
-    output.write("Indexed \(groupedDigits(progress.filesSeen)) files in \(String(format1: progress.elapsedSeconds)) s "
-                 + "(\(groupedDigits(Int(progress.filesPerSecond))) files/s): \(groupedDigits(progress.filesRead)) read, "
-                 + "\(groupedDigits(progress.filesUnchanged)) unchanged, \(groupedDigits(problems)) with problems"
+    let dated = progress.filesToComplete > 0 ? i18n("; every file dated after {seconds} s", ["seconds": String(format1: progress.datedSeconds)]) : ""
+    output.write(i18n("Indexed {files} files in {seconds} s ({rate} files/s): {read} read, {unchanged} unchanged, {problems} with problems",
+                      ["files": Localization.number(progress.filesSeen), "seconds": String(format1: progress.elapsedSeconds),
+                       "rate": Localization.number(Int(progress.filesPerSecond)), "read": Localization.number(progress.filesRead),
+                       "unchanged": Localization.number(progress.filesUnchanged), "problems": Localization.number(problems)])
                  + (problems > 0 ? " (photopick ls --errors)" : "") + dated + "\n")
     output.flush()
     return ExitStatus.success
@@ -266,7 +268,7 @@ func parseOrReport(_ parser: OptionParser, _ arguments: [[UInt8]]) throws -> [[U
     switch parser.parse(arguments) {
     case .success(let rest): return rest
     case .failure(let error):
-        warn("\(error.message) (photopick --help lists the options)")
+        warn(i18n("{problem} (photopick --help lists the options)", ["problem": error.message]))
         return nil
     }
 }
@@ -276,29 +278,39 @@ func usage(_ message: String) -> Int32 {
     return ExitStatus.usage
 }
 
+/// "unexpected argument “x”", for an argument a command does not take.
+func unexpectedArgument(_ argument: [UInt8]) -> String {
+    i18n("unexpected argument “{argument}”", ["argument": String(decoding: argument, as: UTF8.self)])
+}
+
+/// "no album named “x” (photopick albums lists them)".
+func noAlbum(_ name: String) -> String {
+    i18n("no album named “{album}” (photopick albums lists them)", ["album": name])
+}
+
 /// `photopick albums`'s options (also read by the man page).
 func albumsOptions() -> OptionParser {
-    OptionParser(parameters: "- list albums and their counts", summary: "Lists the albums: smart albums first, then folders that hold photos or videos.", options: [
+    OptionParser(parameters: N_("- list albums and their counts"), summary: N_("Lists the albums: smart albums first, then folders that hold photos or videos."), options: [
         libraryOption,
-        OptionParser.Option("json", .flag, "Print a JSON array"),
+        OptionParser.Option("json", .flag, N_("Print a JSON array")),
         cachedOption,
     ])
 }
 
 /// `photopick ls`'s options (also read by the man page).
 func listOptions() -> OptionParser {
-    OptionParser(parameters: "- list photos and videos", summary: "Prints the assets of an album in display order (newest first), one path a line.", options: [
+    OptionParser(parameters: N_("- list photos and videos"), summary: N_("Prints the assets of an album in display order (newest first), one path a line."), options: [
         libraryOption,
-        OptionParser.Option("album", short: "a", .string, "The album to list (default: Recents); see photopick albums", argument: "NAME"),
-        OptionParser.Option("limit", short: "n", .integer, "Print at most N assets", argument: "N"),
-        OptionParser.Option("json", .flag, "Print a JSON array with each asset's metadata"),
-        OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline"),
-        OptionParser.Option("errors", .flag, "List the files and folders that could not be read, with the reason"),
+        OptionParser.Option("album", short: "a", .string, N_("The album to list (default: Recents); see photopick albums"), argument: "NAME"),
+        OptionParser.Option("limit", short: "n", .integer, N_("Print at most N assets"), argument: "N"),
+        OptionParser.Option("json", .flag, N_("Print a JSON array with each asset's metadata")),
+        OptionParser.Option("null", short: "0", .flag, N_("End each path with a NUL byte instead of a newline")),
+        OptionParser.Option("errors", .flag, N_("List the files and folders that could not be read, with the reason")),
         cachedOption,
     ])
 }
 
 /// `photopick index`'s options (also read by the man page).
 func indexOptions() -> OptionParser {
-    OptionParser(parameters: "- index the library now", summary: "Indexes the library folders now, with progress, and exits.", options: [libraryOption])
+    OptionParser(parameters: N_("- index the library now"), summary: N_("Indexes the library folders now, with progress, and exits."), options: [libraryOption])
 }

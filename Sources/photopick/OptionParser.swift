@@ -1,4 +1,5 @@
 import CGLib
+import GObjectSupport
 import Glibc
 
 /// Command-line options through GLib's GOptionContext, so `--help`, `--opt=value`, `--` and error
@@ -38,6 +39,9 @@ final class OptionParser {
         self.summary = summary
         context = g_option_context_new(parameters)
         g_option_context_set_summary(context, summary)
+        // --help in the person's language: GLib looks the summary, the parameters and each
+        // option's description up in our catalogue (the tables mark them with N_).
+        g_option_context_set_translation_domain(context, Localization.domain)
         var entries: [GOptionEntry] = []
         for option in options {
             // Every slot is 8 bytes and 8-aligned: room for a gboolean, a gint or a pointer.
@@ -60,7 +64,8 @@ final class OptionParser {
                 arg_description: option.argument.map(keep)))
         }
         entries.append(GOptionEntry())
-        entries.withUnsafeBufferPointer { g_option_context_add_main_entries(context, $0.baseAddress, nil) }
+        // (The entries get the domain here: adding them sets their group's domain, nil or not.)
+        entries.withUnsafeBufferPointer { g_option_context_add_main_entries(context, $0.baseAddress, Localization.domain) }
     }
 
     deinit {
@@ -89,7 +94,9 @@ final class OptionParser {
         let text = g_option_context_get_help(context, 1, nil)!
         defer { g_free(text) }
         let lines = String(cString: text).split(separator: "\n", omittingEmptySubsequences: false)
-        return lines.drop { !$0.hasPrefix("Application Options") }.joined(separator: "\n")
+        // From the last section's heading ("Application Options:", in the person's language).
+        guard let heading = lines.lastIndex(where: { !$0.isEmpty && !$0.hasPrefix(" ") }) else { return "" }
+        return lines[heading...].joined(separator: "\n")
     }
 
     /// Parses `arguments` (the program name first). Returns the arguments left over, or the

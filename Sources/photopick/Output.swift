@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
@@ -22,7 +23,7 @@ struct StandardOutput {
                 if errno == EINTR { continue }
                 if errno == EPIPE { exit(0) }  // a closed pipe (`| head`) is not an error
                 // A full disk or a closed descriptor: said, so a script's log shows why.
-                warn("cannot write the output: \(errorDescription(errno))")
+                warn(i18n("cannot write the output: {reason}", ["reason": errorDescription(errno)]))
                 exit(1)
             }
             offset += written

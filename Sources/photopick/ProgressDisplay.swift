@@ -1,3 +1,4 @@
+import GObjectSupport
 import PhotoLibrary
 
 /// Scan progress on standard error: a bar redrawn in place on a terminal, plain lines (one every
@@ -35,16 +36,21 @@ final class ProgressDisplay {
             let filled = min(width, progress.filesIndexed * width / total)
             bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
         }
-        let of = total > 0 ? " of \(groupedDigits(total))" : ""
-        let rate = progress.elapsedSeconds > 0.5 ? ", \(groupedDigits(Int(progress.filesPerSecond))) files/s" : ""
-        writeError("\r\u{1B}[KIndexing \(bar)\(groupedDigits(progress.filesIndexed))\(of) files\(rate)")
+        let done = Localization.number(progress.filesIndexed)
+        let count = total > 0 ? i18n("{done} of {total} files", ["done": done, "total": Localization.number(total)])
+            : i18n("{done} files", ["done": done])
+        let rate = progress.elapsedSeconds > 0.5 ? ", " + i18n("{rate} files/s", ["rate": Localization.number(Int(progress.filesPerSecond))]) : ""
+        writeError("\r\u{1B}[K" + i18n("Indexing {bar}{count}", ["bar": bar, "count": count]) + rate)
         drewBar = true
     }
 
     private func warnLine(_ progress: ScanProgress) {
-        let state = progress.finished ? "indexed" : "indexing:"
-        writeError("photopick: \(state) \(groupedDigits(progress.filesIndexed)) of \(groupedDigits(progress.filesSeen)) files seen, "
-                   + "\(groupedDigits(progress.filesRead)) read, \(groupedDigits(Int(progress.filesPerSecond))) files/s\n")
+        let values = ["done": Localization.number(progress.filesIndexed), "seen": Localization.number(progress.filesSeen),
+                      "read": Localization.number(progress.filesRead), "rate": Localization.number(Int(progress.filesPerSecond))]
+        let line = progress.finished
+            ? i18n("indexed {done} of {seen} files seen, {read} read, {rate} files/s", values)
+            : i18n("indexing: {done} of {seen} files seen, {read} read, {rate} files/s", values)
+        writeError("photopick: " + line + "\n")
     }
 }
 

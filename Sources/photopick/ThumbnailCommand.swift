@@ -1,4 +1,5 @@
 import CGLib
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 import Thumbnails
@@ -12,10 +13,10 @@ import Thumbnails
 @MainActor func thumbnailCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = thumbnailOptions()
     guard let files = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
-    guard !files.isEmpty else { return usage("no files given (photopick thumbnail --help)") }
+    guard !files.isEmpty else { return usage(i18n("no files given (photopick thumbnail --help)")) }
     let sizeName = parser.string("size") ?? "large"
     guard let flavor = ThumbnailFlavor(name: sizeName) else {
-        return usage("unknown size “\(sizeName)”: use normal, large, x-large or xx-large")
+        return usage(i18n("unknown size “{size}”: use normal, large, x-large or xx-large", ["size": sizeName]))
     }
     // What is not a regular file is said as what it is, before the loader would open it (a
     // FIFO would block the open); a symbolic link stands for the file it points to.
@@ -56,8 +57,8 @@ import Thumbnails
         let now = monotonicSeconds()
         if standardErrorIsTerminal, paths.count > 1, now - lastDrawn > 0.1 {
             lastDrawn = now
-            let rate = now - started > 0.5 ? ", \(Int(Double(finished) / (now - started))) per second" : ""
-            writeError("\r\u{1B}[KThumbnails: \(finished) of \(paths.count)\(rate)")
+            let rate = now - started > 0.5 ? ", " + i18n("{rate} per second", ["rate": String(Int(Double(finished) / (now - started)))]) : ""
+            writeError("\r\u{1B}[K" + i18n("Thumbnails: {done} of {total}", ["done": String(finished), "total": String(paths.count)]) + rate)
         }
     }
     if standardErrorIsTerminal && paths.count > 1 { writeError("\r\u{1B}[K") }
@@ -72,11 +73,11 @@ import Thumbnails
                 output.write(stored.bytes + [UInt8(ascii: "\n")])
             } else {
                 failures += 1
-                warn("\(path): the thumbnail could not be written to \(cache.root) (full or read-only?)")
+                warn("\(path): " + i18n("the thumbnail could not be written to {folder} (full or read-only?)", ["folder": cache.root.displayString]))
             }
         case .success:
             failures += 1
-            warn("\(path): no thumbnailer installed for this video (install ffmpegthumbnailer)")
+            warn("\(path): " + i18n("no thumbnailer installed for this video (install ffmpegthumbnailer)"))
         case .failure(let failure):
             failures += 1
             warn("\(path): \(failure)")
@@ -96,22 +97,22 @@ private func notAFile(_ path: FilePath) -> String? {
     guard path.withCString({ lstat($0, &link) }) == 0 else { return nil }
     let isLink = link.st_mode & S_IFMT == S_IFLNK
     if isLink && path.withCString({ stat($0, &target) }) != 0 {
-        return "a symbolic link to a file that does not exist (\(errorDescription(errno)))"
+        return i18n("a symbolic link to a file that does not exist ({reason})", ["reason": errorDescription(errno)])
     }
     let info = isLink ? target : link
-    let prefix = isLink ? "a symbolic link to " : ""
+    // Whole phrases: other languages do not build them from "a symbolic link to" and a noun.
     switch info.st_mode & S_IFMT {
     case S_IFREG: return nil
-    case S_IFDIR: return prefix + "a folder, not a photo or video"
-    case S_IFIFO: return prefix + "a named pipe, not a photo or video"
-    case S_IFSOCK: return prefix + "a socket, not a photo or video"
-    default: return prefix + "a device, not a photo or video"
+    case S_IFDIR: return isLink ? i18n("a symbolic link to a folder, not a photo or video") : i18n("a folder, not a photo or video")
+    case S_IFIFO: return isLink ? i18n("a symbolic link to a named pipe, not a photo or video") : i18n("a named pipe, not a photo or video")
+    case S_IFSOCK: return isLink ? i18n("a symbolic link to a socket, not a photo or video") : i18n("a socket, not a photo or video")
+    default: return isLink ? i18n("a symbolic link to a device, not a photo or video") : i18n("a device, not a photo or video")
     }
 }
 
 /// `photopick thumbnail`'s options (also read by the man page).
 func thumbnailOptions() -> OptionParser {
-    OptionParser(parameters: "FILE… - make thumbnails", summary: "Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line.", options: [
-        OptionParser.Option("size", short: "s", .string, "normal (128 px), large (256, the default), x-large (512) or xx-large (1024)", argument: "SIZE"),
+    OptionParser(parameters: N_("FILE… - make thumbnails"), summary: N_("Makes (or finds) the freedesktop thumbnails of the files and prints their paths, one a line."), options: [
+        OptionParser.Option("size", short: "s", .string, N_("normal (128 px), large (256, the default), x-large (512) or xx-large (1024)"), argument: "SIZE"),
     ])
 }

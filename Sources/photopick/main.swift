@@ -9,19 +9,20 @@ let photopickVersion = "0.2.0"
 
 // (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
 let commands: [(name: String, summary: String, options: () -> OptionParser, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
-    ("albums", "List albums with their counts", albumsOptions, albumsCommand),
-    ("ls", "List the photos and videos of an album, or the files that could not be read", listOptions, listCommand),
-    ("index", "Index the library now, with progress", indexOptions, indexCommand),
-    ("thumbnail", "Make the freedesktop thumbnails of files and print their paths", thumbnailOptions, thumbnailCommand),
-    ("cameras", "List the cameras with their formats, sizes and frame rates", camerasOptions, camerasCommand),
-    ("capture", "Take a photo with the camera and print its path", captureOptions, captureCommand),
+    ("albums", N_("List albums with their counts"), albumsOptions, albumsCommand),
+    ("ls", N_("List the photos and videos of an album, or the files that could not be read"), listOptions, listCommand),
+    ("index", N_("Index the library now, with progress"), indexOptions, indexCommand),
+    ("thumbnail", N_("Make the freedesktop thumbnails of files and print their paths"), thumbnailOptions, thumbnailCommand),
+    ("cameras", N_("List the cameras with their formats, sizes and frame rates"), camerasOptions, camerasCommand),
+    ("capture", N_("Take a photo with the camera and print its path"), captureOptions, captureCommand),
 ]
 
 @MainActor func topLevelHelp() -> Int32 {
-    var text = "Usage:\n  photopick [COMMAND] [OPTION…]\n\nPhotopick is a photo and video picker.\n\nCommands:\n"
-    for command in commands { text += "  " + command.name.padding(10) + command.summary + "\n" }
-    text += "\nWithout a command, opens the picker window, a drop-in for zenity --file-selection.\n"
-    text += "Run “photopick COMMAND --help” for a command's options. The window's options:\n\n"
+    var text = i18n("Usage:") + "\n  photopick [COMMAND] [OPTION…]\n\n" + i18n("Photopick is a photo and video picker.") + "\n\n"
+        + i18n("Commands:") + "\n"
+    for command in commands { text += "  " + command.name.padding(10) + Localization.translate(command.summary) + "\n" }
+    text += "\n" + i18n("Without a command, opens the picker window, a drop-in for zenity --file-selection.") + "\n"
+    text += i18n("Run “photopick COMMAND --help” for a command's options. The window's options:") + "\n\n"
     text += PickRequest.parser().optionsHelp
     var output = StandardOutput()
     output.write(text)
@@ -62,7 +63,7 @@ extension String {
     var rest = arguments
     if let first, !first.hasPrefix("-") {
         guard commands.contains(where: { $0.name == first }) else {
-            return usage("unknown command “\(first)” (photopick --help lists the commands)")
+            return usage(i18n("unknown command “{command}” (photopick --help lists the commands)", ["command": first]))
         }
         name = first
         rest = [Array("photopick \(first)".utf8)] + arguments.dropFirst(2)

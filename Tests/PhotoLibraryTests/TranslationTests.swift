@@ -24,7 +24,7 @@ final class TranslationTests: XCTestCase {
         var marking: [String] = []
         for case let url as URL in sources where url.pathExtension == "swift" {
             let text = try String(contentsOf: url, encoding: .utf8)
-            if text.contains("i18n(\"") || text.contains("ni18n(\"") {
+            if text.contains("i18n(\"") || text.contains("N_(\"") {
                 marking.append(String(url.path.dropFirst(root.path.count + 1)))
             }
         }

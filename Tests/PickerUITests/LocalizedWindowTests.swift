@@ -148,8 +148,8 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    /// `meson install`, then the installed program under LANGUAGE=ru: its window title is
-    /// Russian, so it found the catalogue installed beside it.
+    /// `meson install`, then the installed program in a Russian session: its window title, its
+    /// --help and its errors are Russian, so it found the catalogue installed beside it.
     nonisolated func testTheInstalledProgramFindsItsCatalogues() throws {
         try MainActor.assumeIsolated {
             for tool in ["/usr/bin/meson", "/usr/bin/ninja", "/usr/bin/Xvfb", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
@@ -175,6 +175,19 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
             XCTAssertTrue(desktop.contains("Comment[ru]=\(comment)\n"), desktop)
             XCTAssertTrue(desktop.contains("Comment=Browse your photos and videos and pick some\n"), desktop)
 
+            // The command line too: --help (GLib's, through the domain) and an error.
+            let installed = prefix.appendingPathComponent("bin/photopick").path
+            let russianSession = ["LANG": "ru_RU.UTF-8", "LANGUAGE": "ru", "LC_ALL": ""]
+            let help = try TestSupport.run(installed, ["--help"], environment: russianSession)
+            let helpText = String(decoding: help.output, as: UTF8.self)
+            for message in ["Usage:", "Allow at most N picks", "List albums with their counts"] {
+                let translated = try XCTUnwrap(russian.translation(of: message))
+                XCTAssertTrue(helpText.contains(translated), "--help says “\(translated)”:\n\(helpText)")
+            }
+            let bad = try TestSupport.run(installed, ["ls", "--limit=-1"], environment: russianSession)
+            XCTAssertEqual(bad.status, 2)
+            XCTAssertEqual(bad.error, "photopick: " + (try XCTUnwrap(russian.translation(of: "--limit must be 0 or more"))) + "\n")
+
             let title = try XCTUnwrap(russian.translation(of: "Pick Photos"))
             XCTAssertNotEqual(title, "Pick Photos")
             let display = try VirtualDisplay()
@@ -183,7 +196,7 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
             let app = try WindowProcess(display: display, executable: prefix.appendingPathComponent("bin/photopick").path,
                                         arguments: ["--no-camera", "--library", TestSupport.packageRoot.appendingPathComponent("data/demo-library").path],
                                         dataHome: data, cacheHome: cache,
-                                        environment: ["LANG": "ru_RU.UTF-8", "LANGUAGE": "ru", "LC_ALL": ""], title: title)
+                                        environment: russianSession, title: title)
             XCTAssertFalse(app.windowID.isEmpty, "a window titled “\(title)”")
             try app.keys("Escape")
             XCTAssertEqual(app.finish().status, 1, "cancelled")

@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 import Thumbnails
@@ -22,7 +23,7 @@ enum PickOutput {
         let kept = assets.filter { asset in
             var info = stat()
             if asset.path.withCString({ lstat($0, &info) }) == 0 { return true }
-            warn("\(asset.path): \(errorDescription(errno)); it was deleted or moved after it was picked, and is left out")
+            warn(i18n("{file}: {reason}; it was deleted or moved after it was picked, and is left out", ["file": asset.path.displayString, "reason": errorDescription(errno)]))
             return false
         }
         if kept.isEmpty && !assets.isEmpty { throw NothingLeft() }

@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 import PickerUI
@@ -34,42 +35,39 @@ struct PickRequest {
 
     /// The window's options, for `photopick --help` and the man page as well as for parsing.
     static func parser() -> OptionParser {
-        let parser = OptionParser(parameters: "- pick photos and videos", summary: """
-            Opens the picker. The picked files are printed in the order they were picked: one path a line, \
-            or, with --file-selection (zenity's), one line joined by the separator.
-            Exit status: 0 picked, 1 cancelled or closed, 5 timed out; an error is 2 (255 with --file-selection).
-            """, options: [
+        // One literal (xgettext reads Swift as C, which knows no multi-line literals).
+        let parser = OptionParser(parameters: N_("- pick photos and videos"), summary: N_("Opens the picker. The picked files are printed in the order they were picked: one path a line, or, with --file-selection (zenity's), one line joined by the separator.\nExit status: 0 picked, 1 cancelled or closed, 5 timed out; an error is 2 (255 with --file-selection)."), options: [
             libraryOption,
-            OptionParser.Option("album", short: "a", .string, "Open this album (default: Recents); see photopick albums", argument: "NAME"),
-            OptionParser.Option("max", .integer, "Allow at most N picks", argument: "N"),
-            OptionParser.Option("mime-type", .strings, "Offer only files of this MIME type (image/png, video/*; repeatable)", argument: "PATTERN"),
-            OptionParser.Option("no-camera", .flag, "Do not show the camera as the first cell"),
+            OptionParser.Option("album", short: "a", .string, N_("Open this album (default: Recents); see photopick albums"), argument: "NAME"),
+            OptionParser.Option("max", .integer, N_("Allow at most N picks"), argument: "N"),
+            OptionParser.Option("mime-type", .strings, N_("Offer only files of this MIME type (image/png, video/*; repeatable)"), argument: "PATTERN"),
+            OptionParser.Option("no-camera", .flag, N_("Do not show the camera as the first cell")),
             cameraOption,
-            OptionParser.Option("null", short: "0", .flag, "End each path with a NUL byte instead of a newline or separator"),
-            OptionParser.Option("json", .flag, "Print the picked files' metadata as a JSON array (the fields of ls --json)"),
-            OptionParser.Option("uri", .flag, "Print file:// URIs instead of paths"),
-            OptionParser.Option("copy-to", .filenames, "Copy the picked files into DIR (never replacing a file) and print the copies' paths", argument: "DIR"),
-            OptionParser.Option("desktop", .flag, "The app from the menu: reopen the album of last time; picks are copied to the clipboard, opened or copied to a folder"),
-            OptionParser.Option("version", .flag, "Print the version and exit"),
-            OptionParser.Option("gapplication-service", .flag, "With --desktop: started by D-Bus activation, open the window when the desktop asks"),
+            OptionParser.Option("null", short: "0", .flag, N_("End each path with a NUL byte instead of a newline or separator")),
+            OptionParser.Option("json", .flag, N_("Print the picked files' metadata as a JSON array (the fields of ls --json)")),
+            OptionParser.Option("uri", .flag, N_("Print file:// URIs instead of paths")),
+            OptionParser.Option("copy-to", .filenames, N_("Copy the picked files into DIR (never replacing a file) and print the copies' paths"), argument: "DIR"),
+            OptionParser.Option("desktop", .flag, N_("The app from the menu: reopen the album of last time; picks are copied to the clipboard, opened or copied to a folder")),
+            OptionParser.Option("version", .flag, N_("Print the version and exit")),
+            OptionParser.Option("gapplication-service", .flag, N_("With --desktop: started by D-Bus activation, open the window when the desktop asks")),
             // zenity --file-selection, with zenity's meaning.
-            OptionParser.Option("file-selection", .flag, "Behave as zenity --file-selection: one pick unless --multiple, “|” between paths, zenity's exit codes"),
-            OptionParser.Option("multiple", .flag, "Allow several picks (with --file-selection)"),
-            OptionParser.Option("separator", .string, "Put SEPARATOR between the paths, on one line (default with --file-selection: “|”)", argument: "SEPARATOR"),
-            OptionParser.Option("filename", .filenames, "Open this folder's album, or the folder of this file with the file focused", argument: "PATH"),
-            OptionParser.Option("file-filter", .strings, "A filter in the header: “NAME | PATTERN PATTERN…” (repeatable; the first is applied)", argument: "FILTER"),
-            OptionParser.Option("title", .string, "The window's title", argument: "TITLE"),
-            OptionParser.Option("ok-label", .string, "The confirm button's words (default: Add)", argument: "TEXT"),
-            OptionParser.Option("cancel-label", .string, "The cancel button's words (default: Cancel)", argument: "TEXT"),
-            OptionParser.Option("width", .integer, "The window's width", argument: "WIDTH"),
-            OptionParser.Option("height", .integer, "The window's height", argument: "HEIGHT"),
-            OptionParser.Option("timeout", .integer, "Close after SECONDS (exit status 5)", argument: "SECONDS"),
-            OptionParser.Option("modal", .flag, "Modal over the window of --attach"),
-            OptionParser.Option("attach", .string, "Stay above this X11 window (its id, decimal or 0x hex)", argument: "XID"),
+            OptionParser.Option("file-selection", .flag, N_("Behave as zenity --file-selection: one pick unless --multiple, “|” between paths, zenity's exit codes")),
+            OptionParser.Option("multiple", .flag, N_("Allow several picks (with --file-selection)")),
+            OptionParser.Option("separator", .string, N_("Put SEPARATOR between the paths, on one line (default with --file-selection: “|”)"), argument: "SEPARATOR"),
+            OptionParser.Option("filename", .filenames, N_("Open this folder's album, or the folder of this file with the file focused"), argument: "PATH"),
+            OptionParser.Option("file-filter", .strings, N_("A filter in the header: “NAME | PATTERN PATTERN…” (repeatable; the first is applied)"), argument: "FILTER"),
+            OptionParser.Option("title", .string, N_("The window's title"), argument: "TITLE"),
+            OptionParser.Option("ok-label", .string, N_("The confirm button's words (default: Add)"), argument: "TEXT"),
+            OptionParser.Option("cancel-label", .string, N_("The cancel button's words (default: Cancel)"), argument: "TEXT"),
+            OptionParser.Option("width", .integer, N_("The window's width"), argument: "WIDTH"),
+            OptionParser.Option("height", .integer, N_("The window's height"), argument: "HEIGHT"),
+            OptionParser.Option("timeout", .integer, N_("Close after SECONDS (exit status 5)"), argument: "SECONDS"),
+            OptionParser.Option("modal", .flag, N_("Modal over the window of --attach")),
+            OptionParser.Option("attach", .string, N_("Stay above this X11 window (its id, decimal or 0x hex)"), argument: "XID"),
             // A picker picks existing files: zenity's save and folder modes are refused by name.
-            OptionParser.Option("save", .flag, "(not supported: Photopick picks existing photos)"),
-            OptionParser.Option("directory", .flag, "(not supported: Photopick picks photos, not folders)"),
-            OptionParser.Option("confirm-overwrite", .flag, "(not supported: Photopick never saves over a file)"),
+            OptionParser.Option("save", .flag, N_("(not supported: Photopick picks existing photos)")),
+            OptionParser.Option("directory", .flag, N_("(not supported: Photopick picks photos, not folders)")),
+            OptionParser.Option("confirm-overwrite", .flag, N_("(not supported: Photopick never saves over a file)")),
         ])
         return parser
     }
@@ -78,15 +76,15 @@ struct PickRequest {
     init(parser: OptionParser, rest: [[UInt8]]) throws(UsageError) {
         zenityMode = parser.flag("file-selection")
         guard rest.isEmpty else {
-            throw UsageError(message: "unexpected argument “\(String(decoding: rest[0], as: UTF8.self))” (photopick --help lists the options)")
+            throw UsageError(message: i18n("{problem} (photopick --help lists the options)", ["problem": unexpectedArgument(rest[0])]))
         }
-        if parser.flag("save") { throw UsageError(message: "--save is not supported: Photopick picks existing photos and videos") }
-        if parser.flag("directory") { throw UsageError(message: "--directory is not supported: Photopick picks photos and videos, not folders") }
-        if parser.flag("confirm-overwrite") { throw UsageError(message: "--confirm-overwrite is not supported: Photopick never saves over a file") }
+        if parser.flag("save") { throw UsageError(message: i18n("--save is not supported: Photopick picks existing photos and videos")) }
+        if parser.flag("directory") { throw UsageError(message: i18n("--directory is not supported: Photopick picks photos and videos, not folders")) }
+        if parser.flag("confirm-overwrite") { throw UsageError(message: i18n("--confirm-overwrite is not supported: Photopick never saves over a file")) }
 
         // How many: zenity picks one unless --multiple; --max N allows N (and so implies several).
         if let maximum = parser.integer("max") {
-            guard maximum >= 1 else { throw UsageError(message: "--max must be 1 or more") }
+            guard maximum >= 1 else { throw UsageError(message: i18n("--max must be 1 or more")) }
             options.maximum = maximum
         } else if zenityMode && !parser.flag("multiple") {
             options.maximum = 1
@@ -99,7 +97,7 @@ struct PickRequest {
 
         options.mimeTypes = parser.strings("mime-type")
         for pattern in options.mimeTypes where !PickRequest.isMIMEPattern(pattern) {
-            throw UsageError(message: "--mime-type “\(pattern)”: not a MIME type or pattern (image/png, image/*)")
+            throw UsageError(message: i18n("--mime-type “{pattern}”: not a MIME type or pattern (image/png, image/*)", ["pattern": pattern]))
         }
         options.fileFilters = try parser.strings("file-filter").map(PickRequest.fileFilter)
 
@@ -108,12 +106,12 @@ struct PickRequest {
         if let label = parser.string("cancel-label") { options.cancelLabel = label }
         for (name, value) in [("width", parser.integer("width")), ("height", parser.integer("height"))] {
             guard let value else { continue }
-            guard (1...16384).contains(value) else { throw UsageError(message: "--\(name) must be between 1 and 16384") }
+            guard (1...16384).contains(value) else { throw UsageError(message: i18n("--{option} must be between 1 and 16384", ["option": name])) }
         }
         options.width = parser.integer("width")
         options.height = parser.integer("height")
         if let timeout = parser.integer("timeout") {
-            guard timeout >= 1 else { throw UsageError(message: "--timeout must be 1 second or more") }
+            guard timeout >= 1 else { throw UsageError(message: i18n("--timeout must be 1 second or more")) }
             options.timeout = timeout
         }
         options.modal = parser.flag("modal")
@@ -121,7 +119,7 @@ struct PickRequest {
             var end: UnsafeMutablePointer<CChar>?
             let value = strtoul(text, &end, 0)
             guard !text.isEmpty, end?.pointee == 0, value > 0 else {
-                throw UsageError(message: "--attach “\(text)”: not a window id (a number, decimal or 0x hex)")
+                throw UsageError(message: i18n("--attach “{window}”: not a window id (a number, decimal or 0x hex)", ["window": text]))
             }
             options.parentXID = UInt(value)
         }
@@ -132,7 +130,7 @@ struct PickRequest {
         options.isDesktopApp = parser.flag("desktop")
         options.isDBusService = parser.flag("gapplication-service")
         if options.isDBusService && !options.isDesktopApp {
-            throw UsageError(message: "--gapplication-service is for the app from the menu: use it with --desktop")
+            throw UsageError(message: i18n("--gapplication-service is for the app from the menu: use it with --desktop"))
         }
         albumName = parser.string("album")
 
@@ -160,15 +158,15 @@ struct PickRequest {
     private static func outputFormat(_ parser: OptionParser, zenityMode: Bool) throws(UsageError) -> PickOutput.Format {
         let chosen = [("--null", parser.flag("null")), ("--json", parser.flag("json")), ("--separator", parser.string("separator") != nil)]
             .filter(\.1).map(\.0)
-        if chosen.count > 1 { throw UsageError(message: "\(chosen.joined(separator: " and ")) cannot be used together") }
+        if chosen.count > 1 { throw UsageError(message: i18n("{options} cannot be used together", ["options": chosen.joined(separator: i18n(" and "))])) }
         let uri = parser.flag("uri")
         if parser.flag("json") {
-            if uri { throw UsageError(message: "--json and --uri cannot be used together (the JSON has each path)") }
+            if uri { throw UsageError(message: i18n("--json and --uri cannot be used together (the JSON has each path)")) }
             return .json
         }
         if parser.flag("null") { return .terminated(by: [0], uri: uri) }
         if let separator = parser.string("separator") {
-            guard !separator.isEmpty else { throw UsageError(message: "--separator must not be empty (a path may hold any other character)") }
+            guard !separator.isEmpty else { throw UsageError(message: i18n("--separator must not be empty (a path may hold any other character)")) }
             return .joined(by: Array(separator.utf8), uri: uri)
         }
         return zenityMode ? .joined(by: Array("|".utf8), uri: uri) : .terminated(by: [UInt8(ascii: "\n")], uri: uri)
@@ -186,7 +184,7 @@ struct PickRequest {
         }
         let patterns = patternText.split(separator: " ").map(String.init)
         guard !name.isEmpty, !patterns.isEmpty else {
-            throw UsageError(message: "--file-filter “\(text)”: expected “NAME | PATTERN…”, for example “Photos | *.jpg *.png”")
+            throw UsageError(message: i18n("--file-filter “{filter}”: expected “NAME | PATTERN…”, for example “Photos | *.jpg *.png”", ["filter": text]))
         }
         return PickerWindow.FileFilter(name: name, patterns: patterns)
     }

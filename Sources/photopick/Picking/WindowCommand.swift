@@ -1,3 +1,4 @@
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 import PickerUI
@@ -42,12 +43,12 @@ import PickerUI
     // A wrong album is said before anything else, display or not.
     if let name = request.albumName {
         guard let album = try library.album(named: name) else {
-            throw UsageError(message: "no album named “\(name)” (photopick albums lists them)")
+            throw UsageError(message: noAlbum(name))
         }
         options.album = album
     }
     guard PickerWindow.canOpenDisplay() else {
-        warn("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help")
+        warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
         return codes.error
     }
     for notice in library.notices { warn(notice.message) }
@@ -70,7 +71,7 @@ import PickerUI
         do {
             assets = try PickOutput.existing(picked)
         } catch {
-            warn("nothing to print: every picked file was deleted or moved")
+            warn(i18n("nothing to print: every picked file was deleted or moved"))
             return codes.error
         }
         var paths = assets.map(\.path)
