@@ -105,7 +105,8 @@ public enum PickerWindow {
     /// Shows the window until the person confirms or cancels, or the timeout.
     public static func run(library: PhotoLibrary, options: Options = Options()) -> Outcome {
         let loader = ThumbnailLoader()
-        defer { loader.shutdown() }
+        // The answer must not wait for a decode nobody will see: the process ends right after.
+        defer { loader.shutdown(waitsForRunningWork: false) }
         let session = Session(library: library, loader: loader, options: options)
         // AdwApplication: its style manager follows the desktop's dark, high-contrast and
         // accent settings, and its stylesheet gives the named colours the picker's CSS uses.

@@ -31,6 +31,8 @@ public final class Thumbnailer: Sendable {
     /// Seconds a thumbnailer may run before it is killed.
     public let thumbnailerTimeout: Double
     private let thumbnailers: [ExternalThumbnailer]
+    /// Renders the formats whose decoding cannot be bounded in time (SVG) in a child process.
+    private let isolatedRenderer: ExternalThumbnailer?
 
     private let decodeCount = Atomic<Int>(0)
     private let mainThreadDecodeCount = Atomic<Int>(0)
@@ -38,12 +40,14 @@ public final class Thumbnailer: Sendable {
 
     public init(cache: ThumbnailCache = ThumbnailCache(), memory: MemoryCache = MemoryCache(),
                 decoder: ImageDecoder = ImageDecoder(), thumbnailers: [ExternalThumbnailer]? = nil,
-                thumbnailerTimeout: Double = 20) {
+                thumbnailerTimeout: Double = 20,
+                isolatedRenderer: ExternalThumbnailer? = ExternalThumbnailer.isolatedRendererOfThisProgram) {
         self.cache = cache
         self.memory = memory
         self.decoder = decoder
         self.thumbnailers = thumbnailers ?? ExternalThumbnailer.installed()
         self.thumbnailerTimeout = thumbnailerTimeout
+        self.isolatedRenderer = isolatedRenderer
     }
 
     /// Images decoded (and thumbnailers run) so far.
@@ -104,7 +108,8 @@ public final class Thumbnailer: Sendable {
             firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
         }
 
-        let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) } : nil
+        let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) }
+            : ExternalThumbnailer.unboundedTypes.contains(mimeType) ? isolatedRenderer : nil
         if mimeType.hasPrefix("video/") && thumbnailer == nil {
             // No thumbnailer installed: the cell shows a film icon; nothing is recorded.
             return .success(Thumbnail(pixbuf: nil, source: .decoded))

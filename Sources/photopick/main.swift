@@ -59,6 +59,8 @@ extension String {
         output.flush()
         return ExitStatus.success
     }
+    // Photopick's own child for thumbnails that must be killable (not a command for people).
+    if first == "render-thumbnail" { return renderThumbnailCommand(Array(arguments.dropFirst(2))) }
     var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {

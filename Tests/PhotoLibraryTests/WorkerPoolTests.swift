@@ -67,6 +67,29 @@ final class WorkerPoolTests: XCTestCase {
 
     /// Background threads take the cores only when nothing else wants them (nice 10); others keep
     /// the process's priority.
+    /// A process about to exit lets go of its workers instead of waiting: shutdown returns while
+    /// the running work still runs, nothing waiting starts, and the running work ends on its own.
+    func testShutdownWithoutWaitingReturnsWhileWorkRunsAndStartsNothingMore() {
+        let pool = WorkerPool(name: "test-nowait", threads: 1)
+        let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        let ran = Shared<[String]>([])
+        pool.submit {
+            started.signal()
+            gate.wait()
+            ran.update { $0.append("running") }
+        }
+        pool.submit { ran.update { $0.append("waiting") } }
+        started.wait()
+        pool.shutdown(waitsForRunningWork: false)
+        XCTAssertEqual(ran.current, [], "returned while the work still runs")
+        XCTAssertEqual(threads(named: "test-nowait"), 1)
+        gate.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while threads(named: "test-nowait") > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(ran.current, ["running"], "the running work finished; the waiting work never started")
+        XCTAssertEqual(threads(named: "test-nowait"), 0, "its thread ended with it")
+    }
+
     func testBackgroundThreadsRunAtALowerPriority() {
         func niceness(background: Bool) -> Int? {
             let pool = WorkerPool(name: "test-nice", threads: 1, background: background)

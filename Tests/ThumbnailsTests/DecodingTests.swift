@@ -89,6 +89,74 @@ final class DecodingTests: XCTestCase {
         XCTAssertGreaterThan(decodes, 0)
     }
 
+    /// A progressive JPEG is decoded scan by scan over the whole image: one with hundreds of
+    /// scans (a few bytes each, repeated) keeps a core busy for a minute at 8000 × 8000. Such a
+    /// file is refused from its markers before any decoding; an ordinary progressive JPEG (about
+    /// ten scans) is decoded as before.
+    func testAProgressiveJPEGWithHundredsOfScansIsRefusedBeforeDecoding() throws {
+        let folder = TestSupport.temporaryDirectory("scans")
+        let ordinary = folder.appendingPathComponent("progressive.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "640x480", "gradient:orange-purple", "-interlace", "Plane",
+                                                                "-quality", "85", ordinary.path]).status, 0)
+        let bytes = try [UInt8](Data(contentsOf: ordinary))
+        let scans = JPEGScans.count(in: bytes)
+        XCTAssertNotNil(scans, "ImageMagick's -interlace Plane writes a progressive JPEG")
+        XCTAssertTrue((2...20).contains(scans ?? 0), "an encoder's handful of scans: \(String(describing: scans))")
+        guard case .success = thumbnailer().thumbnail(for: FilePath(ordinary.path), flavor: .large) else {
+            return XCTFail("an ordinary progressive JPEG is decoded")
+        }
+
+        // The last scan (from its start-of-scan marker to the end-of-image marker) 300 times over.
+        let lastScan = try XCTUnwrap((0..<(bytes.count - 1)).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let end = bytes.count - 2
+        XCTAssertEqual(Array(bytes[end...]), [0xFF, 0xD9])
+        let hostile = Array(bytes[..<end]) + Array(repeating: Array(bytes[lastScan..<end]), count: 300).flatMap { $0 } + [0xFF, 0xD9]
+        let bomb = folder.appendingPathComponent("scans.jpg")
+        try Data(hostile).write(to: bomb)
+        XCTAssertEqual(JPEGScans.count(in: hostile, upTo: 10_000), (scans ?? 0) + 300, "every scan counted, none inside scan data")
+        let file = try OpenFile(path: FilePath(bomb.path))
+        XCTAssertEqual(JPEGScans.count(in: file), JPEGScans.limit + 1, "counting stops past the limit")
+        let thumbnailer = thumbnailer()
+        guard case .failure(.undecodable(let reason)) = thumbnailer.thumbnail(for: FilePath(bomb.path), flavor: .large) else {
+            return XCTFail("refused")
+        }
+        XCTAssertTrue(reason.contains("scans"), reason)
+        // Baseline JPEGs are not walked at all.
+        let baseline = folder.appendingPathComponent("baseline.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:red", baseline.path]).status, 0)
+        XCTAssertNil(JPEGScans.count(in: try OpenFile(path: FilePath(baseline.path))))
+    }
+
+    /// An SVG is rendered in a child process (`photopick render-thumbnail`) killed at the
+    /// thumbnailer deadline: a filter that keeps librsvg busy for minutes ends at the deadline,
+    /// as a temporary failure, and an ordinary SVG still renders.
+    func testAnSVGIsRenderedInAChildKilledAtTheDeadline() throws {
+        let folder = TestSupport.temporaryDirectory("svg")
+        let plain = folder.appendingPathComponent("plain.svg"), heavy = folder.appendingPathComponent("heavy.svg")
+        try #"<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect width="300" height="200" fill="rgb(208,16,16)"/></svg>"#
+            .write(to: plain, atomically: true, encoding: .utf8)
+        try """
+            <svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000">
+              <filter id="f" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="100000"/></filter>
+              <rect width="4000" height="3000" filter="url(#f)"/>
+            </svg>
+            """.write(to: heavy, atomically: true, encoding: .utf8)
+        let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("svg-cache").path)),
+                                      memory: MemoryCache(), thumbnailers: [], thumbnailerTimeout: 2,
+                                      isolatedRenderer: .isolatedRenderer(executable: TestSupport.photopick))
+        guard case .success(let rendered) = thumbnailer.thumbnail(for: FilePath(plain.path), flavor: .normal),
+              let pixbuf = rendered.pixbuf else { return XCTFail("an ordinary SVG renders") }
+        XCTAssertEqual([pixbuf.width, pixbuf.height], [128, 85])
+        XCTAssertTrue(isClose(pixbuf.pixel(x: 10, y: 10), (208, 16, 16)), "\(pixbuf.pixel(x: 10, y: 10))")
+
+        guard case .failure(.temporary(let reason)) = thumbnailer.thumbnail(for: FilePath(heavy.path), flavor: .normal) else {
+            return XCTFail("the heavy SVG ends at the deadline")
+        }
+        XCTAssertTrue(reason.contains("longer than 2 s"), reason)
+        let left = try TestSupport.run("/usr/bin/pgrep", ["-f", "render-thumbnail .*\(heavy.lastPathComponent)"])
+        XCTAssertEqual(String(decoding: left.output, as: UTF8.self), "", "the child is gone")
+    }
+
     func testAnimatedGIFGivesItsFirstFrame() throws {
         let file = TestSupport.temporaryDirectory("gif").appendingPathComponent("anim.gif")
         XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-delay", "10", "-size", "40x40", "xc:red", "xc:blue", file.path]).status, 0)

@@ -58,17 +58,24 @@ final class FirstPaintAndSharedTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A green photo, holiday.jpg, and a yellow PNG of `size` in the shared repository beside it
+    /// whose keys name that photo as it is now.
+    private func plantSharedThumbnail(size: String) throws -> (original: URL, thumbnail: String) {
+        let folder = TestSupport.temporaryDirectory("shared")
+        let original = folder.appendingPathComponent("holiday.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:green", original.path]).status, 0)
+        let shared = folder.appendingPathComponent(".sh_thumbnails/normal")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        let thumbnail = shared.appendingPathComponent(ThumbnailCache.fileName(forURI: "holiday.jpg")).path
+        let mtime = Int((try FileManager.default.attributesOfItem(atPath: original.path)[.modificationDate] as! Date).timeIntervalSince1970)
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", size, "xc:yellow",
+            "-set", "Thumb::URI", "holiday.jpg", "-set", "Thumb::MTime", String(mtime), "png:" + thumbnail]).status, 0)
+        return (original, thumbnail)
+    }
+
     nonisolated func testASharedRepositoryBesideTheOriginalIsUsed() throws {
         try MainActor.assumeIsolated {
-            let folder = TestSupport.temporaryDirectory("shared")
-            let original = folder.appendingPathComponent("holiday.jpg")
-            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:green", original.path]).status, 0)
-            let shared = folder.appendingPathComponent(".sh_thumbnails/normal")
-            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
-            let thumbnail = shared.appendingPathComponent(ThumbnailCache.fileName(forURI: "holiday.jpg")).path
-            let mtime = Int((try FileManager.default.attributesOfItem(atPath: original.path)[.modificationDate] as! Date).timeIntervalSince1970)
-            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "128x85", "xc:yellow",
-                "-set", "Thumb::URI", "holiday.jpg", "-set", "Thumb::MTime", String(mtime), "png:" + thumbnail]).status, 0)
+            let (original, _) = try plantSharedThumbnail(size: "128x85")
             let thumbnailer = freshThumbnailer()
             guard case .success(let found) = thumbnailer.thumbnail(for: FilePath(original.path), flavor: .normal),
                   let pixbuf = found.pixbuf else { return XCTFail() }
@@ -76,6 +83,46 @@ final class FirstPaintAndSharedTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(thumbnailer.decodes, 0)
             let color = pixbuf.pixel(x: 5, y: 5)
             XCTAssertTrue(color.red > 200 && color.green > 200 && color.blue < 60, "the shared (yellow) thumbnail, got \(color)")
+        }
+    }
+
+    /// A shared repository is planted by whoever made the folder: a PNG larger than any flavour
+    /// is no thumbnail (it could claim 40000 × 40000 pixels in a few hundred kilobytes), and it is
+    /// refused from its header, whatever its keys say; the photo is decoded instead.
+    nonisolated func testASharedThumbnailLargerThanAnyFlavourIsRefusedFromItsHeader() throws {
+        try MainActor.assumeIsolated {
+            let (original, thumbnail) = try plantSharedThumbnail(size: "2000x1333")
+            let header = try XCTUnwrap(ThumbnailHeader.read(OpenFile(path: FilePath(thumbnail))))
+            XCTAssertEqual([header.width, header.height], [2000, 1333])
+            let thumbnailer = freshThumbnailer()
+            guard case .success(let found) = thumbnailer.thumbnail(for: FilePath(original.path), flavor: .normal),
+                  let pixbuf = found.pixbuf else { return XCTFail() }
+            XCTAssertEqual(found.source, .decoded)
+            XCTAssertEqual(thumbnailer.decodes, 1)
+            let color = pixbuf.pixel(x: 5, y: 5)
+            XCTAssertTrue(color.green > 100 && color.red < 60, "made from the (green) photo, got \(color)")
+        }
+    }
+
+    /// The keys GdkPixbuf writes (ours and GNOME's thumbnails) come before the pixels, so a stale
+    /// or foreign thumbnail is told from its first kilobytes.
+    nonisolated func testTheKeysOfAStoredThumbnailAreReadWithoutDecodingIt() throws {
+        try MainActor.assumeIsolated {
+            let folder = TestSupport.temporaryDirectory("header-keys")
+            let original = folder.appendingPathComponent("beach.jpg")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:blue", original.path]).status, 0)
+            let thumbnailer = freshThumbnailer()
+            guard case .success = thumbnailer.thumbnail(for: FilePath(original.path), flavor: .large) else { return XCTFail() }
+            let stored = try thumbnailer.cache.path(forFile: FilePath(original.path), flavor: .large)
+            let header = try XCTUnwrap(ThumbnailHeader.read(OpenFile(path: stored)))
+            XCTAssertEqual([header.width, header.height], [256, 171])
+            XCTAssertEqual(header.text["Thumb::URI"], try ThumbnailCache.uri(for: FilePath(original.path)))
+            XCTAssertNotNil(header.text["Thumb::MTime"].flatMap { Int64($0) })
+            XCTAssertEqual(header.text["Thumb::Size"], String(try FileManager.default.attributesOfItem(atPath: original.path)[.size] as! Int))
+            // Not a PNG, or a PNG cut inside its header: no header.
+            XCTAssertNil(ThumbnailHeader.parse(Array("GIF89a, not a PNG at all, and long enough to be read".utf8)))
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stored.displayString)))
+            XCTAssertNil(ThumbnailHeader.parse(Array(bytes.prefix(20))))
         }
     }
 

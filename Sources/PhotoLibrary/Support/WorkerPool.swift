@@ -156,8 +156,10 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Drops the waiting work and waits for the running work to return. Called from one of the
     /// pool's own threads (its last owner let go there), it does not wait for that thread, which
-    /// exits when its work returns.
-    public func shutdown() {
+    /// exits when its work returns. Without `waitsForRunningWork` (a process about to exit, which
+    /// must not wait for a decode it no longer needs), no thread is waited for: each exits when
+    /// its work returns, or ends with the process.
+    public func shutdown(waitsForRunningWork: Bool = true) {
         let dropped = queue.locked { () -> [Work] in
             queue.stopping = true
             defer { queue.work = []; queue.head = 0; queue.delayed = [] }
@@ -172,7 +174,7 @@ public final class WorkerPool: @unchecked Sendable {
         }
         let current = pthread_self()
         for thread in threads {
-            if pthread_equal(thread, current) != 0 {
+            if !waitsForRunningWork || pthread_equal(thread, current) != 0 {
                 pthread_detach(thread)
             } else {
                 pthread_join(thread, nil)

@@ -119,9 +119,17 @@ public final class ThumbnailCache: Sendable {
     }
 
     private func validThumbnail(at path: FilePath, uri: String, original: Original) -> Pixbuf? {
-        var info = stat()
-        guard path.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        guard case .success(let pixbuf) = Pixbuf.load(path) else { return nil }
+        // Opened once (a regular file, no link followed) and decoded through that descriptor.
+        guard let file = try? OpenFile(path: path), let header = ThumbnailHeader.read(file) else { return nil }
+        // No flavour is larger than 1024 pixels: a PNG that says so is no thumbnail (and may be
+        // a bomb). Keys written before the pixels are checked before decoding them, so a stale
+        // or foreign thumbnail costs a small read, not a decode.
+        let largest = ThumbnailFlavor.xxLarge.pixels
+        guard header.width >= 1, header.height >= 1, header.width <= largest, header.height <= largest else { return nil }
+        if let written = header.text["Thumb::URI"], written != uri { return nil }
+        if let written = header.text["Thumb::MTime"], Int64(written) != original.modificationTime { return nil }
+        if let written = header.text["Thumb::Size"], Int64(written) != original.size { return nil }
+        guard case .success(let pixbuf) = Pixbuf.load(file.reopenablePath) else { return nil }
         // Valid only for exactly this file version: `!=` means stale, not just `>`.
         guard pixbuf.option("tEXt::Thumb::URI") == uri,
               pixbuf.option("tEXt::Thumb::MTime").flatMap({ Int64($0) }) == original.modificationTime else { return nil }

@@ -36,6 +36,9 @@ public struct ImageDecoder: Sendable {
         guard Int(width) * Int(height) <= maximumPixels else {
             return .failure(.tooLarge(width: Int(width), height: Int(height), limit: maximumPixels))
         }
+        if let scans = JPEGScans.count(in: file), scans > JPEGScans.limit {
+            return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
+        }
         let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: box)
         var error: UnsafeMutablePointer<GError>?
         let decoded = LoaderMessages.quietly {
@@ -63,6 +66,26 @@ public struct ImageDecoder: Sendable {
 }
 
 extension ImageDecoder {
+    /// Decodes `path` to fit in `box` and writes it to `output` as a PNG: the child's side of
+    /// `ExternalThumbnailer.isolatedRenderer` (`photopick render-thumbnail`).
+    public func render(_ path: FilePath, fittingIn box: Int, to output: FilePath) -> ThumbnailFailure? {
+        let file: OpenFile
+        do {
+            file = try OpenFile(path: path)
+        } catch {
+            switch error {
+            case .vanished: return .vanished
+            case .failed(let reason): return .unreadable(reason)
+            }
+        }
+        switch decode(file, fittingIn: box) {
+        case .failure(let failure): return failure
+        case .success(let decoded):
+            if let error = decoded.pixbuf.savePNG(to: output, text: []) { return .temporary("cannot write \(output): \(error.message)") }
+            return nil
+        }
+    }
+
     /// Why a PNG or GIF is cut off (its last chunk or trailer is missing), or nil.
     static func missingEnd(of file: OpenFile) -> String? {
         let head = file.read(at: 0, count: 8)
@@ -84,6 +107,8 @@ extension ImageDecoder {
 
     /// Decodes an embedded preview to fit in `box` and turns it upright with the photo's orientation.
     public func decode(_ preview: EmbeddedPreview, fittingIn box: Int) -> Pixbuf? {
+        // A preview is the file's bytes too: the same limit on scans as for the photo.
+        if let scans = JPEGScans.count(in: preview.data), scans > JPEGScans.limit { return nil }
         guard let loader = gdk_pixbuf_loader_new() else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
         // The size is known from the metadata: set it before decoding, as for full images.

@@ -60,8 +60,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     /// Stops the workers; queued requests are dropped and running ones are cancelled (a running
     /// thumbnailer is killed), so this returns quickly.
-    public func shutdown() {
-        workers.shutdown()
+    public func shutdown(waitsForRunningWork: Bool = true) {
+        workers.shutdown(waitsForRunningWork: waitsForRunningWork)
     }
 
     public func resume() {

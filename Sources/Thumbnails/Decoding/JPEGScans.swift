@@ -1,0 +1,109 @@
+import Glibc
+import PhotoLibrary
+
+/// How many scans a progressive JPEG holds, counted from its markers without decoding it.
+/// libjpeg decodes every scan of a progressive file over the whole image, even at 1/8 scale: a
+/// few hundred kilobytes of tiny scans over 8000 × 8000 pixels keep a core busy for a minute.
+/// Encoders write about ten scans (libjpeg's default script) and rarely more than a few dozen;
+/// a file with hundreds is made to hurt.
+enum JPEGScans {
+    /// More scans than any encoder writes for a photo; a file past it is refused before decoding.
+    static let limit = 200
+
+    /// The number of scans when `file` is a progressive JPEG, counted up to `limit + 1`; nil for
+    /// a baseline JPEG (a scan per component at most) or anything that is not a JPEG.
+    static func count(in file: OpenFile, upTo limit: Int = JPEGScans.limit) -> Int? {
+        count(Reader(size: file.size, read: file.read), upTo: limit)
+    }
+
+    /// The same for a JPEG held in memory (an embedded preview).
+    static func count(in data: [UInt8], upTo limit: Int = JPEGScans.limit) -> Int? {
+        count(Reader(size: Int64(data.count)) { offset, length in
+            Array(data[Int(offset)..<Int(min(Int64(data.count), offset + Int64(length)))])
+        }, upTo: limit)
+    }
+
+    private static func count(_ source: Reader, upTo limit: Int) -> Int? {
+        var reader = source
+        guard reader.byte(at: 0) == 0xFF, reader.byte(at: 1) == 0xD8 else { return nil }
+        var offset: Int64 = 2, scans = 0, progressive = false
+        while scans <= limit {
+            // A marker: 0xFF, perhaps more 0xFF as fill, then its code.
+            guard reader.byte(at: offset) == 0xFF else { break }
+            var position = offset + 1
+            while reader.byte(at: position) == 0xFF { position += 1 }
+            guard let marker = reader.byte(at: position) else { break }
+            offset = position + 1
+            if marker == 0xD9 { break }                     // end of image
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }  // no length
+            guard let high = reader.byte(at: offset), let low = reader.byte(at: offset + 1) else { break }
+            let length = Int64(high) << 8 | Int64(low)
+            guard length >= 2 else { break }
+            switch marker {
+            case 0xC2, 0xC6, 0xCA, 0xCE: progressive = true  // SOF2, 6, 10, 14
+            case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF: return nil  // sequential
+            default: break
+            }
+            offset += length
+            if marker == 0xDA {                              // start of scan: skip its data
+                scans += 1
+                guard let next = reader.nextMarker(from: offset) else { break }
+                offset = next
+            }
+        }
+        return progressive ? scans : nil
+    }
+
+    /// Reads the file in blocks, for a walk that goes mostly forwards.
+    private struct Reader {
+        let size: Int64
+        /// Up to `count` bytes at an offset below `size`.
+        let read: (_ offset: Int64, _ count: Int) -> [UInt8]
+        private var blockStart: Int64 = -1
+        private var block: [UInt8] = []
+        private static let blockSize = 65536
+
+        init(size: Int64, read: @escaping (Int64, Int) -> [UInt8]) {
+            self.size = size
+            self.read = read
+        }
+
+        mutating func byte(at offset: Int64) -> UInt8? {
+            guard offset >= 0, offset < size else { return nil }
+            if offset < blockStart || offset >= blockStart + Int64(block.count) {
+                blockStart = offset
+                block = read(offset, Self.blockSize)
+                guard !block.isEmpty else { return nil }
+            }
+            return block[Int(offset - blockStart)]
+        }
+
+        /// The offset of the next marker after entropy-coded data: a 0xFF followed by neither a
+        /// stuffed zero nor a restart marker.
+        mutating func nextMarker(from start: Int64) -> Int64? {
+            var offset = start
+            while offset < size {
+                guard byte(at: offset) != nil else { return nil }
+                // Find the next 0xFF in the block held (memchr: these runs are most of the file).
+                let index = Int(offset - blockStart)
+                let found = block.withUnsafeBytes { raw -> Int? in
+                    guard let hit = memchr(raw.baseAddress! + index, 0xFF, raw.count - index) else { return nil }
+                    return raw.baseAddress!.distance(to: UnsafeRawPointer(hit))
+                }
+                guard let found else {
+                    offset = blockStart + Int64(block.count)
+                    continue
+                }
+                let position = blockStart + Int64(found)
+                guard let following = byte(at: position + 1) else { return nil }
+                // A stuffed zero or a restart marker belongs to the scan's data.
+                if following == 0x00 || (0xD0...0xD7).contains(following) {
+                    offset = position + 2
+                    continue
+                }
+                return position
+            }
+            return nil
+        }
+    }
+}
