@@ -12,6 +12,11 @@ public final class PhotoLibrary: @unchecked Sendable {
     public private(set) var notices: [IndexNotice] = []
 
     private let writeLock: Lock
+    /// Held for a whole scan, against other processes' scans of the same index (nil in memory).
+    private let scanLock: FileLock?
+    /// Scans and rescans under way on this thread (the write lock is recursive): the scan lock is
+    /// taken by the outermost and released by it.
+    private var scanDepth = 0
     private let writer: SQLiteConnection
     private let indexer: Indexer
     private let readLock: Lock
@@ -36,6 +41,7 @@ public final class PhotoLibrary: @unchecked Sendable {
         // so a read waits for a scan to finish instead of racing it on the same connection.
         reader = memoryOnly ? writer : try IndexDatabase.openAdditional(resolved.databasePath!)
         writeLock = Lock(recursive: true)
+        scanLock = memoryOnly ? nil : resolved.databasePath.flatMap { FileLock(path: $0 + ".scan-lock") }
         readLock = memoryOnly ? writeLock : Lock()
         indexer = Indexer(database: writer)
         self.notices = notices
@@ -58,31 +64,78 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// second; `committed` after each batch with what it changed (for a grid that fills as it goes).
     /// `isCancelled` is asked between files: when it says true, what was read is committed and the
     /// scan throws `ScanError.cancelled`.
+    ///
+    /// While another process scans the same index, the scan waits for it (`waiting` is told once)
+    /// or, with `whenBusy: .giveUp`, throws `ScanError.busy` at once.
     @discardableResult
     public func scan(_ scope: ScanScope = .everyFile, progress: ((ScanProgress) -> Void)? = nil,
                      committed: ((LibraryChange) -> Void)? = nil,
-                     isCancelled: (() -> Bool)? = nil) throws -> LibraryChange {
+                     isCancelled: (() -> Bool)? = nil,
+                     whenBusy: WhenIndexBusy = .wait, waiting: (() -> Void)? = nil) throws -> LibraryChange {
         try writeLock.withLock {
-            indexer.onProgress = progress
-            indexer.isCancelled = isCancelled
-            indexer.onCommit = { [cache] change in
-                cache.remove(change.touched)
-                committed?(change)
+            try holdingScanLock(whenBusy: whenBusy, waiting: waiting, isCancelled: isCancelled) {
+                try runScan(scope, progress: progress, committed: committed, isCancelled: isCancelled)
             }
-            defer { indexer.onProgress = nil; indexer.onCommit = nil; indexer.isCancelled = nil }
-            let registered = try indexer.register(roots: roots)
-            return try indexer.scan(roots: registered, scope: scope)
         }
+    }
+
+    private func runScan(_ scope: ScanScope, progress: ((ScanProgress) -> Void)?, committed: ((LibraryChange) -> Void)?,
+                         isCancelled: (() -> Bool)?) throws -> LibraryChange {
+        indexer.onProgress = progress
+        indexer.isCancelled = isCancelled
+        indexer.onCommit = { [cache] change in
+            cache.remove(change.touched)
+            committed?(change)
+        }
+        defer { indexer.onProgress = nil; indexer.onCommit = nil; indexer.isCancelled = nil }
+        let registered = try indexer.register(roots: roots)
+        return try indexer.scan(roots: registered, scope: scope)
+    }
+
+    /// Runs `body` holding the scan lock (taken by the outermost scan of this thread).
+    private func holdingScanLock<R>(whenBusy: WhenIndexBusy, waiting: (() -> Void)?, isCancelled: (() -> Bool)?,
+                                    _ body: () throws -> R) throws -> R {
+        if scanDepth == 0, let scanLock {
+            let acquired = whenBusy == .giveUp
+                ? scanLock.tryAcquire()
+                : scanLock.acquire(waiting: { waiting?() }, isCancelled: { isCancelled?() ?? false })
+            guard acquired else { throw whenBusy == .giveUp ? ScanError.busy : ScanError.cancelled }
+        }
+        scanDepth += 1
+        defer {
+            scanDepth -= 1
+            if scanDepth == 0 { scanLock?.release() }
+        }
+        return try body()
     }
 
     /// Re-reads the given folders only (what a file monitor reported).
     @discardableResult
     public func rescan(folders: [FilePath]) throws -> LibraryChange {
         try writeLock.withLock {
-            indexer.onCommit = { [cache] change in cache.remove(change.touched) }
-            defer { indexer.onCommit = nil }
-            let registered = try indexer.register(roots: roots)
-            return try indexer.rescan(folders: folders, roots: registered)
+            try holdingScanLock(whenBusy: .wait, waiting: nil, isCancelled: nil) {
+                indexer.onCommit = { [cache] change in cache.remove(change.touched) }
+                defer { indexer.onCommit = nil }
+                let registered = try indexer.register(roots: roots)
+                return try indexer.rescan(folders: folders, roots: registered)
+            }
+        }
+    }
+
+    /// Checks the whole index file (SQLite's quick_check: every page, a fraction of a second for
+    /// 60,000 photos). Damage inside a table can make a query return fewer rows without an
+    /// error; found here, it is marked, and the next opening rebuilds the index. Returns what
+    /// SQLite found, nil when the index is whole (or kept in memory).
+    public func damageFound() throws -> String? {
+        guard let path = location.databasePath else { return nil }
+        return try writeLock.withLock {
+            let statement = try writer.uncachedStatement("PRAGMA quick_check")
+            var problems: [String] = []
+            while try statement.step(), problems.count < 5 { problems.append(statement.string(0) ?? "") }
+            guard problems != ["ok"] else { return nil }
+            let reason = problems.joined(separator: "; ")
+            DamageMark.set(databasePath: path, reason: reason)
+            return reason
         }
     }
 

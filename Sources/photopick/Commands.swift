@@ -43,25 +43,28 @@ func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> 
     for notice in library.notices { warn(notice.message) }
     if cached && !library.isEmpty { return library }
     do {
-        try scan(library, .changedFolders, progressLines: showProgress)
+        try scan(library, .changedFolders, progressLines: showProgress, whenBusy: .giveUp)
     } catch let error where isBusy(error) {
-        // Another Photopick is writing the index (the app, a long `index`): its committed state
+        // Another Photopick is scanning the index (the app, a long `index`): its committed state
         // is still right to read (WAL), if not the newest. Waiting could take minutes.
         warn(i18n("another Photopick is updating the index; answering from the index as it is"))
     }
     return library
 }
 
-/// Whether the index's write lock was held by another process for longer than we waited.
+/// Whether another process scans the index (or held SQLite's write lock longer than we waited).
 private func isBusy(_ error: any Error) -> Bool {
+    if case ScanError.busy = error { return true }
     if case ScanError.database(let database) = error { return database.isBusy }
     return (error as? DatabaseError)?.isBusy == true
 }
 
 /// Scans with a progress bar on a terminal; `progressLines` also prints plain lines when
-/// standard error is not a terminal (`photopick index`).
+/// standard error is not a terminal (`photopick index`). While another Photopick scans the same
+/// index, it waits for it and says so (or gives up, `whenBusy: .giveUp`).
 @discardableResult
-func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLines: Bool) throws -> ScanProgress {
+func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLines: Bool,
+          whenBusy: WhenIndexBusy = .wait) throws -> ScanProgress {
     let firstScan = library.isEmpty
     let display: ProgressDisplay?
     if standardErrorIsTerminal || progressLines {
@@ -75,6 +78,8 @@ func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLine
         last = progress
         // A quick rescan should not flash a bar: draw only once it takes a moment.
         if progressLines || monotonicSeconds() - started > 0.4 { display?.update(progress) }
+    }, whenBusy: whenBusy, waiting: {
+        warn(i18n("another Photopick is updating the index; waiting for it to finish"))
     })
     display?.finish()
     return last
@@ -242,6 +247,8 @@ func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let library = try PhotoLibrary(roots: try resolveRoots(parser.filenames("library")))
     for notice in library.notices { warn(notice.message) }
     let progress = try scan(library, progressLines: true)
+    // A full index run also reads every page of the index: damage found is rebuilt (see run()).
+    if let damage = try library.damageFound() { throw IndexDamage(reason: damage) }
     let problems = try library.problems().count
     var output = StandardOutput()
     let dated = progress.filesToComplete > 0 ? i18n("; every file dated after {seconds} s", ["seconds": String(format1: progress.datedSeconds)]) : ""

@@ -5,6 +5,8 @@ import PhotoLibrary
 /// Buffered writing of raw bytes to standard output (paths are bytes, not strings).
 struct StandardOutput {
     private var buffer: [UInt8] = []
+    /// Whether any output reached standard output (a command that failed before may run again).
+    nonisolated(unsafe) static var hasWritten = false
 
     init() { buffer.reserveCapacity(1 << 16) }
 
@@ -27,6 +29,7 @@ struct StandardOutput {
                 exit(1)
             }
             offset += written
+            StandardOutput.hasWritten = true
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -75,10 +75,31 @@ extension String {
         return try run(rest)
     } catch let error as UsageError {
         return usage(error.message)
+    } catch let error where isIndexDamage(error) && !StandardOutput.hasWritten {
+        // The damage is marked beside the index: opening it again sets the file aside and
+        // rebuilds it (and says so). Once, and only before anything was printed.
+        do {
+            return try run(rest)
+        } catch {
+            warn("\(error)")
+            return ExitStatus.failure
+        }
     } catch {
         warn("\(error)")
         return ExitStatus.failure
     }
+}
+
+/// Damage SQLite found inside the index (or the check after a scan did).
+struct IndexDamage: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { "the index is damaged: \(reason)" }
+}
+
+func isIndexDamage(_ error: any Error) -> Bool {
+    if error is IndexDamage { return true }
+    if case ScanError.database(let database) = error { return database.isCorruption }
+    return (error as? DatabaseError)?.isCorruption == true
 }
 
 exit(run())

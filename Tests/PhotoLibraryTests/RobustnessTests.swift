@@ -185,6 +185,111 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(albums.status, 0, albums.error)
     }
 
+    /// A script's `index` and another `index` (or the app) on the same library at once: the
+    /// second waits for the first's scan instead of failing with "database is locked", both
+    /// finish, and the index is whole and the same as one run makes.
+    func testTwoIndexRunsAtOnceBothFinishAndTheIndexIsWhole() throws {
+        let generated = try GeneratedLibrary(count: 3000)
+        let data = TestSupport.temporaryDirectory("two-writers"), reference = TestSupport.temporaryDirectory("two-writers-reference")
+        func photopick(_ arguments: [String], data: URL) -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+            process.arguments = arguments + ["--library", generated.root.path]
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path, "TZ": "UTC"]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = Pipe()
+            return process
+        }
+        let first = photopick(["index"], data: data), second = photopick(["index"], data: data)
+        try first.run()
+        try second.run()
+        var errors: [String] = []
+        for process in [first, second] {
+            let text = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, text)
+            errors.append(text)
+        }
+        XCTAssertFalse(errors.joined().contains("locked"), errors.joined())
+
+        let listed = try TestSupport.run(TestSupport.photopick, ["ls", "--cached", "--library", generated.root.path], environment: ["XDG_DATA_HOME": data.path])
+        _ = try TestSupport.run(TestSupport.photopick, ["index", "--library", generated.root.path], environment: ["XDG_DATA_HOME": reference.path])
+        let expected = try TestSupport.run(TestSupport.photopick, ["ls", "--cached", "--library", generated.root.path], environment: ["XDG_DATA_HOME": reference.path])
+        XCTAssertGreaterThan(expected.output.count, 0)
+        XCTAssertEqual(listed.output, expected.output, "the same index as one run makes")
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("photopick").path)
+            .first { $0.hasSuffix(".sqlite") })
+        let check = try TestSupport.run("/usr/bin/python3", ["-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+                                                            data.appendingPathComponent("photopick/\(database)").path])
+        XCTAssertEqual(String(decoding: check.output, as: UTF8.self), "ok\n", check.error)
+    }
+
+    /// `index` while another process scans: it says it waits, waits, and then indexes.
+    func testIndexWaitsForAnotherScanAndSaysSo() throws {
+        let data = TestSupport.temporaryDirectory("waiting")
+        let library = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
+        let first = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": data.path])
+        XCTAssertEqual(first.status, 0, first.error)
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("photopick").path)
+            .first { $0.hasSuffix(".sqlite") })
+        // Another scan: a process holding the scan lock for two seconds.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import fcntl, sys, time
+            lock = open(sys.argv[1], "a")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            print("locked", flush=True)
+            time.sleep(2)
+            """, data.appendingPathComponent("photopick/\(database).scan-lock").path]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        _ = ready.fileHandleForReading.availableData  // "locked"
+        let second = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": data.path], timeout: 60)
+        XCTAssertEqual(second.status, 0, second.error)
+        XCTAssertTrue(second.error.hasPrefix("photopick: another Photopick is updating the index; waiting for it to finish\n"), second.error)
+        XCTAssertFalse(holder.isRunning, "it waited for the other scan to end")
+        XCTAssertTrue(String(decoding: second.output, as: UTF8.self).hasPrefix("Indexed "))
+    }
+
+    /// Damage inside the index, found only when a query reaches it (a bad page after the
+    /// header), is set aside and rebuilt by the run that meets it, which still answers right;
+    /// the next run neither meets it again nor says anything.
+    func testDamageFoundAfterOpeningIsSetAsideAndRebuiltOnce() throws {
+        let data = TestSupport.temporaryDirectory("damaged")
+        let library = TestSupport.temporaryDirectory("damaged-library").appendingPathComponent("Pictures")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+        func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+            try TestSupport.run(TestSupport.photopick, arguments + ["--library", library.path], environment: ["XDG_DATA_HOME": data.path], timeout: 60)
+        }
+        let reference = try run(["ls"])
+        XCTAssertEqual(reference.status, 0, reference.error)
+        let folder = data.appendingPathComponent("photopick")
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".sqlite") })
+        let path = folder.appendingPathComponent(database)
+        // Every page after the first (the header and the schema stay readable, so it opens).
+        for damaged in [["ls"], ["index"]] {
+            var bytes = try [UInt8](Data(contentsOf: path))
+            XCTAssertGreaterThan(bytes.count, 8192)
+            for index in 4096..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: index &* 131 &+ 7) }
+            try Data(bytes).write(to: path)
+
+            let first = try run(damaged)
+            XCTAssertEqual(first.status, 0, first.error)
+            XCTAssertTrue(first.error.contains("damaged") && first.error.contains("rebuilt it"), first.error)
+            XCTAssertFalse(first.error.contains("malformed\nphotopick"), "said once: \(first.error)")
+            if damaged == ["ls"] { XCTAssertEqual(first.output, reference.output, "it still answers, from the rebuilt index") }
+            let again = try run(["ls"])
+            XCTAssertEqual(again.status, 0, again.error)
+            XCTAssertEqual(again.error, "", "nothing is said again")
+            XCTAssertEqual(again.output, reference.output)
+            let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+            XCTAssertFalse(kept.isEmpty, "the damaged file is kept aside")
+        }
+    }
+
     func testAScanKilledMidwayIsFinishedByTheNextOne() throws {
         let big = try GeneratedLibrary(count: 4000)
         let data = TestSupport.temporaryDirectory("killed")

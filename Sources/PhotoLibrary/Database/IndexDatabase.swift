@@ -44,6 +44,21 @@ enum IndexDatabase {
             notices.append(IndexNotice(kind: .memoryOnly, message: "cannot create \(directory): \(problem); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
+        // One process at a time sets the file up (a new file, a migration, a rebuild).
+        let openLock = FileLock(path: path + ".open-lock")
+        _ = openLock?.acquire(waiting: {}, isCancelled: { false })
+        defer { openLock?.release() }
+        return try openHoldingLock(path, notices: &notices)
+    }
+
+    private static func openHoldingLock(_ path: String, notices: inout [IndexNotice]) throws -> SQLiteConnection {
+        // Damage met by an earlier run (or by the check after a scan): rebuilt from the start.
+        // (Where the file cannot be moved, the mark stays and the index is used as it is.)
+        if let reason = DamageMark.reason(databasePath: path), let aside = try? moveAside(path, reason: "corrupt") {
+            DamageMark.clear(databasePath: path)
+            let because = reason.isEmpty ? "" : " (\(reason))"
+            notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was found damaged\(because); kept it as \(aside) and rebuilt it"))
+        }
         do {
             let connection = try SQLiteConnection(path: path)
             try prepare(connection)
@@ -52,16 +67,17 @@ enum IndexDatabase {
                 // No Photopick writes that (migrations would start at index -1): damaged, or not ours.
                 let aside = try moveAside(path, reason: "corrupt")
                 notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) has an impossible schema version \(version); kept it as \(aside) and rebuilt it"))
-                return try open(location, notices: &notices)
+                return try openHoldingLock(path, notices: &notices)
             }
             if version > Schema.currentVersion {
                 let aside = try moveAside(path, reason: "newer-schema-v\(version)")
                 notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was written by a newer Photopick (schema \(version)); kept it as \(aside) and rebuilt it"))
-                return try open(location, notices: &notices)
+                return try openHoldingLock(path, notices: &notices)
             }
             try migrate(connection, from: version)
             return connection
         } catch let error as DatabaseError where error.isCorruption {
+            DamageMark.clear(databasePath: path)  // marked by the failed read just now
             let aside = try moveAside(path, reason: "corrupt")
             notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was damaged (\(error.message)); kept it as \(aside) and rebuilt it"))
             let connection = try SQLiteConnection(path: path)

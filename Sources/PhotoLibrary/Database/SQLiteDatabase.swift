@@ -29,6 +29,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 public final class SQLiteConnection: @unchecked Sendable {
     fileprivate let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The database file (":memory:" for a private one): damage found in it is marked there.
+    private let path: String
 
     /// Opens (and creates, unless `readOnly`) the database at `path`; ":memory:" for a private one.
     public init(path: String, readOnly: Bool = false) throws {
@@ -41,6 +43,7 @@ public final class SQLiteConnection: @unchecked Sendable {
             throw DatabaseError(code: rc, message: message)
         }
         handle = db
+        self.path = path
         sqlite3_extended_result_codes(db, 1)
         // Another connection may hold the write lock for a moment (a scan committing): wait, don't fail.
         sqlite3_busy_timeout(db, 5000)
@@ -58,7 +61,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw DatabaseError(code: rc, message: text)
+            throw noted(DatabaseError(code: rc, message: text))
         }
     }
 
@@ -95,7 +98,14 @@ public final class SQLiteConnection: @unchecked Sendable {
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     fileprivate func error(_ code: Int32) -> DatabaseError {
-        DatabaseError(code: code, message: String(cString: sqlite3_errmsg(handle)))
+        noted(DatabaseError(code: code, message: String(cString: sqlite3_errmsg(handle))))
+    }
+
+    /// Damage met in a file once it is open (a bad page deep in a table) is marked beside it, so
+    /// the next opening sets the file aside and rebuilds the index instead of meeting it again.
+    private func noted(_ error: DatabaseError) -> DatabaseError {
+        if error.isCorruption && path != ":memory:" { DamageMark.set(databasePath: path, reason: error.message) }
+        return error
     }
 
     /// Reads one integer, such as `PRAGMA user_version`.

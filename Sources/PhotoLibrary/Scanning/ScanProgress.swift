@@ -75,17 +75,28 @@ public struct LibraryChange: Sendable, Equatable {
 
 /// Why a scan stopped early. The index stays consistent: what was committed is kept and the next
 /// scan continues from there.
+/// What a scan does while another process scans the same index.
+public enum WhenIndexBusy: Sendable {
+    /// Waits for the other scan to end, then scans (little is left to do by then).
+    case wait
+    /// Throws `ScanError.busy` at once: for a reader that can answer from the index as it is.
+    case giveUp
+}
+
 public enum ScanError: Error, CustomStringConvertible {
     case diskFull(String)
     case database(DatabaseError)
     /// Stopped on request (the picker closed): what was read so far is committed.
     case cancelled
+    /// Another process is scanning this index (with `WhenIndexBusy.giveUp`).
+    case busy
 
     public var description: String {
         switch self {
         case .diskFull(let path): "the disk holding the index is full (\(path)); the index is incomplete and the next scan continues"
         case .database(let error): "index database error: \(error.message)"
         case .cancelled: "indexing was stopped before it finished; the next scan continues"
+        case .busy: "another Photopick is updating the index"
         }
     }
 }
