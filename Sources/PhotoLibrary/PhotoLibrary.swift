@@ -10,6 +10,9 @@ public final class PhotoLibrary: @unchecked Sendable {
     public let location: IndexLocation
     /// Things the user should know about how the index was opened (recovered, memory-only).
     public private(set) var notices: [IndexNotice] = []
+    /// Read as it was, not written (no room beside it for SQLite's files): scans throw
+    /// `ScanError.diskFull`, and what was committed is listed.
+    public let isFrozen: Bool
 
     private let writeLock: Lock
     /// Held for a whole scan, against other processes' scans of the same index (nil in memory).
@@ -36,13 +39,15 @@ public final class PhotoLibrary: @unchecked Sendable {
         }
         writer = try IndexDatabase.open(resolved, notices: &notices)
         let memoryOnly = notices.contains { $0.kind == .memoryOnly } || resolved.databasePath == nil
+        let frozen = notices.contains { $0.kind == .frozen }
+        isFrozen = frozen
         self.location = memoryOnly ? .inMemory : resolved
         // A memory-only index has one connection: reads and scans then share one (recursive) lock,
         // so a read waits for a scan to finish instead of racing it on the same connection.
-        reader = memoryOnly ? writer : try IndexDatabase.openAdditional(resolved.databasePath!)
+        reader = memoryOnly || frozen ? writer : try IndexDatabase.openAdditional(resolved.databasePath!)
         writeLock = Lock(recursive: true)
-        scanLock = memoryOnly ? nil : resolved.databasePath.flatMap { FileLock(path: $0 + ".scan-lock") }
-        readLock = memoryOnly ? writeLock : Lock()
+        scanLock = memoryOnly || frozen ? nil : resolved.databasePath.flatMap { FileLock(path: $0 + ".scan-lock") }
+        readLock = memoryOnly || frozen ? writeLock : Lock()
         indexer = Indexer(database: writer)
         self.notices = notices
         noteSystemFolders(SystemMounts.current)
@@ -95,6 +100,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// Runs `body` holding the scan lock (taken by the outermost scan of this thread).
     private func holdingScanLock<R>(whenBusy: WhenIndexBusy, waiting: (() -> Void)?, isCancelled: (() -> Bool)?,
                                     _ body: () throws -> R) throws -> R {
+        if isFrozen { throw ScanError.diskFull(location.databasePath ?? "") }
         if scanDepth == 0, let scanLock {
             let acquired = whenBusy == .giveUp
                 ? scanLock.tryAcquire()
@@ -369,7 +375,7 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     private func checkoutConnection() throws -> SQLiteConnection {
         if let idle = poolLock.withLock({ idleConnections.popLast() }) { return idle }
-        return try IndexDatabase.openAdditional(location.databasePath!)
+        return isFrozen ? try IndexDatabase.openFrozen(location.databasePath!) : try IndexDatabase.openAdditional(location.databasePath!)
     }
 
     private func checkin(_ connection: SQLiteConnection) {

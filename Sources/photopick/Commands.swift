@@ -41,7 +41,8 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
 func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> PhotoLibrary {
     let library = try PhotoLibrary(roots: roots)
     for notice in library.notices { warn(notice.message) }
-    if cached && !library.isEmpty { return library }
+    // (A frozen index was said to be read as it was: nothing can be written to bring it up to date.)
+    if cached && !library.isEmpty || library.isFrozen { return library }
     do {
         try scan(library, .changedFolders, progressLines: showProgress, whenBusy: .giveUp)
     } catch let error where isBusy(error) {

@@ -141,6 +141,41 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(albums.first?["count"] as? Int, try recentsCount(reference))
     }
 
+    /// A full disk under the index: SQLite cannot make the files it keeps beside it, and opening
+    /// failed with "disk I/O error". `ls` and `albums` (with or without --cached) answer from
+    /// the index as it was committed, say so once, and exit 0; nothing is written there.
+    func testAListingOnAFullDiskAnswersFromTheIndexItHas() throws {
+        guard geteuid() == 0 else { throw XCTSkip("mounting a small tmpfs needs root") }
+        let mountPoint = TestSupport.temporaryDirectory("full-listing")
+        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path]).status == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here")
+        }
+        defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
+        let library = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
+        func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+            try TestSupport.run(TestSupport.photopick, arguments + ["--library", library.path], environment: ["XDG_DATA_HOME": mountPoint.path], timeout: 60)
+        }
+        let reference = try run(["ls"])
+        XCTAssertEqual(reference.status, 0, reference.error)
+        let albumsBefore = try run(["albums"])
+        // Fill the disk to the last block.
+        let filler = mountPoint.appendingPathComponent("filler")
+        XCTAssertNotEqual(try TestSupport.run("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=64k"]).status, 0, "dd stops at a full disk")
+        let folder = mountPoint.appendingPathComponent("photopick")
+        let index = folder.appendingPathComponent(try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".sqlite") }))
+        let indexBefore = try Data(contentsOf: index)
+        for arguments in [["ls"], ["ls", "--cached"]] {
+            let listed = try run(arguments)
+            XCTAssertEqual(listed.status, 0, listed.error)
+            XCTAssertEqual(listed.output, reference.output, "\(arguments): the committed index")
+            XCTAssertEqual(listed.error.components(separatedBy: "\n").filter { $0.contains("read as it was") }.count, 1, listed.error)
+        }
+        let albums = try run(["albums"])
+        XCTAssertEqual(albums.status, 0, albums.error)
+        XCTAssertEqual(albums.output, albumsBefore.output)
+        XCTAssertEqual(try Data(contentsOf: index), indexBefore, "the index is read, not written")
+    }
+
     /// Another process holds the index's write lock for longer than `ls` waits (the app or a
     /// long `index`): `ls` and `albums` answer from the committed index, say so, and exit 0;
     /// "database is locked" is never an error a script sees.

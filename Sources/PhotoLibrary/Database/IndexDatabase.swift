@@ -1,5 +1,6 @@
-import Glibc
+import CGLib
 import CSQLite
+import Glibc
 
 /// Where the index lives and how it is opened: WAL mode, migrations, and recovery from a damaged
 /// file or one written by a newer Photopick (kept aside, never deleted, then rebuilt).
@@ -26,6 +27,9 @@ public struct IndexNotice: Sendable, CustomStringConvertible {
         case memoryOnly
         /// The kernel's virtual folders inside the library (`--library /`) are not walked.
         case systemFoldersSkipped
+        /// The index could be read but not opened for writing (a full disk leaves SQLite no room
+        /// for the files it keeps beside it): it is read as it was, and not scanned this run.
+        case frozen
     }
 
     public let kind: Kind
@@ -84,10 +88,29 @@ enum IndexDatabase {
             try prepare(connection)
             try migrate(connection, from: 0)
             return connection
+        } catch let error as DatabaseError where error.code & 0xff == SQLITE_IOERR && access(path, R_OK) == 0 {
+            // No room for the shared-memory and WAL files SQLite writes beside the index (a full
+            // disk): what was committed can still be read, untouched, without them.
+            guard let frozen = try? openFrozen(path) else { throw error }
+            notices.append(IndexNotice(kind: .frozen, message: "cannot open the index at \(path) for writing (\(error.message)); it is read as it was, without looking for changes"))
+            return frozen
         } catch let error as DatabaseError where error.isReadOnly || error.isDiskFull {
             notices.append(IndexNotice(kind: .memoryOnly, message: "cannot write the index at \(path) (\(error.message)); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
+    }
+
+    /// Opens the database read-only as an immutable file: no lock, no WAL or shared-memory
+    /// file, nothing written. (Commits still in a WAL file are not seen.)
+    static func openFrozen(_ path: String) throws -> SQLiteConnection {
+        guard let uri = g_filename_to_uri(path, nil, nil) else { throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot name \(path) as a URI") }
+        defer { g_free(uri) }
+        let connection = try SQLiteConnection(path: String(cString: uri) + "?immutable=1", readOnly: true, uri: true)
+        guard try connection.integer("PRAGMA user_version") == Schema.currentVersion else {
+            throw DatabaseError(code: SQLITE_CANTOPEN, message: "the index at \(path) is of another version")
+        }
+        try connection.execute("PRAGMA temp_store = MEMORY")
+        return connection
     }
 
     /// Opens another connection to an existing, migrated database (readers, cursors).

@@ -33,9 +33,11 @@ public final class SQLiteConnection: @unchecked Sendable {
     private let path: String
 
     /// Opens (and creates, unless `readOnly`) the database at `path`; ":memory:" for a private one.
-    public init(path: String, readOnly: Bool = false) throws {
+    /// With `uri`, `path` is a `file:` URI (which may carry options such as `immutable=1`).
+    public init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+            | (uri ? SQLITE_OPEN_URI : 0)
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
