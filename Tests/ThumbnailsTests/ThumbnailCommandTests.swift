@@ -101,6 +101,54 @@ final class ThumbnailCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated.path), "only our own temporaries are touched")
     }
 
+    /// `thumbnail` killed outright (SIGKILL) at twenty moments while it writes hundreds of
+    /// thumbnails: every thumbnail left in the cache is whole (it decodes to its last row and
+    /// carries its keys), because each is written to a temporary file and renamed into place.
+    func testKillingTheWriterAtAnyMomentLeavesOnlyWholeThumbnails() throws {
+        let generated = GeneratedLibrary.shared
+        let photos = generated.files.filter { $0["kind"] as? String == "photo" }.map { generated.path(of: $0).displayString }
+        XCTAssertGreaterThan(photos.count, 100)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+            process.arguments = ["thumbnail", "--size", round % 2 == 0 ? "normal" : "large", "--"] + photos
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 30_000...600_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // Every PNG in the cache decodes completely (PIL's load reads to the last row) and has
+        // its keys; only temporaries may be partial.
+        let check = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import os, sys
+            from PIL import Image
+            whole = broken = temporaries = 0
+            for folder, _, files in os.walk(sys.argv[1]):
+                for name in files:
+                    path = os.path.join(folder, name)
+                    if not name.endswith(".png"):
+                        temporaries += 1
+                        continue
+                    try:
+                        with Image.open(path) as image:
+                            image.load()
+                            assert image.info.get("Thumb::URI", "").startswith("file://"), "no Thumb::URI"
+                        whole += 1
+                    except Exception as error:
+                        broken += 1
+                        print("broken:", path, error)
+            print("whole", whole, "temporaries", temporaries)
+            sys.exit(1 if broken else 0)
+            """, cacheHome.appendingPathComponent("thumbnails").path])
+        let report = String(decoding: check.output, as: UTF8.self)
+        XCTAssertEqual(check.status, 0, report + check.error)
+        XCTAssertFalse(report.contains("whole 0 "), "the runs wrote thumbnails before they were killed: \(report)")
+    }
+
     func testADamagedFileGivesOneLineAndNoLoaderNoise() throws {
         let generated = GeneratedLibrary.shared
         let damaged = generated.files.filter { ["truncated_webp", "truncated_gif", "png_bad_crc"].contains($0["corrupt"] as? String ?? "") }
