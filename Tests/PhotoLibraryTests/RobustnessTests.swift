@@ -325,6 +325,50 @@ final class RobustnessTests: XCTestCase {
         }
     }
 
+    /// `index` killed outright at twenty random moments of the same first scan, each run
+    /// resuming the last: after every kill the index passes SQLite's integrity check, and the
+    /// run that finishes gives exactly what one uninterrupted scan gives. (At scale:
+    /// PHOTOPICK_KILL_LIBRARY=/path/to/60k swift test --filter …KilledAtTwentyMoments.)
+    func testAScanKilledAtTwentyMomentsIsWholeAfterEachAndConverges() throws {
+        let root: URL
+        if let given = ProcessInfo.processInfo.environment["PHOTOPICK_KILL_LIBRARY"] {
+            root = URL(fileURLWithPath: given)
+        } else {
+            root = try GeneratedLibrary(count: 6000).root
+        }
+        let data = TestSupport.temporaryDirectory("killed-twenty")
+        let roots = [FilePath(root.path)]
+        let file = data.appendingPathComponent("photopick/index-\(PhotoLibrary.key(for: roots)).sqlite").path
+        var generator = SystemRandomNumberGenerator()
+        var killed = 0
+        for _ in 0..<20 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
+            process.arguments = ["index", "--library", root.path]
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 20_000...250_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            let reader = try SQLiteConnection(path: file, readOnly: true)
+            let statement = try reader.uncachedStatement("PRAGMA integrity_check")
+            XCTAssertTrue(try statement.step())
+            XCTAssertEqual(statement.string(0), "ok", "after kill \(killed)")
+        }
+        XCTAssertGreaterThanOrEqual(killed, 10, "most runs were killed midway")
+
+        let resumed = try PhotoLibrary(roots: roots, location: IndexLocation(databasePath: data.appendingPathComponent("photopick/index.sqlite").path))
+        try resumed.scan()
+        let fresh = try PhotoLibrary(roots: roots, location: IndexLocation(databasePath: databasePath("fresh-twenty")))
+        try fresh.scan()
+        XCTAssertEqual(try resumed.albums().map { "\($0.name) \($0.count)" }, try fresh.albums().map { "\($0.name) \($0.count)" })
+        XCTAssertEqual(try resumed.paths(in: .smart(.recents)), try fresh.paths(in: .smart(.recents)))
+        XCTAssertEqual(try resumed.problems().map(\.path), try fresh.problems().map(\.path))
+    }
+
     func testAScanKilledMidwayIsFinishedByTheNextOne() throws {
         let big = try GeneratedLibrary(count: 4000)
         let data = TestSupport.temporaryDirectory("killed")
