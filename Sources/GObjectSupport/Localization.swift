@@ -103,13 +103,20 @@ public func i18n(_ message: StaticString, _ values: [String: String]) -> String 
 /// locale's plural rule picks the form. `{count}` in it becomes the count, grouped by the locale.
 public func ni18n(_ singular: StaticString, _ plural: StaticString, _ count: Int, _ values: [String: String] = [:]) -> String {
     let form = String(cString: g_dngettext(Localization.domain, singular.cString, plural.cString, gulong(clamping: count.magnitude)))
-    return fill(fill(form, ["count": Localization.number(count)]), values)
+    return fill(form, values.merging(["count": Localization.number(count)]) { _, count in count })
 }
 
-private func fill(_ text: String, _ values: [String: String]) -> String {
-    var result = text
-    for (name, value) in values { result = result.replacing("{\(name)}", with: value) }
-    return result
+/// Puts the values in for their "{name}" in one pass over the message: a value is never read
+/// again, so a file named "{reason}" stays as it is. A placeholder without a value stays too.
+func fill(_ text: String, _ values: [String: String]) -> String {
+    var result = "", rest = text[...]
+    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+        result += rest[..<open]
+        let name = String(rest[rest.index(after: open)..<close])
+        result += values[name] ?? String(rest[open...close])
+        rest = rest[rest.index(after: close)...]
+    }
+    return result + rest
 }
 
 extension StaticString {

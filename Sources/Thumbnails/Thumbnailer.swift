@@ -71,10 +71,7 @@ public final class Thumbnailer: Sendable {
             file = try OpenFile(path: path)
         } catch {
             // An unreadable original: the spec says to read and write nothing in the cache.
-            switch error {
-            case .vanished: return .failure(.vanished)
-            case .failed(let reason): return .failure(.unreadable(reason))
-            }
+            return .failure(ThumbnailFailure(error))
         }
         let modified = file.modificationTimeNanoseconds
         let key = MemoryCache.Key(path: path, flavor: flavor, modificationTimeNanoseconds: modified, size: file.size)

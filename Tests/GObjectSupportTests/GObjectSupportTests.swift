@@ -41,6 +41,16 @@ final class GObjectSupportTests: XCTestCase, @unchecked Sendable {
 
     // MARK: Signals
 
+    /// Values go into a message once: a file named like a placeholder keeps its name, and a
+    /// placeholder given no value is left for the reader to see.
+    nonisolated func testMessageValuesAreFilledInOnePass() {
+        XCTAssertEqual(i18n("Cannot open {folder}: {reason}", ["folder": "/photos/{reason}", "reason": "gone"]),
+                       "Cannot open /photos/{reason}: gone")
+        XCTAssertEqual(ni18n("{count} photo copied to {folder}", "{count} photos copied to {folder}", 3, ["folder": "{count} trip"]),
+                       "3 photos copied to {count} trip")
+        XCTAssertEqual(i18n("Album: {name}", [:]), "Album: {name}")
+    }
+
     nonisolated func testAHandlersClosureIsReleasedWhenTheObjectDies() {
         MainActor.assumeIsolated {
             let action = g_simple_action_new("probe", nil)!

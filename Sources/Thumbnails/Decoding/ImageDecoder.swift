@@ -73,10 +73,7 @@ extension ImageDecoder {
         do {
             file = try OpenFile(path: path)
         } catch {
-            switch error {
-            case .vanished: return .vanished
-            case .failed(let reason): return .unreadable(reason)
-            }
+            return ThumbnailFailure(error)
         }
         switch decode(file, fittingIn: box) {
         case .failure(let failure): return failure
@@ -170,6 +167,16 @@ public enum LoaderMessages {
 }
 
 /// Why a file has no thumbnail.
+extension ThumbnailFailure {
+    /// Why an original could not be opened.
+    init(_ error: OpenFile.OpenError) {
+        switch error {
+        case .vanished: self = .vanished
+        case .failed(let reason): self = .unreadable(reason)
+        }
+    }
+}
+
 public enum ThumbnailFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(String)
     case undecodable(String)
