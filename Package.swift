@@ -53,8 +53,9 @@ let package = Package(
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
         .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
-        // The command-line program.
-        .executableTarget(name: "photopick", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),
+        // The command-line program: its commands and their options, the window command, output.
+        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),
+        .executableTarget(name: "photopick", dependencies: ["PhotopickCommands"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
@@ -78,3 +79,22 @@ let package = Package(
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),
     ]
 )
+
+// Fuzz targets, for bench/fuzz only: it builds them with `-sanitize=fuzzer,address`, and
+// libFuzzer brings its own main. Declared only when it asks, so ordinary builds never see them.
+if Context.environment["PHOTOPICK_FUZZ"] == "1" {
+    package.targets.append(.target(name: "CFuzzDriver", path: "Tests/Fuzz/Driver"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Tests/Fuzz/Support"))
+    let fuzzTargets: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-headers", "Headers", ["PhotoLibrary", "Thumbnails"]),
+        ("fuzz-metadata", "Metadata", ["PhotoLibrary"]),
+        ("fuzz-decode", "Decode", ["PhotoLibrary", "Thumbnails"]),
+        ("fuzz-thumbnailer", "Thumbnailer", ["PhotoLibrary", "Thumbnails"]),
+        ("fuzz-command-line", "CommandLine", ["PhotopickCommands"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: ["FuzzSupport"] + target.dependencies, path: "Tests/Fuzz/\(target.folder)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

@@ -21,10 +21,13 @@ struct EmbeddedMetadata {
     /// `exifBlocks` are further EXIF blocks (TIFF structures) the file holds where exiv2 does not
     /// look, such as every EXIF item of a HEIF file; their tags count as the file's own, after it.
     static func read(_ file: OpenFile, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
-        try read(path: file.reopenablePath, exifBlocks: exifBlocks)
+        if let refusal = ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength)) {
+            throw MetadataReadError(message: refusal)
+        }
+        return try read(path: file.reopenablePath, exifBlocks: exifBlocks)
     }
 
-    static func read(path: FilePath, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
+    private static func read(path: FilePath, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
         let result = ExifLibrary.serialized {
             Result { () throws(MetadataReadError) -> EmbeddedMetadata in try readUnserialized(path: path, exifBlocks: exifBlocks) }
         }
@@ -154,6 +157,39 @@ enum ExifLibrary {
 
     static func initializeOnce() { _ = initialized }
 
+    /// How much of a file `refusal(forHead:)` looks at.
+    static let headLength = 32
+
+    /// Why a file must not be handed to exiv2, or nil. exiv2 picks its parser from the content,
+    /// and Debian's is built with its video parsers, which abort the process on damaged input (an
+    /// assertion in MatroskaVideo::decodeBlock, found by bench/fuzz). The index reads videos with
+    /// its own header readers (VideoHeaders), so exiv2 only ever gets what is not a video
+    /// container: Matroska and WebM, AVI (RIFF that is not WebP), ASF, and ISO base media or
+    /// QuickTime unless it is a HEIF or AVIF image.
+    static func refusal(forHead head: [UInt8]) -> String? {
+        let container: String?
+        if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
+            container = "Matroska"
+        } else if head.starts(with: [0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) {
+            container = "ASF"
+        } else if head.matches("RIFF", at: 0) {
+            container = head.matches("WEBP", at: 8) ? nil : "RIFF"
+        } else if head.count >= 12, ["moov", "mdat", "free", "wide", "skip", "pnot", "PICT", "junk", "pdin", "prfl", "uuid"]
+            .contains(where: { head.matches($0, at: 4) }) {
+            container = "QuickTime"
+        } else if head.matches("ftyp", at: 4) {
+            // The brands: the major one at 8, the compatible ones from 16 to the end of the box.
+            let boxEnd = min(head.count, Int(head.bigEndian(at: 0, width: 4) ?? 0))
+            let brands = ([8] + Array(stride(from: 16, to: boxEnd - 3, by: 4))).filter { $0 + 4 <= head.count }
+            let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"]
+            let isImage = brands.contains { offset in imageBrands.contains(String(decoding: head[offset..<(offset + 4)], as: UTF8.self)) }
+            container = isImage ? nil : "ISO base media"
+        } else {
+            container = nil
+        }
+        return container.map { "a \($0) container, not an image exiv2 should read" }
+    }
+
     /// exiv2 is used by one thread at a time: gexiv2 sets up its XMP toolkit without the lock
     /// functions the toolkit needs to be used from several threads, and the index's readers and
     /// the thumbnail workers all read metadata.
@@ -178,6 +214,7 @@ public struct EmbeddedPreview: Sendable {
     }
 
     private static func smallestUnserialized(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
+        guard ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength)) == nil else { return nil }
         ExifLibrary.initializeOnce()
         guard let metadata = gexiv2_metadata_new() else { return nil }
         defer { g_object_unref(metadata) }

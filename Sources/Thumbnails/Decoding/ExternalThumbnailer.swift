@@ -85,6 +85,12 @@ public struct ExternalThumbnailer: Sendable {
         }
     }
 
+    /// What messages call it: the program (ffmpegthumbnailer), or what Photopick's own child does.
+    var displayName: String {
+        if arguments.count > 1, arguments[1] == "render-thumbnail" { return "the SVG renderer" }
+        return String(arguments[0].split(separator: "/").last ?? Substring(arguments[0]))
+    }
+
     /// Runs the thumbnailer for `original` into a private temporary PNG and loads it.
     func run(on original: ThumbnailCache.Original, size: Int, timeout: Double,
              isCancelled: () -> Bool = { false }) -> Result<Pixbuf, ThumbnailFailure> {
@@ -116,17 +122,17 @@ public struct ExternalThumbnailer: Sendable {
         case .timedOut:
             // Maybe a busy machine: not recorded as a failure, tried again next time.
             let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
-            return .failure(.temporary("\(arguments[0]) took longer than \(seconds) s"))
+            return .failure(.temporary("\(displayName) took longer than \(seconds) s"))
         case .cancelled:
             return .failure(.cancelled)
         case .failedToStart(let reason):
             return .failure(.temporary("cannot run \(arguments[0]): \(reason)"))
         case .exited(let code) where code != 0:
-            return .failure(.thumbnailerFailed("\(arguments[0]) failed (exit status \(code))"))
+            return .failure(.thumbnailerFailed("\(displayName) failed (exit status \(code))"))
         case .exited:
             switch Pixbuf.load(output) {
             case .success(let pixbuf): return .success(pixbuf.fitting(in: size))
-            case .failure(let error): return .failure(.thumbnailerFailed("\(arguments[0]) wrote no usable image: \(error.message)"))
+            case .failure(let error): return .failure(.thumbnailerFailed("\(displayName) wrote no usable image: \(error.message)"))
             }
         }
     }

@@ -89,6 +89,13 @@ final class OptionParser {
 
     func setDescription(_ text: String) { g_option_context_set_description(context, text) }
 
+    /// Whether `--help` prints the help and exits the process (GLib's default). The fuzz target
+    /// turns it off: a fuzzer's process must live on.
+    var isHelpEnabled: Bool {
+        get { g_option_context_get_help_enabled(context) != 0 }
+        set { g_option_context_set_help_enabled(context, newValue ? 1 : 0) }
+    }
+
     /// The options' help as `--help` prints it, without its "Usage:" lines.
     var optionsHelp: String {
         let text = g_option_context_get_help(context, 1, nil)!

@@ -1,0 +1,2 @@
+// Nothing here: libFuzzer (linked by -sanitize=fuzzer) defines LLVMFuzzerRunDriver.
+#include "CFuzzDriver.h"
