@@ -176,6 +176,48 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: index), indexBefore, "the index is read, not written")
     }
 
+    /// The data folder on a read-only mount (root ignores file modes, so a mode would prove
+    /// nothing): the index there is copied into memory, so `ls` and `index` answer at once, see
+    /// a file added or removed since, say once why nothing is saved, and write nothing there.
+    func testAReadOnlyDataFolderWorksFromACopyOfItsIndexInMemory() throws {
+        guard geteuid() == 0 else { throw XCTSkip("mounting a tmpfs read-only needs root") }
+        let mountPoint = TestSupport.temporaryDirectory("read-only-data")
+        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path]).status == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here")
+        }
+        defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
+        let library = TestSupport.temporaryDirectory("read-only-library").appendingPathComponent("Pictures")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
+        func run(_ arguments: [String]) throws -> (status: Int32, lines: [String], error: String) {
+            let result = try TestSupport.run(TestSupport.photopick, arguments + ["--library", library.path],
+                                             environment: ["XDG_DATA_HOME": mountPoint.path], timeout: 60)
+            return (result.status, String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init), result.error)
+        }
+        let before = try run(["ls"])
+        XCTAssertEqual(before.status, 0, before.error)
+        XCTAssertEqual(try TestSupport.run("/bin/mount", ["-o", "remount,ro", mountPoint.path]).status, 0)
+        let folder = mountPoint.appendingPathComponent("photopick")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let index = folder.appendingPathComponent(try XCTUnwrap(files.first { $0.hasSuffix(".sqlite") }))
+        let indexBefore = try Data(contentsOf: index)
+
+        // One file gone, one new since the index was written.
+        let removed = try XCTUnwrap(before.lines.first)
+        try FileManager.default.removeItem(atPath: removed)
+        let added = library.appendingPathComponent("added.jpg")
+        try FileManager.default.copyItem(atPath: try XCTUnwrap(before.lines.last), toPath: added.path)
+        let listed = try run(["ls"])
+        XCTAssertEqual(listed.status, 0, listed.error)
+        XCTAssertEqual(Set(listed.lines), Set(before.lines).subtracting([removed]).union([added.path]), "the changes are seen")
+        let notices = listed.error.components(separatedBy: "\n").filter { $0.contains("copy of it in memory") }
+        XCTAssertEqual(notices.count, 1, "said once: \(listed.error)")
+        let indexed = try run(["index"])
+        XCTAssertEqual(indexed.status, 0, indexed.error)
+        XCTAssertTrue(indexed.lines.joined().contains("1 read"), "only the new file is read, the rest comes from the copy: \(indexed.lines)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), files, "nothing new in the data folder")
+        XCTAssertEqual(try Data(contentsOf: index), indexBefore, "the index is read, not written")
+    }
+
     /// Another process holds the index's write lock for longer than `ls` waits (the app or a
     /// long `index`): `ls` and `albums` answer from the committed index, say so, and exit 0;
     /// "database is locked" is never an error a script sees.

@@ -95,6 +95,12 @@ enum IndexDatabase {
             notices.append(IndexNotice(kind: .frozen, message: "cannot open the index at \(path) for writing (\(error.message)); it is read as it was, without looking for changes"))
             return frozen
         } catch let error as DatabaseError where error.isReadOnly || error.isDiskFull {
+            // A read-only folder (a read-only mount, a home shared from elsewhere): the index there
+            // is copied into memory, so only what changed since is read; nothing is written.
+            if access(path, R_OK) == 0, let copy = try? openMemoryCopy(path) {
+                notices.append(IndexNotice(kind: .memoryOnly, message: "cannot write the index at \(path) (\(error.message)); working from a copy of it in memory (changes found in this run are not saved)"))
+                return copy
+            }
             notices.append(IndexNotice(kind: .memoryOnly, message: "cannot write the index at \(path) (\(error.message)); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
@@ -102,15 +108,29 @@ enum IndexDatabase {
 
     /// Opens the database read-only as an immutable file: no lock, no WAL or shared-memory
     /// file, nothing written. (Commits still in a WAL file are not seen.)
-    static func openFrozen(_ path: String) throws -> SQLiteConnection {
+    static func openFrozen(_ path: String, anyVersion: Bool = false) throws -> SQLiteConnection {
         guard let uri = g_filename_to_uri(path, nil, nil) else { throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot name \(path) as a URI") }
         defer { g_free(uri) }
         let connection = try SQLiteConnection(path: String(cString: uri) + "?immutable=1", readOnly: true, uri: true)
-        guard try connection.integer("PRAGMA user_version") == Schema.currentVersion else {
+        guard try anyVersion || connection.integer("PRAGMA user_version") == Schema.currentVersion else {
             throw DatabaseError(code: SQLITE_CANTOPEN, message: "the index at \(path) is of another version")
         }
         try connection.execute("PRAGMA temp_store = MEMORY")
         return connection
+    }
+
+    /// The database at `path`, read without writing anything there, copied into a private
+    /// database in memory that is then migrated and used as any index.
+    static func openMemoryCopy(_ path: String) throws -> SQLiteConnection {
+        let copy = try SQLiteConnection(path: ":memory:")
+        try copy.copyContents(of: try openFrozen(path, anyVersion: true))
+        let version = try copy.integer("PRAGMA user_version") ?? 0
+        guard (0...Schema.currentVersion).contains(version) else {
+            throw DatabaseError(code: SQLITE_CANTOPEN, message: "the index at \(path) is of another version")
+        }
+        try prepare(copy)
+        try migrate(copy, from: version)
+        return copy
     }
 
     /// Opens another connection to an existing, migrated database (readers, cursors).

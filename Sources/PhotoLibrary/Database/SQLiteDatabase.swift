@@ -32,6 +32,18 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// The database file (":memory:" for a private one): damage found in it is marked there.
     private let path: String
 
+    /// A copy of everything in `source`, made here (a private database in memory, usually).
+    func copyContents(of source: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE, finished == SQLITE_OK else {
+            throw DatabaseError(code: stepped == SQLITE_DONE ? finished : stepped, message: String(cString: sqlite3_errstr(stepped == SQLITE_DONE ? finished : stepped)))
+        }
+    }
+
     /// Opens (and creates, unless `readOnly`) the database at `path`; ":memory:" for a private one.
     /// With `uri`, `path` is a `file:` URI (which may carry options such as `immutable=1`).
     public init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
