@@ -115,12 +115,19 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(try listing(), before)
     }
 
-    func testAFullDiskStopsTheScanWithAClearMessageAndTheNextScanFinishes() throws {
-        guard geteuid() == 0 else { throw XCTSkip("mounting a small tmpfs needs root") }
-        let mountPoint = TestSupport.temporaryDirectory("full")
-        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=160k", "tmpfs", mountPoint.path]).status == 0 else {
+    /// A small tmpfs of its own for a test (a full disk, a read-only mount); skipped, saying
+    /// why, where mounting is not allowed. The caller unmounts it.
+    private func mountTemporaryFileSystem(_ name: String, size: String) throws -> URL {
+        guard geteuid() == 0 else { throw XCTSkip("mounting a tmpfs needs root") }
+        let mountPoint = TestSupport.temporaryDirectory(name)
+        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint.path]).status == 0 else {
             throw XCTSkip("cannot mount a tmpfs here")
         }
+        return mountPoint
+    }
+
+    func testAFullDiskStopsTheScanWithAClearMessageAndTheNextScanFinishes() throws {
+        let mountPoint = try mountTemporaryFileSystem("full", size: "160k")
         defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
         let result = try TestSupport.run(TestSupport.photopick, ["index", "--library", generated.root.path],
                                          environment: ["XDG_DATA_HOME": mountPoint.path])
@@ -145,11 +152,7 @@ final class RobustnessTests: XCTestCase {
     /// failed with "disk I/O error". `ls` and `albums` (with or without --cached) answer from
     /// the index as it was committed, say so once, and exit 0; nothing is written there.
     func testAListingOnAFullDiskAnswersFromTheIndexItHas() throws {
-        guard geteuid() == 0 else { throw XCTSkip("mounting a small tmpfs needs root") }
-        let mountPoint = TestSupport.temporaryDirectory("full-listing")
-        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path]).status == 0 else {
-            throw XCTSkip("cannot mount a tmpfs here")
-        }
+        let mountPoint = try mountTemporaryFileSystem("full-listing", size: "8m")
         defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
         let library = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
         func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
@@ -180,11 +183,7 @@ final class RobustnessTests: XCTestCase {
     /// nothing): the index there is copied into memory, so `ls` and `index` answer at once, see
     /// a file added or removed since, say once why nothing is saved, and write nothing there.
     func testAReadOnlyDataFolderWorksFromACopyOfItsIndexInMemory() throws {
-        guard geteuid() == 0 else { throw XCTSkip("mounting a tmpfs read-only needs root") }
-        let mountPoint = TestSupport.temporaryDirectory("read-only-data")
-        guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path]).status == 0 else {
-            throw XCTSkip("cannot mount a tmpfs here")
-        }
+        let mountPoint = try mountTemporaryFileSystem("read-only-data", size: "8m")
         defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
         let library = TestSupport.temporaryDirectory("read-only-library").appendingPathComponent("Pictures")
         try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: library)
