@@ -36,8 +36,12 @@ let package = Package(
         // GType registration over C structs. GLib only.
         .target(name: "GObjectSupport", dependencies: ["CGLib"]),
 
+        // The gexiv2 calls Photopick makes, each in a C++ try/catch: exiv2 throws exceptions gexiv2
+        // does not catch, which would end the process (see its header).
+        .target(name: "CExiv2Guard", dependencies: ["CGExiv2"]),
+
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
-        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2"]),
+        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2", "CExiv2Guard"]),
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.

@@ -3,9 +3,10 @@ import TestSupport
 import XCTest
 @testable import PhotoLibrary
 
-/// exiv2 is never handed a video container: Debian's exiv2 0.27 aborts the whole process on a
-/// damaged Matroska block (found by bench/fuzz; the file is in Tests/Corpus/files). Without the
-/// guard, this test process would end in exiv2's assertion.
+/// What fuzzing found in exiv2 (the files are in Tests/Corpus/files): Debian's exiv2 0.27 aborts
+/// the whole process on a damaged Matroska block, so it is never handed a video container; and
+/// it throws C++ exceptions gexiv2 lets through, which the guard catches. Without either guard,
+/// this test process would end.
 final class ExifGuardTests: XCTestCase {
     private let foundByFuzzing = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-matroska-block.webm")
 
@@ -18,6 +19,19 @@ final class ExifGuardTests: XCTestCase {
         }
         let outcome = MetadataReader.read(path: path, version: FileVersion(size: file.size, modificationTimeNanoseconds: 0, inode: 0))
         XCTAssertEqual(outcome, .failed("damaged or truncated video: no movie header"))
+    }
+
+    /// exiv2 throws std::overflow_error on this RAF header and gexiv2 does not catch it: it
+    /// ended the process in std::terminate. The guard turns it into the file's problem.
+    func testAnExceptionExiv2LetsThroughGexiv2IsTheFilesProblemNotACrash() throws {
+        let path = FilePath(TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-raf-overflow.raf").path)
+        let file = try OpenFile(path: path)
+        XCTAssertThrowsError(try EmbeddedMetadata.read(file)) { error in
+            XCTAssertEqual((error as? MetadataReadError)?.message, "exiv2 failed: Overflow in addition")
+        }
+        XCTAssertNil(EmbeddedPreview.smallest(in: file, minimumSide: 64))
+        let outcome = MetadataReader.read(path: path, version: FileVersion(size: file.size, modificationTimeNanoseconds: 0, inode: 0))
+        XCTAssertEqual(outcome, .failed("cannot read the image header: exiv2 failed: Overflow in addition"))
     }
 
     func testImagesStillGoToExiv2AndVideoContainersDoNot() {

@@ -1,3 +1,4 @@
+import CExiv2Guard
 import CGExiv2
 import CGLib
 import Synchronization
@@ -40,14 +41,14 @@ struct EmbeddedMetadata {
         defer { sources.forEach { g_object_unref($0) } }
         var fileError: MetadataReadError?
         do {
-            sources.append(try open { metadata, error in path.withCString { gexiv2_metadata_open_path(metadata, $0, &error) } })
+            sources.append(try open { metadata, error in path.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, &error) } })
         } catch {
             fileError = error
         }
         for block in exifBlocks {
             // A damaged block is skipped: the others, and the file itself, may still say enough.
             if let source = try? open({ metadata, error in
-                block.withUnsafeBufferPointer { gexiv2_metadata_open_buf(metadata, $0.baseAddress, glong($0.count), &error) }
+                block.withUnsafeBufferPointer { guarded_gexiv2_metadata_open_buf(metadata, $0.baseAddress, glong($0.count), &error) }
             }) {
                 sources.append(source)
             }
@@ -58,7 +59,7 @@ struct EmbeddedMetadata {
         // exiv2 passes on what the header claims: a PNG may say 2^31 - 1 pixels a side. Only the
         // file's own header counts: an EXIF block's pixel size is what the camera wrote.
         if fileError == nil, let metadata = sources.first,
-           let size = Plausible.size(width: gexiv2_metadata_get_pixel_width(metadata), height: gexiv2_metadata_get_pixel_height(metadata)) {
+           let size = Plausible.size(width: guarded_gexiv2_metadata_get_pixel_width(metadata), height: guarded_gexiv2_metadata_get_pixel_height(metadata)) {
             result.pixelWidth = size.width
             result.pixelHeight = size.height
         }
@@ -71,9 +72,9 @@ struct EmbeddedMetadata {
             return nil
         }
         func string(_ tag: String, in metadata: Metadata) -> String? {
-            guard gexiv2_metadata_try_has_tag(metadata, tag, nil) != 0 else { return nil }
+            guard guarded_gexiv2_metadata_try_has_tag(metadata, tag, nil) != 0 else { return nil }
             var error: UnsafeMutablePointer<GError>?
-            guard let value = gexiv2_metadata_try_get_tag_string(metadata, tag, &error) else {
+            guard let value = guarded_gexiv2_metadata_try_get_tag_string(metadata, tag, &error) else {
                 g_clear_error(&error)
                 return nil
             }
@@ -218,8 +219,8 @@ public struct EmbeddedPreview: Sendable {
         ExifLibrary.initializeOnce()
         guard let metadata = gexiv2_metadata_new() else { return nil }
         defer { g_object_unref(metadata) }
-        let opened = file.reopenablePath.withCString { gexiv2_metadata_open_path(metadata, $0, nil) }
-        guard opened != 0, let list = gexiv2_metadata_get_preview_properties(metadata) else { return nil }
+        let opened = file.reopenablePath.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, nil) }
+        guard opened != 0, let list = guarded_gexiv2_metadata_get_preview_properties(metadata) else { return nil }
         var best: UnsafeMutablePointer<GExiv2PreviewProperties>?
         var bestArea = Int.max
         var index = 0
@@ -235,7 +236,7 @@ public struct EmbeddedPreview: Sendable {
         }
         guard let best else { return nil }
         var error: UnsafeMutablePointer<GError>?
-        guard let image = gexiv2_metadata_try_get_preview_image(metadata, best, &error) else {
+        guard let image = guarded_gexiv2_metadata_try_get_preview_image(metadata, best, &error) else {
             g_clear_error(&error)
             return nil
         }
@@ -243,7 +244,7 @@ public struct EmbeddedPreview: Sendable {
         var size: guint32 = 0
         guard let bytes = gexiv2_preview_image_get_data(image, &size), size > 0 else { return nil }
         var orientationError: UnsafeMutablePointer<GError>?
-        let orientation = Int(gexiv2_metadata_try_get_tag_long(metadata, "Exif.Image.Orientation", &orientationError))
+        let orientation = Int(guarded_gexiv2_metadata_try_get_tag_long(metadata, "Exif.Image.Orientation", &orientationError))
         g_clear_error(&orientationError)
         guard let side = Plausible.size(width: gexiv2_preview_image_get_width(image),
                                         height: gexiv2_preview_image_get_height(image)) else { return nil }
