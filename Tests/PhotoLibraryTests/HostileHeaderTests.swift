@@ -21,6 +21,20 @@ final class HostileHeaderTests: XCTestCase {
         return withUnsafeBytes(of: size.bigEndian) { Array($0) } + Array(type.utf8) + payload
     }
 
+    /// An Exif segment whose length (6) cannot hold its own "Exif\0\0" header: the quick date
+    /// pass took a backwards range of it and trapped, ending `photopick index` (bench/fuzz found
+    /// it). It is left to the full read, which indexes the photo.
+    func testAnExifSegmentShorterThanItsHeaderIsLeftToTheFullRead() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-short-exif-segment.jpg")
+        let file = try OpenFile(path: FilePath(url.path))
+        XCTAssertNil(QuickDate.answer(file, head: file.read(at: 0, count: QuickDate.headLength)))
+        let version = FileVersion(size: file.size, modificationTimeNanoseconds: 1_600_000_000_000_000_000, inode: 0)
+        guard case .media(let media) = MetadataReader.readDate(path: FilePath(url.path), version: version) else {
+            return XCTFail("indexed as a photo")
+        }
+        XCTAssertFalse(media.isPartial, "read in full")
+    }
+
     func testABoxClaimingAnEnormousSizeIsNotFollowed() throws {
         let ftyp = box("ftyp", Array("isom\0\0\0\0isommp41".utf8))
         // A 64-bit size near Int64.max after the first box: offset + size would overflow.

@@ -89,7 +89,9 @@ enum QuickDate {
             if marker == 0xE1 {
                 guard ensure(offset + 10) else { return .unknown }
                 if bytes[(offset + 4)..<(offset + 10)].elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {  // "Exif\0\0"
-                    guard ensure(offset + 2 + length) else { return .unknown }
+                    // A segment too short to hold its own "Exif\0\0" is damaged (bench/fuzz found one
+                    // of length 6, whose TIFF range ran backwards).
+                    guard length >= 8, ensure(offset + 2 + length) else { return .unknown }
                     return .exif(Array(bytes[(offset + 10)..<(offset + 2 + length)]))
                 }
                 other = true  // XMP, or something exiv2 may read
