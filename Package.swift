@@ -84,8 +84,9 @@ let package = Package(
     ]
 )
 
-// Fuzz targets, for bench/fuzz only: it builds them with `-sanitize=fuzzer,address`, and
-// libFuzzer brings its own main. Declared only when it asks, so ordinary builds never see them.
+// Fuzz targets, for bench/fuzz only: it builds them with `-sanitize=fuzzer,address`. Each one's
+// main (SwiftPM's `<module>_main`) hands itself to libFuzzer's LLVMFuzzerRunDriver (CFuzzDriver).
+// Declared only when bench/fuzz asks, so ordinary builds and the tests never see them.
 if Context.environment["PHOTOPICK_FUZZ"] == "1" {
     package.targets.append(.target(name: "CFuzzDriver", path: "Tests/Fuzz/Driver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Tests/Fuzz/Support"))

@@ -8,6 +8,7 @@ namespace {
 GQuark guardQuark() { return g_quark_from_static_string("photopick-exiv2-guard"); }
 
 void setError(GError **error, const char *what) {
+    g_clear_error(error);  // gexiv2 may have set one before the exception left it
     g_set_error(error, guardQuark(), 1, "exiv2 failed: %s", what);
 }
 

@@ -27,11 +27,13 @@ final class ExifGuardTests: XCTestCase {
         let path = FilePath(TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-raf-overflow.raf").path)
         let file = try OpenFile(path: path)
         XCTAssertThrowsError(try EmbeddedMetadata.read(file)) { error in
-            XCTAssertEqual((error as? MetadataReadError)?.message, "exiv2 failed: Overflow in addition")
+            // (exiv2 0.27's words; a later exiv2 may say it otherwise, through gexiv2's own error.)
+            XCTAssertTrue((error as? MetadataReadError)?.message.hasPrefix("exiv2 failed") == true, "\(error)")
         }
         XCTAssertNil(EmbeddedPreview.smallest(in: file, minimumSide: 64))
         let outcome = MetadataReader.read(path: path, version: FileVersion(size: file.size, modificationTimeNanoseconds: 0, inode: 0))
-        XCTAssertEqual(outcome, .failed("cannot read the image header: exiv2 failed: Overflow in addition"))
+        guard case .failed(let reason) = outcome else { return XCTFail("a problem: \(outcome)") }
+        XCTAssertTrue(reason.hasPrefix("cannot read the image header: exiv2 failed"), reason)
     }
 
     func testImagesStillGoToExiv2AndVideoContainersDoNot() {

@@ -181,7 +181,7 @@ final class RobustnessTests: XCTestCase {
 
     /// The data folder on a read-only mount (root ignores file modes, so a mode would prove
     /// nothing): the index there is copied into memory, so `ls` and `index` answer at once, see
-    /// a file added or removed since, say once why nothing is saved, and write nothing there.
+    /// a file added or removed since, and say once, in one line, why nothing is saved.
     func testAReadOnlyDataFolderWorksFromACopyOfItsIndexInMemory() throws {
         let mountPoint = try mountTemporaryFileSystem("read-only-data", size: "8m")
         defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
@@ -195,10 +195,6 @@ final class RobustnessTests: XCTestCase {
         let before = try run(["ls"])
         XCTAssertEqual(before.status, 0, before.error)
         XCTAssertEqual(try TestSupport.run("/bin/mount", ["-o", "remount,ro", mountPoint.path]).status, 0)
-        let folder = mountPoint.appendingPathComponent("photopick")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        let index = folder.appendingPathComponent(try XCTUnwrap(files.first { $0.hasSuffix(".sqlite") }))
-        let indexBefore = try Data(contentsOf: index)
 
         // One file gone, one new since the index was written.
         let removed = try XCTUnwrap(before.lines.first)
@@ -208,13 +204,12 @@ final class RobustnessTests: XCTestCase {
         let listed = try run(["ls"])
         XCTAssertEqual(listed.status, 0, listed.error)
         XCTAssertEqual(Set(listed.lines), Set(before.lines).subtracting([removed]).union([added.path]), "the changes are seen")
-        let notices = listed.error.components(separatedBy: "\n").filter { $0.contains("copy of it in memory") }
-        XCTAssertEqual(notices.count, 1, "said once: \(listed.error)")
+        let said = listed.error.split(separator: "\n")
+        XCTAssertEqual(said.count, 1, "one line, and no error about the files it could not write: \(listed.error)")
+        XCTAssertTrue(said.first?.contains("copy of it in memory") == true, listed.error)
         let indexed = try run(["index"])
         XCTAssertEqual(indexed.status, 0, indexed.error)
         XCTAssertTrue(indexed.lines.joined().contains("1 read"), "only the new file is read, the rest comes from the copy: \(indexed.lines)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), files, "nothing new in the data folder")
-        XCTAssertEqual(try Data(contentsOf: index), indexBefore, "the index is read, not written")
     }
 
     /// Another process holds the index's write lock for longer than `ls` waits (the app or a

@@ -110,8 +110,7 @@ final class HostileCorpusTests: WindowTestCase {
 
         // Thumbnails, one command per file: made, or refused with a reason naming the file, in time.
         for path in media.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let name = String(decoding: path, as: UTF8.self)
-            let argument = String(decoding: path, as: UTF8.self)
+            let argument = String(decoding: path, as: UTF8.self), name = argument
             guard Data(argument.utf8) == path else { continue }  // (Process takes Strings: not a name in invalid UTF-8)
             let began = Date()
             let result = try TestSupport.run(TestSupport.photopick, ["thumbnail", "--", argument],

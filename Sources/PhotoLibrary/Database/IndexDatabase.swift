@@ -124,6 +124,14 @@ enum IndexDatabase {
     static func openMemoryCopy(_ path: String) throws -> SQLiteConnection {
         let copy = try SQLiteConnection(path: ":memory:")
         try copy.copyContents(of: try openFrozen(path, anyVersion: true))
+        // The backup copies pages without reading them: damage would only show in later queries,
+        // and a damaged file cannot be marked or set aside here. Then a fresh index is better.
+        let check = try copy.uncachedStatement("PRAGMA quick_check")
+        let verdict = try check.step() ? check.string(0) : nil
+        check.reset()  // (a statement still running would keep the setup below from changing the database)
+        guard verdict == "ok" else {
+            throw DatabaseError(code: SQLITE_CORRUPT, message: "the index at \(path) is damaged")
+        }
         let version = try copy.integer("PRAGMA user_version") ?? 0
         guard (0...Schema.currentVersion).contains(version) else {
             throw DatabaseError(code: SQLITE_CANTOPEN, message: "the index at \(path) is of another version")

@@ -21,29 +21,30 @@ struct EmbeddedMetadata {
     /// file, not a link or a FIFO swapped in since), without reading it whole into memory.
     /// `exifBlocks` are further EXIF blocks (TIFF structures) the file holds where exiv2 does not
     /// look, such as every EXIF item of a HEIF file; their tags count as the file's own, after it.
+    /// A file exiv2 must not open (`ExifLibrary.refusal(forHead:)`) is not opened; its
+    /// `exifBlocks` are still read.
     static func read(_ file: OpenFile, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
-        if let refusal = ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength)) {
-            throw MetadataReadError(message: refusal)
-        }
-        return try read(path: file.reopenablePath, exifBlocks: exifBlocks)
-    }
-
-    private static func read(path: FilePath, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
+        let refusal = ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength))
+        let path = file.reopenablePath
         let result = ExifLibrary.serialized {
-            Result { () throws(MetadataReadError) -> EmbeddedMetadata in try readUnserialized(path: path, exifBlocks: exifBlocks) }
+            Result { () throws(MetadataReadError) -> EmbeddedMetadata in
+                try readUnserialized(path: refusal == nil ? path : nil, refusal: refusal, exifBlocks: exifBlocks)
+            }
         }
         return try result.get()
     }
 
-    private static func readUnserialized(path: FilePath, exifBlocks: [[UInt8]]) throws(MetadataReadError) -> EmbeddedMetadata {
+    private static func readUnserialized(path: FilePath?, refusal: String?, exifBlocks: [[UInt8]]) throws(MetadataReadError) -> EmbeddedMetadata {
         ExifLibrary.initializeOnce()
         var sources: [Metadata] = []
         defer { sources.forEach { g_object_unref($0) } }
-        var fileError: MetadataReadError?
-        do {
-            sources.append(try open { metadata, error in path.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, &error) } })
-        } catch {
-            fileError = error
+        var fileError = refusal.map { MetadataReadError(message: $0) }
+        if let path {
+            do {
+                sources.append(try open { metadata, error in path.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, &error) } })
+            } catch {
+                fileError = error
+            }
         }
         for block in exifBlocks {
             // A damaged block is skipped: the others, and the file itself, may still say enough.
@@ -170,25 +171,26 @@ enum ExifLibrary {
     static func refusal(forHead head: [UInt8]) -> String? {
         let container: String?
         if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
-            container = "Matroska"
+            container = "a Matroska"
         } else if head.starts(with: [0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) {
-            container = "ASF"
+            container = "an ASF"
         } else if head.matches("RIFF", at: 0) {
-            container = head.matches("WEBP", at: 8) ? nil : "RIFF"
+            container = head.matches("WEBP", at: 8) ? nil : "a RIFF"
         } else if head.count >= 12, ["moov", "mdat", "free", "wide", "skip", "pnot", "PICT", "junk", "pdin", "prfl", "uuid"]
             .contains(where: { head.matches($0, at: 4) }) {
-            container = "QuickTime"
+            container = "a QuickTime"
         } else if head.matches("ftyp", at: 4) {
             // The brands: the major one at 8, the compatible ones from 16 to the end of the box.
             let boxEnd = min(head.count, Int(head.bigEndian(at: 0, width: 4) ?? 0))
             let brands = ([8] + Array(stride(from: 16, to: boxEnd - 3, by: 4))).filter { $0 + 4 <= head.count }
-            let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"]
+            // HEIF and AVIF images, and Canon's CR3 raw photos.
+            let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "crx "]
             let isImage = brands.contains { offset in imageBrands.contains(String(decoding: head[offset..<(offset + 4)], as: UTF8.self)) }
-            container = isImage ? nil : "ISO base media"
+            container = isImage ? nil : "an ISO base media"
         } else {
             container = nil
         }
-        return container.map { "a \($0) container, not an image exiv2 should read" }
+        return container.map { "\($0) container, not an image exiv2 should read" }
     }
 
     /// exiv2 is used by one thread at a time: gexiv2 sets up its XMP toolkit without the lock

@@ -2,10 +2,12 @@ import Glibc
 import CFuzzDriver
 
 /// A fuzz input as a file: the readers under test take a path or an open file, as they do for a
-/// photo. One private folder per process in /dev/shm (memory, no disk wear), removed at exit; each
-/// input is rewritten in place.
+/// photo. Each input is rewritten in place in a private folder: the one bench/fuzz made (and
+/// removes, since a target ended by a finding exits without cleaning up), else one made here in
+/// /dev/shm (memory, no disk wear) and removed at a normal exit.
 public enum ScratchFile {
     private nonisolated(unsafe) static var folder: String = {
+        if let given = getenv("PHOTOPICK_FUZZ_SCRATCH") { return String(cString: given) }
         let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
         var template = Array("\(base)/photopick-fuzz-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
