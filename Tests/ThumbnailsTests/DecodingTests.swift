@@ -157,6 +157,18 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual(String(decoding: left.output, as: UTF8.self), "", "the child is gone")
     }
 
+    /// GdkPixbuf's WebP loader allocates the whole canvas while only reading the size: this
+    /// 31-byte file declaring 64 x 16,711,728 pixels cost a 3.2 GB allocation (bench/fuzz). Our
+    /// header reader refuses it first, with the size it declares.
+    func testAWebPDeclaringAHugeCanvasIsRefusedBeforeAnyLoaderSeesIt() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-webp-huge-canvas.webp")
+        let file = try OpenFile(path: FilePath(url.path))
+        guard case .failure(.tooLarge(let width, let height, _)) = ImageDecoder().decode(file, fittingIn: 256) else {
+            return XCTFail("refused as too large")
+        }
+        XCTAssertEqual([width, height], [64, 16_711_728])
+    }
+
     func testAnimatedGIFGivesItsFirstFrame() throws {
         let file = TestSupport.temporaryDirectory("gif").appendingPathComponent("anim.gif")
         XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-delay", "10", "-size", "40x40", "xc:red", "xc:blue", file.path]).status, 0)

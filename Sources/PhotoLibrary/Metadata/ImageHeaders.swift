@@ -1,7 +1,7 @@
 /// Small readers for what exiv2 does not tell: the frame count of GIF, WebP and APNG files, and
 /// the pixel size when exiv2 gave up on a file whose image data may still be fine. They read
 /// headers and skip over pixel data by its declared lengths; they never decode pixels.
-enum ImageHeaders {
+public enum ImageHeaders {
     /// Counting stops here: the index only needs to know "more than one".
     static let frameCountLimit = 2
 
@@ -13,6 +13,26 @@ enum ImageHeaders {
         case "image/webp": return webpFrameCount(file)
         case "image/png", "image/apng", "image/vnd.mozilla.apng": return apngFrameCount(file)
         default: return nil
+        }
+    }
+
+    /// The pixel size a PNG, GIF or WebP header declares, believable or not (a side may be
+    /// millions of pixels): for refusing a decompression bomb before any decoder sees the file.
+    /// (GdkPixbuf's WebP loader allocates the whole image while only reading its size.)
+    public static func declaredSize(of file: OpenFile) -> (width: Int, height: Int)? {
+        let head = file.read(at: 0, count: 32)
+        switch ContentType.commonType(content: head) {
+        case "image/png":
+            guard head.matches("IHDR", at: 12), let width = head.bigEndian(at: 16, width: 4),
+                  let height = head.bigEndian(at: 20, width: 4) else { return nil }
+            return (Int(width), Int(height))
+        case "image/gif":
+            guard let width = head.littleEndian(at: 6, width: 2), let height = head.littleEndian(at: 8, width: 2) else { return nil }
+            return (Int(width), Int(height))
+        case "image/webp":
+            return webpPixelSize(file, believable: false)
+        default:
+            return nil
         }
     }
 
@@ -272,8 +292,9 @@ enum ImageHeaders {
         return sawImage || frames == 0 ? 1 : frames
     }
 
-    private static func webpPixelSize(_ file: OpenFile) -> (width: Int, height: Int)? {
+    private static func webpPixelSize(_ file: OpenFile, believable: Bool = true) -> (width: Int, height: Int)? {
         var size: (width: Int, height: Int)?
+        let positive = believable ? positive : { (width: Int, height: Int) in (width, height) }
         webpChunks(file) { type, offset, _ in
             let data = file.read(at: offset, count: 10)
             switch type {

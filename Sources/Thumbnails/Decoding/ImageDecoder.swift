@@ -28,6 +28,14 @@ public struct ImageDecoder: Sendable {
     /// animations the first frame.
     public func decode(_ file: OpenFile, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
         let path = file.reopenablePath
+        // Our own reading of the header comes first: some loaders allocate the whole image just
+        // to say its size (a 64 x 16,711,728 WebP asked for 3.2 GB; bench/fuzz found it).
+        if let declared = ImageHeaders.declaredSize(of: file) {
+            let (pixels, overflow) = declared.width.multipliedReportingOverflow(by: declared.height)
+            if overflow || pixels > maximumPixels {
+                return .failure(.tooLarge(width: declared.width, height: declared.height, limit: maximumPixels))
+            }
+        }
         var width: Int32 = 0, height: Int32 = 0
         let info = LoaderMessages.quietly { path.withCString { gdk_pixbuf_get_file_info($0, &width, &height) } }
         guard info != nil, width > 0, height > 0 else {
