@@ -378,17 +378,10 @@ final class RobustnessTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         for _ in 0..<20 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
-            process.arguments = ["index", "--library", root.path]
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 20_000...250_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            if try TestSupport.photopickKilled(["index", "--library", root.path], environment: ["XDG_DATA_HOME": data.path],
+                                               after: Double.random(in: 0.02...0.25, using: &generator)) {
+                killed += 1
+            }
             let reader = try SQLiteConnection(path: file, readOnly: true)
             let statement = try reader.uncachedStatement("PRAGMA integrity_check")
             XCTAssertTrue(try statement.step())

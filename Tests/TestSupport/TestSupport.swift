@@ -52,6 +52,24 @@ public enum TestSupport {
         return url
     }
 
+    /// Starts photopick with `arguments`, kills it with SIGKILL after `delay` seconds (a crash or a
+    /// power cut at that moment), and waits for it. True when the kill ended it, false when it
+    /// had already finished.
+    @discardableResult
+    public static func photopickKilled(_ arguments: [String], environment: [String: String], after delay: TimeInterval) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: photopick)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(UInt32(delay * 1_000_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+    }
+
     /// Runs a program from argv (no shell) and returns its exit status, standard output and error.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],

@@ -110,16 +110,8 @@ final class ThumbnailCommandTests: XCTestCase {
         XCTAssertGreaterThan(photos.count, 100)
         var generator = SystemRandomNumberGenerator()
         for round in 0..<20 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestSupport.photopick)
-            process.arguments = ["thumbnail", "--size", round % 2 == 0 ? "normal" : "large", "--"] + photos
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 30_000...600_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try TestSupport.photopickKilled(["thumbnail", "--size", round % 2 == 0 ? "normal" : "large", "--"] + photos,
+                                            environment: ["XDG_CACHE_HOME": cacheHome.path], after: Double.random(in: 0.03...0.6, using: &generator))
         }
         // Every PNG in the cache decodes completely (PIL's load reads to the last row) and has
         // its keys; only temporaries may be partial.
