@@ -170,6 +170,7 @@ final class ScanCancellationTests: XCTestCase {
         }
         let partial = try library.fetchAssets(in: .smart(.recents)).count
         XCTAssertGreaterThan(partial, 0, "what was read before the stop is kept")
+        XCTAssertEqual(try Self.indexNames(library), [], "stopped in its first pass, a first scan has its date indexes set aside")
 
         let complete = try PhotoLibrary(roots: [generated.rootPath], location: location)
         try complete.scan()
@@ -180,5 +181,47 @@ final class ScanCancellationTests: XCTestCase {
         try uninterrupted.scan()
         XCTAssertEqual(try complete.paths(in: .smart(.recents)), try uninterrupted.paths(in: .smart(.recents)),
                        "the next scan finishes the job")
+        // A first scan builds the albums' date indexes after its first pass; stopped before, it
+        // left them out, and the next scan builds them: every album opens through its own index.
+        for scanned in [complete, uninterrupted] {
+            XCTAssertEqual(try Self.indexNames(scanned), Set(Schema.dateOrderIndexes.map(\.name)))
+            let plan = try scanned.withWriter { db -> String in
+                let statement = try db.statement("EXPLAIN QUERY PLAN SELECT id FROM assets WHERE (album_bits & 1) != 0 ORDER BY captured_at DESC, id DESC")
+                defer { statement.reset() }
+                var lines: [String] = []
+                while try statement.step() { lines.append(statement.string(3) ?? "") }
+                return lines.joined(separator: "; ")
+            }
+            XCTAssertTrue(plan.contains("album_recents") && !plan.contains("TEMP B-TREE"), plan)
+        }
+    }
+
+    /// The indexes the first pass of a first scan sets aside are every index in date order that
+    /// the migrations define, as they define them.
+    func testTheDateIndexesSetAsideAreThoseOfTheSchema() throws {
+        let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("schema").appendingPathComponent("index.sqlite").path)
+        let empty = try PhotoLibrary(roots: [], location: location)
+        let definitions = try empty.withWriter { db -> [String: String] in
+            let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%captured_at%'")
+            defer { statement.reset() }
+            var found: [String: String] = [:]
+            while try statement.step() { found[statement.string(0) ?? ""] = statement.string(1) ?? "" }
+            return found
+        }
+        XCTAssertGreaterThanOrEqual(definitions.count, 11)
+        XCTAssertEqual(Set(definitions.keys), Set(Schema.dateOrderIndexes.map(\.name)))
+        for index in Schema.dateOrderIndexes {
+            XCTAssertEqual(index.create, definitions[index.name].map { $0.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS ") })
+        }
+    }
+
+    private static func indexNames(_ library: PhotoLibrary) throws -> Set<String> {
+        try library.withWriter { db in
+            let statement = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%captured_at%'")
+            defer { statement.reset() }
+            var names = Set<String>()
+            while try statement.step() { names.insert(statement.string(0) ?? "") }
+            return names
+        }
     }
 }

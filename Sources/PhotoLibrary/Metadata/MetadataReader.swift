@@ -11,8 +11,8 @@ enum MetadataReader {
         return guess.isMedia || guess.isUncertain
     }
 
-    /// The first pass of a scan: a JPEG whose EXIF says its capture date, or a JPEG or PNG with no
-    /// metadata at all (dated by its file time), is answered with its kind and date alone
+    /// The first pass of a scan: a JPEG whose EXIF says its capture date, or a JPEG, PNG, GIF or
+    /// WebP with no metadata block (dated by its file time), is answered with its kind and date alone
     /// (`isPartial`), in a fraction of a full read and without exiv2; anything else is read in full.
     /// Both give the same date (see `QuickDate`), so Recents' order is final after this pass.
     static func readDate(path: FilePath, version: FileVersion) -> ReadOutcome {

@@ -1,10 +1,11 @@
-/// A JPEG's or PNG's capture date worked out without exiv2: the first pass of a scan orders a new
-/// library by date with it (Recents needs every date before its first screen is final), and the
-/// full read follows. From a JPEG's EXIF block it reads the tags the full reader believes first
-/// (`Exif.Photo.DateTimeOriginal`, then `Exif.Image.DateTimeOriginal`, with the sub-seconds and
-/// offset beside it); a JPEG or PNG with no metadata block at all gets its file time, as the full
-/// reader gives it. Anything else (a date only in XMP or IPTC, an EXIF block without a believable
-/// date, a damaged structure) is nil, and the caller does the full read. So both readers agree on
+/// A JPEG's, PNG's, GIF's or WebP's capture date worked out without exiv2: the first pass of a scan
+/// orders a new library by date with it (Recents needs every date before its first screen is
+/// final), and the full read follows. From a JPEG's EXIF block it reads the tags the full reader
+/// believes first (`Exif.Photo.DateTimeOriginal`, then `Exif.Image.DateTimeOriginal`, with the
+/// sub-seconds and offset beside it); a JPEG, PNG or WebP with no block exiv2 takes a date from,
+/// and any GIF, gets its file time, as the full reader gives it. Anything else (a date only in XMP
+/// or IPTC, an EXIF block without a believable date, a damaged structure) is nil, and the caller
+/// does the full read. So both readers agree on
 /// every date this one gives (a test holds them to it on every generated file).
 enum QuickDate {
     /// Bytes read first: EXIF blocks of phones and cameras hold their dates within this.
@@ -19,12 +20,12 @@ enum QuickDate {
     enum Answer: Equatable {
         /// The EXIF date.
         case embedded(CaptureDate)
-        /// The file holds no metadata at all (no EXIF, XMP or IPTC block, no PNG text chunk): the
-        /// file's modification time.
+        /// The file holds no block exiv2 takes a date from (EXIF, XMP or IPTC): the file's
+        /// modification time.
         case fileTime
     }
 
-    /// The date of a JPEG or PNG, or nil when the full reader must decide. `head` is the start of
+    /// The date of a JPEG, PNG, GIF or WebP, or nil when the full reader must decide. `head` is the start of
     /// the file (more is read from `file` where needed).
     static func answer(_ file: OpenFile, head: [UInt8]) -> Answer? {
         if isJPEG(head) {
@@ -34,12 +35,18 @@ enum QuickDate {
             case .other, .unknown: return nil
             }
         }
-        if ContentType.commonType(content: head) == "image/png" { return hasPNGMetadata(file) == false ? .fileTime : nil }
-        return nil
+        switch ContentType.commonType(content: head) {
+        case "image/png": return hasPNGMetadata(file) == false ? .fileTime : nil
+        // exiv2 0.27 reads a GIF's size and nothing else (no XMP): the full read dates it by its time.
+        case "image/gif": return .fileTime
+        case "image/webp": return hasWebPMetadata(file) == false ? .fileTime : nil
+        default: return nil
+        }
     }
 
-    /// Whether a PNG has a chunk exiv2 reads metadata from (text of any kind, eXIf); nil when the
-    /// chunks do not walk cleanly to IEND.
+    /// Whether a PNG has a chunk exiv2 may read a date from (eXIf, or text whose keyword names an
+    /// EXIF, IPTC or XMP profile); nil when the chunks do not walk cleanly to IEND. Other text is
+    /// what exiv2 passes over (GNOME's screenshots write "Creation Time", ImageMagick "date:create").
     private static func hasPNGMetadata(_ file: OpenFile) -> Bool? {
         var offset: Int64 = 8
         for _ in 0..<100_000 {
@@ -47,12 +54,36 @@ enum QuickDate {
             guard header.count == 8 else { return nil }
             let length = Int64(header[0]) << 24 | Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3])
             switch String(decoding: header[4..<8], as: UTF8.self) {
-            case "tEXt", "zTXt", "iTXt", "eXIf": return true
+            case "eXIf": return true
+            case "tEXt", "zTXt", "iTXt":
+                let keyword = file.read(at: offset + 8, count: Int(min(length, 80))).prefix { $0 != 0 }
+                if keyword.starts(with: "Raw profile".utf8) || keyword.starts(with: "XML:".utf8) { return true }
             case "IEND": return false
             default: break
             }
             offset += 12 + length
             guard length >= 0, offset <= file.size else { return nil }
+        }
+        return nil
+    }
+
+    /// Whether a WebP has an EXIF or XMP chunk; nil when its chunks do not walk cleanly to the end
+    /// the RIFF header gives.
+    private static func hasWebPMetadata(_ file: OpenFile) -> Bool? {
+        let header = file.read(at: 0, count: 12)
+        guard header.count == 12 else { return nil }
+        let end = min(file.size, 8 + (Int64(header[4]) | Int64(header[5]) << 8 | Int64(header[6]) << 16 | Int64(header[7]) << 24))
+        var offset: Int64 = 12
+        for _ in 0..<10_000 {
+            if offset >= end { return offset == end ? false : nil }
+            let chunk = file.read(at: offset, count: 8)
+            guard chunk.count == 8 else { return nil }
+            switch String(decoding: chunk[0..<4], as: UTF8.self) {
+            case "EXIF", "XMP ": return true
+            default: break
+            }
+            let length = Int64(chunk[4]) | Int64(chunk[5]) << 8 | Int64(chunk[6]) << 16 | Int64(chunk[7]) << 24
+            offset += 8 + length + (length & 1)
         }
         return nil
     }

@@ -74,14 +74,43 @@ final class Indexer {
     /// the newest files' full reads are committed: what a first screen shows will not change.
     func scan(roots: [Root], scope: ScanScope) throws -> LibraryChange {
         try run {
+            let buildsDateIndexesAfter = try prepareDateOrderIndexes()
             readDatesOnly = true
             defer { readDatesOnly = false }
             for root in roots {
                 try walk(from: root.path, root: root, recursive: true, scope: scope)
             }
             readDatesOnly = false
+            if buildsDateIndexesAfter { try buildDateOrderIndexes() }
             try completePartialRows()
         }
+    }
+
+    /// Into an empty index (a first run) the first pass inserts the whole library: the indexes in
+    /// date order are dropped for it, and built once it ends, in one sorted pass each (60,000 rows:
+    /// 0.2 s to build them, against 1.3 s to keep them row by row). Nothing shows an album until
+    /// then (the window waits for the dates). Returns whether they were dropped. A scan killed in
+    /// between leaves them missing; the next scan builds them first, and until then queries are
+    /// still right, only slower.
+    func prepareDateOrderIndexes() throws -> Bool {
+        let names = Schema.dateOrderIndexes.map { "'\($0.name)'" }.joined(separator: ", ")
+        let present = try database.integer("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))") ?? 0
+        if try database.integer("SELECT NOT EXISTS (SELECT 1 FROM assets)") == 1 {
+            guard present > 0 else { return true }
+            try beginIfNeeded()
+            for index in Schema.dateOrderIndexes { try database.execute("DROP INDEX IF EXISTS \(index.name)") }
+            try commit()
+            return true
+        }
+        if present < Schema.dateOrderIndexes.count { try buildDateOrderIndexes() }
+        return false
+    }
+
+    func buildDateOrderIndexes() throws {
+        try commit()
+        try beginIfNeeded()
+        for index in Schema.dateOrderIndexes { try database.execute(index.create) }
+        try commit()
     }
 
     /// Re-reads the given folders (their files, and any subfolder that is new or gone). Used when

@@ -185,18 +185,22 @@ public final class WorkerPool: @unchecked Sendable {
 
 /// Results computed on a pool a window ahead of the one who reads them in order: `outcomes[i]`
 /// waits for result `i`, and asking for it lets the pool start on the next ones. Work is handed
-/// out in small chunks, so the cost of a hand-off is shared by several items.
+/// out in chunks, so the cost of a hand-off is shared by several items: waking an idle thread
+/// costs tens of microseconds here, as much as dating a file (chunks of 16 spent 9 % of a first
+/// scan's writer in waking readers).
 final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     private let count: Int
     private let pool: WorkerPool
     private let compute: @Sendable (Int) -> Value
-    private let chunk = 16
-    private let window = 256
+    private let chunk = 64
+    private let window = 1024
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var results: [Int: Value] = [:]
     /// Items handed to the pool so far.
     private var submitted = 0
+    /// The result the reader waits for (nil: it is not waiting): only that one is worth a wake-up.
+    private var awaited: Int?
 
     init(count: Int, on pool: WorkerPool, compute: @escaping @Sendable (Int) -> Value) {
         self.count = count
@@ -215,19 +219,23 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
 
     /// Result `index`, computed here when the pool is stopping (it would never come otherwise).
     subscript(index: Int) -> Value {
-        submit(through: min(count, index + window))
+        // Topped up a chunk at a time, so each hand-off carries a whole chunk.
+        if submitted < count, submitted - index < window - chunk { submit(through: min(count, index + window)) }
         pthread_mutex_lock(mutex)
         while results[index] == nil {
             if pool.isStopping {
+                awaited = nil
                 pthread_mutex_unlock(mutex)
                 return compute(index)
             }
+            awaited = index
             var deadline = timespec()
             clock_gettime(CLOCK_REALTIME, &deadline)
             deadline.tv_nsec += 50_000_000
             if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
             pthread_cond_timedwait(condition, mutex, &deadline)
         }
+        awaited = nil
         let value = results.removeValue(forKey: index)!
         pthread_mutex_unlock(mutex)
         return value
@@ -242,7 +250,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
                     let value = compute(index)
                     pthread_mutex_lock(mutex)
                     results[index] = value
-                    pthread_cond_broadcast(condition)
+                    if awaited == index { pthread_cond_signal(condition) }
                     pthread_mutex_unlock(mutex)
                 }
             }
