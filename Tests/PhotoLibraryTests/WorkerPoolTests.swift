@@ -225,3 +225,41 @@ final class ScanCancellationTests: XCTestCase {
         }
     }
 }
+
+/// exiv2's lock lets a thumbnail in sight pass the index's readers waiting for it.
+final class PriorityLockTests: XCTestCase {
+    func testAnUrgentWaiterGoesBeforeOrdinaryOnesThatCameFirst() {
+        final class Log: @unchecked Sendable {
+            private let lock = Lock()
+            private var names: [String] = []
+            func append(_ name: String) { lock.withLock { names.append(name) } }
+            var all: [String] { lock.withLock { names } }
+        }
+        let lock = PriorityLock()
+        let log = Log()
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        // Threads of their own (a dispatch queue would hold a block back while its threads wait).
+        let done = DispatchSemaphore(value: 0)
+        func thread(_ body: @escaping @Sendable () -> Void) { Thread { body(); done.signal() }.start() }
+        thread {
+            lock.withLock(urgent: false) {
+                holding.signal()
+                release.wait()
+                log.append("holder")
+            }
+        }
+        holding.wait()
+        for name in ["reader-1", "reader-2"] {
+            thread { lock.withLock(urgent: false) { log.append(name) } }
+        }
+        usleep(100_000)  // the readers wait now
+        thread { lock.withLock(urgent: true) { log.append("thumbnail") } }
+        usleep(100_000)
+        release.signal()
+        for _ in 0..<4 { XCTAssertEqual(done.wait(timeout: .now() + 10), .success) }
+        let ran = log.all
+        XCTAssertEqual(ran.first, "holder")
+        XCTAssertEqual(ran.dropFirst().first, "thumbnail", "\(ran)")
+        XCTAssertEqual(Set(ran), ["holder", "reader-1", "reader-2", "thumbnail"])
+    }
+}

@@ -77,6 +77,22 @@ final class ThumbnailLoaderTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The cells in sight go first, top left first, before cells bound around them later.
+    nonisolated func testJobsPutFirstRunFirstInTheOrderGiven() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            var order: [Int] = []
+            for index in 0..<6 {
+                loader.request(Self.images[index], flavor: .normal, priority: index == 5 ? .prefetch : .visible) { _ in order.append(index) }
+            }
+            loader.putFirst([Self.images[1], Self.images[5], Self.images[2], Self.images[20]], flavor: .normal)
+            loader.resume()
+            runMainLoop { order.count == 6 }
+            XCTAssertEqual(order, [1, 5, 2, 4, 3, 0])
+        }
+    }
+
     nonisolated func testACancelledRequestNeverReportsAResult() {
         MainActor.assumeIsolated {
             let loader = loader(workers: 2, paused: true)

@@ -24,6 +24,10 @@ extension PickerView {
     /// The grid holds another album now.
     func albumOpened() {
         prefetcher?.reset()
+        // Once GTK has laid the new album out and its cells asked for their thumbnails, those in
+        // sight are made first.
+        inSight = nil
+        inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
         updateEmptyState()
         // A first run's album opens once every date is known: the focus waiting for it goes in.
         focusFirstPhotoIfStillWanted()

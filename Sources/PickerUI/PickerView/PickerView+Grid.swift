@@ -115,6 +115,10 @@ extension PickerView {
         let band = 16 * columns
         let ahead = max(0, visible.lowerBound - band)..<min(model.count, visible.upperBound + band)
         controller.readRows(at: ahead)
+        if visible != inSight {
+            inSight = visible
+            loader.putFirst(visible.compactMap { controller.path(at: $0) }, flavor: flavor)
+        }
         if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
         prefetcher?.update(visible: visible, count: model.count) { [controller] position in controller.path(at: position) }
     }

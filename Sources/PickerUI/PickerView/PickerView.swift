@@ -67,6 +67,10 @@ public final class PickerView {
     let columnFitting = MainLoopSource()
     /// Focuses the first photo once a new album is laid out.
     let focusRetry = MainLoopSource()
+    /// Puts the thumbnails of the cells in sight first once a new album is laid out.
+    let inSightFirst = MainLoopSource()
+    /// The positions in sight when their thumbnails were last put first.
+    var inSight: Range<Int>?
 
     /// Cell edge in points, and the display scale.
     var cellSize = 120
@@ -276,6 +280,7 @@ public final class PickerView {
         isAlive = false
         columnFitting.cancel()
         focusRetry.cancel()
+        inSightFirst.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
             folderChooserReference = nil

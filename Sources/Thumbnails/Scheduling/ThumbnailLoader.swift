@@ -117,6 +117,24 @@ public final class ThumbnailLoader: @unchecked Sendable {
         return request
     }
 
+    /// Runs the waiting jobs for `paths` before every other, `paths[0]` first. GtkGridView binds
+    /// about 30 rows of cells around the view, and each asks as a visible cell; those bound last
+    /// (below the view) would come first. The view names the cells actually in sight.
+    public func putFirst(_ paths: [FilePath], flavor: ThumbnailFlavor) {
+        locked {
+            let waiting = paths.reversed().compactMap { path -> Job? in
+                guard let job = jobs[JobKey(path: path, flavor: flavor)], !job.started else { return nil }
+                return job
+            }
+            guard !waiting.isEmpty else { return }
+            let moved = Set(waiting.map(ObjectIdentifier.init))
+            visible.removeAll { moved.contains(ObjectIdentifier($0)) }
+            prefetch.removeAll { moved.contains(ObjectIdentifier($0)) }
+            for job in waiting { job.priority = .visible }
+            visible.append(contentsOf: waiting)
+        }
+    }
+
     /// The thumbnail of this version of a file when it is in memory, at once: no queue, no hop
     /// through the main loop, so a cell bound again (or the first screen, loaded before the window
     /// showed) is drawn with its picture in the same frame. The version is the index's (`lstat`).
