@@ -96,7 +96,7 @@ final class QuickDateTests: XCTestCase {
                 switch entry.type {
                 case .directory: stack.append(folder.appending(entry.name))
                 case .file: result.append(folder.appending(entry.name))
-                case .other: break
+                case .other, .unstattedFile: break
                 }
             }
         }

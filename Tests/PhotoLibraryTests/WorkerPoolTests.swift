@@ -196,6 +196,20 @@ final class ScanCancellationTests: XCTestCase {
         }
     }
 
+    /// A first scan learns each file's version from its readers, not its listing: what it stores
+    /// is what the next scan finds on disk, so that scan reads no file again.
+    func testAfterAFirstScanTheNextReadsNothing() throws {
+        let generated = GeneratedLibrary.shared
+        let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("rescan").appendingPathComponent("index.sqlite").path)
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        var first = ScanProgress(), second = ScanProgress()
+        try library.scan(progress: { first = $0 })
+        try library.scan(.everyFile, progress: { second = $0 })
+        XCTAssertGreaterThan(first.filesRead, 500)
+        XCTAssertEqual(second.filesRead, 0, "nothing read again")
+        XCTAssertEqual(second.filesUnchanged, first.filesRead, "every file read then is found unchanged")
+    }
+
     /// The indexes the first pass of a first scan sets aside are every index in date order that
     /// the migrations define, as they define them.
     func testTheDateIndexesSetAsideAreThoseOfTheSchema() throws {

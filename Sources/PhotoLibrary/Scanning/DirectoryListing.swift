@@ -6,6 +6,8 @@ import Glibc
 struct DirectoryListing {
     enum EntryType: Equatable {
         case file(FileVersion)
+        /// A regular file by its directory entry, not `stat`ed (`list(statsFiles: false)`).
+        case unstattedFile
         case directory
         case other
     }
@@ -25,7 +27,10 @@ struct DirectoryListing {
     }
 
     /// Lists `path`. `followLink` is for a library root the user named, which may itself be a link.
-    static func list(_ path: FilePath, followLink: Bool = false) -> Result<DirectoryListing, Failure> {
+    /// Without `statsFiles`, an entry the folder itself says is a regular file is listed as
+    /// `.unstattedFile`, and whoever reads it learns its version (a first scan: its readers, on
+    /// every core, instead of the one thread that lists).
+    static func list(_ path: FilePath, followLink: Bool = false, statsFiles: Bool = true) -> Result<DirectoryListing, Failure> {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
         let fd = path.withCString { open($0, flags) }
         guard fd >= 0 else {
@@ -56,6 +61,7 @@ struct DirectoryListing {
             let type: EntryType
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_DIR): type = .directory
+            case Int32(DT_REG) where !statsFiles: type = .unstattedFile
             case Int32(DT_REG), Int32(DT_UNKNOWN): type = stat(name, in: fd)
             default: type = .other  // links, devices, sockets, FIFOs
             }
@@ -87,6 +93,17 @@ struct DirectoryListing {
             }
         }
         guard result == 0 else { return .other }  // vanished since readdir
+        return type(of: info)
+    }
+
+    /// What `lstat` says of `path`: a file's version, or what else it is (nil: gone).
+    static func entryType(of path: FilePath) -> EntryType? {
+        var info = Glibc.stat()
+        guard path.withCString({ lstat($0, &info) }) == 0 else { return nil }
+        return type(of: info)
+    }
+
+    private static func type(of info: Glibc.stat) -> EntryType {
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             // Clamped: a file dated beyond 2262 or before 1677 must not trap the scan.

@@ -13,39 +13,45 @@ extension Indexer {
         var stored = try storedFiles(in: folderID)
         // Name stems written or deleted since the pairs were last relinked: only those can pair anew.
         var touchedStems = Set<[UInt8]>()
-        // The files to read, in listing order.
-        var toRead: [(name: [UInt8], version: FileVersion, existing: StoredFile?)] = []
+        // The files to read, in listing order (a version not known yet is learnt by its reader).
+        var toRead: [(name: [UInt8], version: FileVersion?, existing: StoredFile?)] = []
         for entry in entries {
-            guard case .file(let version) = entry.type else { continue }
+            let listedVersion: FileVersion?
+            switch entry.type {
+            case .file(let version): listedVersion = version
+            case .unstattedFile: listedVersion = nil
+            case .directory, .other: continue
+            }
             progress.filesSeen += 1
             let existing = stored.removeValue(forKey: entry.name)
-            if let existing, existing.version == version {
+            if let existing, existing.version == listedVersion {
                 progress.filesUnchanged += 1
                 continue
             }
             guard existing != nil || MetadataReader.mayBeMedia(fileName: entry.name) else { continue }
-            toRead.append((entry.name, version, existing))
+            toRead.append((entry.name, listedVersion, existing))
         }
         // Files are read on the reader threads, a window ahead of the writes made here (SQLite has
         // one writer): reading and writing overlap, and reading uses every core.
         let readDatesOnly = self.readDatesOnly
-        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] index in
+        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] index -> (FileVersion?, ReadOutcome) in
             let path = folder.appending(toRead[index].name)
-            return readDatesOnly ? MetadataReader.readDate(path: path, version: toRead[index].version)
-                                 : MetadataReader.read(path: path, version: toRead[index].version)
+            guard let version = toRead[index].version ?? Self.regularFileVersion(of: path) else { return (nil, .vanished) }
+            return (version, readDatesOnly ? MetadataReader.readDate(path: path, version: version)
+                                           : MetadataReader.read(path: path, version: version))
         }
         for (index, file) in toRead.enumerated() {
-            let outcome = outcomes[index]
+            let (readVersion, outcome) = outcomes[index]
             let path = folder.appending(file.name)
             progress.filesRead += 1
             if case .media(let media) = outcome, media.isPartial { progress.filesToComplete += 1 }
             touchedStems.insert(AlbumRules.stem(of: file.name))
-            switch outcome {
-            case .vanished:
+            switch (outcome, readVersion) {
+            case (.vanished, _), (_, nil):
                 if let existing = file.existing { try deleteAsset(existing.id) }
-            case .media, .notMedia, .failed:
+            case (.media, let version?), (.notMedia, let version?), (.failed, let version?):
                 if case .failed = outcome { progress.filesFailed += 1 }
-                try write(outcome, name: file.name, path: path, folderID: folderID, version: file.version, replacing: file.existing?.id)
+                try write(outcome, name: file.name, path: path, folderID: folderID, version: version, replacing: file.existing?.id)
             }
             reportProgressIfDue()
             let cancelled = isCancelled?() == true
@@ -63,6 +69,13 @@ extension Indexer {
         }
         try relinkPairs(in: folderID, stems: touchedStems)
         reportProgressIfDue()
+    }
+
+    /// The version of a file listed without `stat` (nil: gone, or no longer a regular file, which
+    /// the next listing sees).
+    static func regularFileVersion(of path: FilePath) -> FileVersion? {
+        guard case .file(let version) = DirectoryListing.entryType(of: path) else { return nil }
+        return version
     }
 
     func storedFiles(in folderID: Int64) throws -> [[UInt8]: StoredFile] {

@@ -24,7 +24,8 @@ extension Indexer {
                 continue
             }
             let relative = folder.relative(to: root.path) ?? []
-            switch DirectoryListing.list(folder, followLink: folder == root.path) {
+            // Into an empty index every file is new: its readers learn its version.
+            switch DirectoryListing.list(folder, followLink: folder == root.path, statsFiles: !intoEmptyIndex) {
             case .failure(.vanished):
                 try removeFolderTree(folder)
             case .failure(.unreadable(let reason)):

@@ -22,6 +22,8 @@ final class Indexer {
     var lastReport = 0.0
     /// The first pass of `scan`: new files are dated, not read in full.
     var readDatesOnly = false
+    /// The first pass of a first scan: the index held no asset when it began.
+    var intoEmptyIndex = false
     /// The page cache was enlarged for this scan's writes (set back when it ends).
     var largeCache = false
     /// How many of the newest partial rows are read in full before the dates count as known: more
@@ -76,11 +78,13 @@ final class Indexer {
         try run {
             let buildsDateIndexesAfter = try prepareDateOrderIndexes()
             readDatesOnly = true
-            defer { readDatesOnly = false }
+            intoEmptyIndex = buildsDateIndexesAfter
+            defer { readDatesOnly = false; intoEmptyIndex = false }
             for root in roots {
                 try walk(from: root.path, root: root, recursive: true, scope: scope)
             }
             readDatesOnly = false
+            intoEmptyIndex = false
             if buildsDateIndexesAfter { try buildDateOrderIndexes() }
             try completePartialRows()
         }
