@@ -52,6 +52,7 @@ extension Indexer {
                 progress.elapsedSeconds = monotonicSeconds() - started
                 progress.datedSeconds = progress.elapsedSeconds
                 onProgress?(progress)
+                try runCompletingDates()
             }
             batchSize = 400
         }
@@ -60,6 +61,13 @@ extension Indexer {
             progress.datedSeconds = monotonicSeconds() - started
             onProgress?(progress)
         }
+        try runCompletingDates()
+    }
+
+    private func runCompletingDates() throws {
+        let work = completingDates
+        completingDates = nil
+        try work?()
     }
 
     func relinkPairs(_ stems: [Int64: Set<[UInt8]>]) throws {
