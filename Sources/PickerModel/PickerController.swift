@@ -367,9 +367,11 @@ public final class PickerController {
         isScanning = true
         let library = self.library
         let post = postToController, workers = self.workers
+        // Counting the files reads every folder: never on the GTK thread, and beside the scan
+        // rather than before it (a first screen waits for the scan).
+        let expected = Counted()
+        if firstRun { workers.submit { expected.value = library.countFiles() } }
         workers.submit {
-            // Counting the files reads every folder: never on the GTK thread.
-            let expected = firstRun ? library.countFiles() : 0
             var lastShown = 0.0
             // Commits are merged and handed over at most twice a second, so a first scan does
             // not keep the GTK thread busy with hundreds of small changes.
@@ -395,8 +397,9 @@ public final class PickerController {
                     if progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
                     guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished || progress.datesKnown else { return }
                     lastShown = progress.elapsedSeconds
+                    let total = expected.value
                     post { controller in
-                        if !controller.isClosed { controller.onScanProgress?(progress, expected) }
+                        if !controller.isClosed { controller.onScanProgress?(progress, total) }
                     }
                 }, committed: { change in
                     pending.merge(change)
@@ -433,5 +436,15 @@ public final class PickerController {
             currentAlbum = album
             onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
         }
+    }
+}
+
+/// A number another thread works out (0 until it is known).
+private final class Counted: @unchecked Sendable {
+    private let lock = Lock()
+    private var count = 0
+    var value: Int {
+        get { lock.withLock { count } }
+        set { lock.withLock { count = newValue } }
     }
 }

@@ -25,7 +25,8 @@ extension Indexer {
             select.reset()
             if rows.isEmpty { break }
             var touched: [Int64: Set<[UInt8]>] = [:]
-            let outcomes = ReadAhead(count: rows.count, on: detailReaders) { [rows] index in
+            // The first batch is what the first screen waits for: read at the usual priority.
+            let outcomes = ReadAhead(count: rows.count, on: progress.datesKnown ? detailReaders : readers) { [rows] index in
                 MetadataReader.read(path: rows[index].path, version: rows[index].version)
             }
             for (index, row) in rows.enumerated() {
