@@ -193,7 +193,13 @@ final class ScanCancellationTests: XCTestCase {
                 return lines.joined(separator: "; ")
             }
             XCTAssertTrue(plan.contains("album_recents") && !plan.contains("TEMP B-TREE"), plan)
+            // The counts the album list shows (kept by triggers a first scan also sets aside) are
+            // the albums' real sizes.
+            for summary in try scanned.albums() {
+                XCTAssertEqual(summary.count, try scanned.paths(in: summary.album).count, summary.name)
+            }
         }
+        XCTAssertEqual(try complete.albums().map { "\($0.name) \($0.count)" }, try uninterrupted.albums().map { "\($0.name) \($0.count)" })
     }
 
     /// A first scan learns each file's version from its readers, not its listing: what it stores
@@ -226,6 +232,18 @@ final class ScanCancellationTests: XCTestCase {
         XCTAssertEqual(Set(definitions.keys), Set(Schema.dateOrderIndexes.map(\.name)))
         for index in Schema.dateOrderIndexes {
             XCTAssertEqual(index.create, definitions[index.name].map { $0.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS ") })
+        }
+        let triggers = try empty.withWriter { db -> [String: String] in
+            let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+            defer { statement.reset() }
+            var found: [String: String] = [:]
+            while try statement.step() { found[statement.string(0) ?? ""] = statement.string(1) ?? "" }
+            return found
+        }
+        XCTAssertEqual(Set(triggers.keys), Set(Schema.countTriggers.map(\.name)))
+        XCTAssertEqual(triggers.count, 3)
+        for trigger in Schema.countTriggers {
+            XCTAssertEqual(trigger.create, triggers[trigger.name].map { $0.replacingOccurrences(of: "CREATE TRIGGER ", with: "CREATE TRIGGER IF NOT EXISTS ") + ";" })
         }
     }
 

@@ -20,6 +20,42 @@ enum Schema {
         return order.map { ($0, definitions[$0]!) }
     }()
 
+    /// The triggers that keep the album counts, as the migrations last defined them: (name,
+    /// `CREATE TRIGGER IF NOT EXISTS …`). A first scan drops them with the date indexes (they
+    /// were most of what remained of the writer's time per row) and counts once at the end.
+    static let countTriggers: [(name: String, create: String)] = {
+        var definitions: [String: String] = [:], order: [String] = []
+        var rest = Substring(migrations.joined(separator: "\n"))
+        while let start = rest.firstRange(of: "CREATE TRIGGER "), let end = rest[start.upperBound...].firstRange(of: "END;") {
+            let body = rest[start.upperBound..<end.upperBound]
+            let name = String(body.prefix { $0 != " " && $0 != "\n" })
+            if definitions[name] == nil { order.append(name) }
+            definitions[name] = "CREATE TRIGGER IF NOT EXISTS " + body
+            rest = rest[end.upperBound...]
+        }
+        return order.map { ($0, definitions[$0]!) }
+    }()
+
+    /// Sets the album counts the triggers keep from the rows themselves (one pass over the assets).
+    static func recount(_ database: SQLiteConnection) throws {
+        var bitsCounts: [(bits: Int64, count: Int64)] = []
+        let grouped = try database.statement("SELECT album_bits, count(*) FROM assets WHERE album_bits != 0 GROUP BY album_bits")
+        while try grouped.step() { bitsCounts.append((grouped.int64(0), grouped.int64(1))) }
+        grouped.reset()
+        let update = try database.statement("UPDATE smart_album_counts SET count = ?1 WHERE bit = ?2")
+        let bits = try database.statement("SELECT bit FROM smart_album_counts")
+        var all: [Int64] = []
+        while try bits.step() { all.append(bits.int64(0)) }
+        bits.reset()
+        for bit in all {
+            update.bind(1, bitsCounts.filter { $0.bits & bit != 0 }.reduce(0) { $0 + $1.count }).bind(2, bit)
+            try update.run()
+        }
+        try database.execute("""
+            UPDATE folders SET asset_count = (SELECT count(*) FROM assets WHERE folder_id = folders.id AND (album_bits & 1) != 0)
+            """)
+    }
+
     /// Album membership bits, stored per asset in `album_bits`. Smart albums and the folder albums
     /// read partial indexes keyed on these bits, so opening one never scans unrelated rows.
     static let version1 = """

@@ -114,11 +114,13 @@ extension Indexer {
         let statement = try database.statement(sql)
         statement.bind(1, folderID).bind(2, blob: name).bind(3, blob: path.bytes).bind(4, version.size)
             .bind(5, version.modificationTimeNanoseconds).bind(6, Int64(bitPattern: version.inode))
+        var albumBits: Int64 = 0
         switch outcome {
         case .media(let read):
             // The readers check what they read; this is the last check before it is kept.
             let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds)
             let traits = AlbumRules.traits(of: media, fileName: name)
+            albumBits = traits.rawValue
             statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)
                 .bind(11, media.orientation).bind(12, media.captureDate.millisecondsSinceEpoch)
                 .bind(13, media.captureDate.utcOffsetMinutes).bind(14, media.captureDate.source.rawValue)
@@ -144,6 +146,10 @@ extension Indexer {
         pendingWrites += 1
         let isMedia: Bool
         if case .media = outcome { isMedia = true } else { isMedia = false }
+        if intoEmptyIndex {
+            // The triggers that count are set aside: count here (an update's old bits are not known).
+            if existingID != nil { countChanges.markApproximate() } else { countChanges.add(bits: albumBits, folderID: folderID) }
+        }
         if let existingID {
             pending.updated.insert(existingID)
         } else if isMedia {
@@ -157,6 +163,7 @@ extension Indexer {
         let statement = try database.statement("DELETE FROM assets WHERE id = ?1")
         statement.bind(1, id)
         try statement.run()
+        if intoEmptyIndex { countChanges.markApproximate() }
         pending.removed.insert(id)
         pending.foldersChanged = true
         pendingWrites += 1
@@ -205,6 +212,7 @@ extension Indexer {
             try beginIfNeeded()
             update.bind(1, bits).bind(2, paired).bind(3, row.id)
             try update.run()
+            if intoEmptyIndex { countChanges.change(bits: row.bits, to: bits, folderID: folderID) }
             if !pending.inserted.contains(row.id) { pending.updated.insert(row.id) }
             pending.foldersChanged = true
         }
