@@ -21,7 +21,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// taken by the outermost and released by it.
     private var scanDepth = 0
     private let writer: SQLiteConnection
-    private let indexer: Indexer
+    let indexer: Indexer
     private let readLock: Lock
     private let reader: SQLiteConnection
     private let poolLock = Lock()

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-@testable import PhotoLibrary
+@_spi(Testing) @testable import PhotoLibrary
 
 /// The one worker mechanism: order, delays, and a shutdown after which nothing of the pool runs
 /// and no thread of it is left.
@@ -214,6 +214,31 @@ final class ScanCancellationTests: XCTestCase {
         XCTAssertGreaterThan(first.filesRead, 500)
         XCTAssertEqual(second.filesRead, 0, "nothing read again")
         XCTAssertEqual(second.filesUnchanged, first.filesRead, "every file read then is found unchanged")
+    }
+
+    /// A Live Photo whose movie is committed a batch before its still (".MOV" sorts before
+    /// ".jpg") is paired all the same by a first scan.
+    func testAFirstScanPairsAStillWrittenABatchAfterItsMovie() throws {
+        let generated = GeneratedLibrary.shared
+        let still = try XCTUnwrap(generated.files.first { $0["kind"] as? String == "live_photo" && ($0["path"] as? String)?.hasSuffix(".JPG") == true })
+        let stillPath = generated.path(of: still)
+        let movie = FilePath(String(stillPath.displayString.dropLast(4)) + ".MOV")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: movie.displayString))
+        let folder = TestSupport.temporaryDirectory("live-batches").appendingPathComponent("Phone")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("IMG_0001.jpg").path
+        try FileManager.default.copyItem(atPath: stillPath.displayString, toPath: copy)
+        try FileManager.default.copyItem(atPath: movie.displayString, toPath: folder.appendingPathComponent("IMG_0001.MOV").path)
+        // Its date in XMP alone: read in full by the first pass, the still is not read again
+        // (a partial row's full read would relink its stem).
+        let edited = try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-all=", "-XMP-exif:DateTimeOriginal=2020:01:02 03:04:05", copy])
+        XCTAssertEqual(edited.status, 0, edited.error)
+        let library = try PhotoLibrary(roots: [FilePath(folder.path)], location: IndexLocation(
+            databasePath: TestSupport.temporaryDirectory("live-batches-index").appendingPathComponent("index.sqlite").path))
+        library.useBatches(of: 1)
+        try library.scan()
+        XCTAssertEqual(try library.paths(in: .smart(.livePhotos)).map(\.lastComponent), [Array("IMG_0001.jpg".utf8)])
+        XCTAssertEqual(try library.paths(in: .smart(.recents)).map(\.lastComponent), [Array("IMG_0001.jpg".utf8)], "the movie half is hidden")
     }
 
     /// The indexes the first pass of a first scan sets aside are every index in date order that

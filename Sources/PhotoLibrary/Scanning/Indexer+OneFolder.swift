@@ -13,6 +13,9 @@ extension Indexer {
         var stored = try storedFiles(in: folderID)
         // Name stems written or deleted since the pairs were last relinked: only those can pair anew.
         var touchedStems = Set<[UInt8]>()
+        // Into an empty index, only a video's stem can pair: the video's, when it is written (its
+        // still may be there already), and a still's whose video was written before it.
+        var videoStems = Set<[UInt8]>()
         // The files to read, in listing order (a version not known yet is learnt by its reader).
         var toRead: [(name: [UInt8], version: FileVersion?, existing: StoredFile?)] = []
         for entry in entries {
@@ -45,7 +48,15 @@ extension Indexer {
             let path = folder.appending(file.name)
             progress.filesRead += 1
             if case .media(let media) = outcome, media.isPartial { progress.filesToComplete += 1 }
-            touchedStems.insert(AlbumRules.stem(of: file.name))
+            if intoEmptyIndex {
+                if case .media(let media) = outcome, media.kind == .video || media.kind == .photo {
+                    let stem = AlbumRules.stem(of: file.name)
+                    if media.kind == .video { videoStems.insert(stem); touchedStems.insert(stem) }
+                    else if videoStems.contains(stem) { touchedStems.insert(stem) }
+                }
+            } else {
+                touchedStems.insert(AlbumRules.stem(of: file.name))
+            }
             switch (outcome, readVersion) {
             case (.vanished, _), (_, nil):
                 if let existing = file.existing { try deleteAsset(existing.id) }

@@ -10,7 +10,8 @@ final class Indexer {
     /// grid shows while it runs) uses larger batches: every row touches a page of each index in
     /// date order, and a commit writes each touched page again, so small batches wrote the index
     /// several times over.
-    var batchFiles: Int { readDatesOnly ? 8000 : 400 }
+    var batchFiles: Int { batchFilesForTesting ?? (readDatesOnly ? 8000 : 400) }
+    var batchFilesForTesting: Int?
     var batchSeconds: Double { readDatesOnly ? 3 : 0.5 }
 
     var inTransaction = false

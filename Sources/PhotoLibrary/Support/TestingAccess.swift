@@ -5,6 +5,11 @@ extension PhotoLibrary {
         try withWriter { db in try db.transaction { try body(db) } }
     }
 
+    /// Commits a scan's work every `files` files (what a batch boundary changes, in a small library).
+    @_spi(Testing) public func useBatches(of files: Int) {
+        indexer.batchFilesForTesting = files
+    }
+
     /// Walks as if `mounts` were this machine's (a virtual file system inside a test's folder).
     @_spi(Testing) public func useSystemMounts(_ mounts: SystemMounts) {
         noteSystemFolders(mounts)  // (before any scan: nothing else runs yet)
