@@ -246,25 +246,13 @@ final class ScanCancellationTests: XCTestCase {
     func testTheDateIndexesSetAsideAreThoseOfTheSchema() throws {
         let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("schema").appendingPathComponent("index.sqlite").path)
         let empty = try PhotoLibrary(roots: [], location: location)
-        let definitions = try empty.withWriter { db -> [String: String] in
-            let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%captured_at%'")
-            defer { statement.reset() }
-            var found: [String: String] = [:]
-            while try statement.step() { found[statement.string(0) ?? ""] = statement.string(1) ?? "" }
-            return found
-        }
+        let definitions = try Self.schemaEntries(empty, "type = 'index' AND sql LIKE '%captured_at%'")
         XCTAssertGreaterThanOrEqual(definitions.count, 11)
         XCTAssertEqual(Set(definitions.keys), Set(Schema.dateOrderIndexes.map(\.name)))
         for index in Schema.dateOrderIndexes {
             XCTAssertEqual(index.create, definitions[index.name].map { $0.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS ") })
         }
-        let triggers = try empty.withWriter { db -> [String: String] in
-            let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
-            defer { statement.reset() }
-            var found: [String: String] = [:]
-            while try statement.step() { found[statement.string(0) ?? ""] = statement.string(1) ?? "" }
-            return found
-        }
+        let triggers = try Self.schemaEntries(empty, "type = 'trigger'")
         XCTAssertEqual(Set(triggers.keys), Set(Schema.countTriggers.map(\.name)))
         XCTAssertEqual(triggers.count, 3)
         for trigger in Schema.countTriggers {
@@ -273,12 +261,17 @@ final class ScanCancellationTests: XCTestCase {
     }
 
     private static func indexNames(_ library: PhotoLibrary) throws -> Set<String> {
+        Set(try schemaEntries(library, "type = 'index' AND sql LIKE '%captured_at%'").keys)
+    }
+
+    /// The schema's entries matching `condition`: name to SQL.
+    private static func schemaEntries(_ library: PhotoLibrary, _ condition: String) throws -> [String: String] {
         try library.withWriter { db in
-            let statement = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%captured_at%'")
+            let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE \(condition)")
             defer { statement.reset() }
-            var names = Set<String>()
-            while try statement.step() { names.insert(statement.string(0) ?? "") }
-            return names
+            var found: [String: String] = [:]
+            while try statement.step() { found[statement.string(0) ?? ""] = statement.string(1) ?? "" }
+            return found
         }
     }
 }
