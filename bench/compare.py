@@ -285,6 +285,27 @@ def argv(program, library, photopick):
 
 # ----------------------------------------------------------------------------------------- a run
 
+# Services a desktop session has running before anybody opens a picker. On a bus of its own a
+# GTK 4 program would otherwise start them itself, synchronously: GtkApplication's
+# Inhibit proxy and libadwaita's settings start xdg-desktop-portal (about 0.2 s here, with its
+# GTK backend, document portal and permission store), GIO's first use of GVfs starts gvfsd.
+SESSION_SERVICES = ("org.freedesktop.portal.Desktop", "org.gtk.vfs.Daemon")
+
+
+def start_session_services(env):
+    for name in SESSION_SERVICES:
+        # Returns once the service owns its name (or failed to start: then the program starts it).
+        subprocess.run(["dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
+                        "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.StartServiceByName", "string:" + name, "uint32:0"],
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The portal starts its backends as they are first asked: ask for what libadwaita reads.
+    subprocess.run(["dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
+                    "--dest=org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+                    "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance",
+                    "string:color-scheme"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def run_once(screen, program, library, home, photopick, quiet, timeout, frames_prefix=None, every_change=False):
     env = environment(home, screen.name)
     screen.park_pointer()
@@ -292,6 +313,10 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+    start_session_services(env)
+    # What the session's services used starting up is not the program's.
+    before = {p: c for p, c in ((p, process_cpu(p)) for p in descendants(os.getpid(), skip={screen.process.pid})) if c}
+    baseline = sum(c[1] for c in before.values())
     started = time.monotonic()
     process = subprocess.Popen(argv(program, library, photopick), env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=open(os.path.join(home, "stderr.log"), "ab"),
@@ -313,7 +338,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         if tick % 5 == 0:       # CPU and memory every 250 ms
             tree = children_of()
             live = [c for c in (process_cpu(p) for p in descendants(os.getpid(), tree, skip={screen.process.pid})) if c]
-            cpu_samples.append((now, sum(c[1] for c in live)))
+            cpu_samples.append((now, sum(c[1] for c in live) - baseline))
             peak = max(peak, vm_hwm(process.pid) or 0)
         if process.poll() is not None:
             exited = process.returncode
@@ -352,10 +377,12 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         if delay > 0:
             time.sleep(delay)
     ended = time.monotonic() - started
-    live = [c for c in (process_cpu(p) for p in descendants(os.getpid(), skip={screen.process.pid})) if c]
-    cpu_total = sum(c[1] for c in live)
+    pids = descendants(os.getpid(), skip={screen.process.pid})
+    live = [(p, c) for p, c in ((p, process_cpu(p)) for p in pids) if c]
+    cpu_total = sum(c[1] for _, c in live) - baseline
     by_command = {}
-    for comm, cpu in live:
+    for pid, (comm, cpu) in live:
+        cpu -= before[pid][1] if pid in before else 0
         by_command[comm] = round(by_command.get(comm, 0) + cpu, 2)
     # CPU until settled: the live tree's count at the first sample after settling, plus what had
     # already exited and been reaped by us by then (nothing is reaped during a run but orphans).
@@ -561,7 +588,8 @@ def main():
                "libraries": {str(s): summary for s, (_, summary) in libraries.items()},
                "settings": {"window": [WIDTH, HEIGHT], "grab_interval_s": TICK, "quiet_s": args.quiet,
                             "timeout_s": args.timeout, "crops_top_bottom_left_right": CROPS,
-                            "thumbnail_pixels": THUMB_PIXELS, "runs": args.runs},
+                            "thumbnail_pixels": THUMB_PIXELS, "runs": args.runs,
+                            "session_services_running_before_each_run": list(SESSION_SERVICES)},
                "runs": []}
     screen = Display()
 

@@ -40,6 +40,7 @@ extension String {
 @MainActor public func run() -> Int32 {
     // A reader that goes away (`photopick ls | head -1`) is not a failure: writes then fail with
     // EPIPE, and StandardOutput ends the program with status 0, instead of SIGPIPE killing it (141).
+    StartupTrace.mark("run")
     signal(SIGPIPE, SIG_IGN)
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")

@@ -164,6 +164,7 @@ public final class PickerController {
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
         model.replace(with: result)
+        StartupTrace.mark("album in the grid")
         result.loadRemaining(on: workers)
         onAlbumOpened?()
         onAlbumsChanged?()

@@ -116,6 +116,7 @@ public enum PickerWindow {
         var flags = options.isDesktopApp ? G_APPLICATION_DEFAULT_FLAGS : G_APPLICATION_NON_UNIQUE
         if options.isDBusService { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_IS_SERVICE.rawValue) }
         let application = adw_application_new(applicationID, flags)!
+        StartupTrace.mark("application made")
         defer { g_object_unref(application.raw) }
         Signal.connect(application.raw, "activate") {
             if let window = session.window {
@@ -127,7 +128,10 @@ public enum PickerWindow {
         // "startup" runs only in the primary instance: a second launch of the app hands its
         // activation over and returns at once. (Without a session bus it runs on its own.)
         var startedHere = false
-        Signal.connect(application.raw, "startup") { startedHere = true }
+        Signal.connect(application.raw, "startup") { () -> Void in
+            startedHere = true
+            StartupTrace.mark("startup")
+        }
         _ = g_application_run(application.cast(), 0, nil)
         if !startedHere { return .handedToRunningApp }
         session.view?.controller.close()
@@ -139,6 +143,7 @@ public enum PickerWindow {
     }
 
     private static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
+        StartupTrace.mark("activate")
         let window = adw_application_window_new(application.cast(GtkApplication.self))!
         session.window = window
         Signal.connect(window.raw, "destroy") { [weak session] () -> Void in
@@ -234,6 +239,10 @@ public enum PickerWindow {
             reopen(session, application: application, window: window, adding: folder, in: view)
         }
         let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
+        var width: Int32 = 0, height: Int32 = 0
+        gtk_window_get_default_size(window.cast(), &width, &height)
+        // (A maximized window's size is not known yet: it shows all its cells from the start.)
+        if gtk_window_is_maximized(window.cast()) == 0 { view.holdCellsBeyondFirstScreen(width: Int(width), height: Int(height)) }
         do {
             try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         } catch {
@@ -243,9 +252,8 @@ public enum PickerWindow {
         for notice in session.library.notices { view.report(notice.message, printing: false) }
         for problem in session.pendingProblems { view.report(problem) }
         session.pendingProblems = []
-        var width: Int32 = 0, height: Int32 = 0
-        gtk_window_get_default_size(window.cast(), &width, &height)
         view.preloadFirstScreen(width: Int(width), height: Int(height))
+        StartupTrace.mark("first screen's thumbnails loaded")
         view.startScan()
         view.controller.startWatching()
         if session.options.modal { gtk_window_set_modal(window.cast(), 1) }
@@ -256,13 +264,27 @@ public enum PickerWindow {
                 view.report(i18n("--attach works on X11 only: the window is not attached"))
             }
         }
+        if StartupTrace.isOn { traceFirstFrames(of: window) }
         gtk_window_present(window.cast())
+        StartupTrace.mark("presented")
         // After the window is on its way: opening devices never delays its first frame.
         camera?.start()
         if let path = session.options.focusedPath, let asset = try? session.library.asset(path: path) {
             view.focusAsset(asset.id)
         } else {
             view.focusFirstPhoto()
+        }
+    }
+
+    /// PHOTOPICK_TRACE_STARTUP: when the window maps and its first frames are drawn.
+    private static func traceFirstFrames(of window: UnsafeMutablePointer<GtkWidget>) {
+        Signal.connect(window.raw, "map") { () -> Void in
+            StartupTrace.mark("mapped")
+            guard let clock = gtk_widget_get_frame_clock(window) else { return }
+            Signal.connect(UnsafeMutableRawPointer(clock), "after-paint") { () -> Void in
+                let frame = gdk_frame_clock_get_frame_counter(clock)
+                if frame < 3 { StartupTrace.mark("frame \(frame) drawn") }
+            }
         }
     }
 

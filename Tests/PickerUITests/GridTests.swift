@@ -98,6 +98,45 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The window's first frame is made with the first screen's cells only; the rest of the
+    /// album is in the grid right after it, or after the timeout when no frame comes.
+    nonisolated func testTheFirstFrameHasTheFirstScreensCellsAndTheWholeAlbumFollows() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let root = TestSupport.temporaryDirectory("first-frame-library")
+            let library = try PhotoLibrary(roots: [FilePath(root.path)],
+                                           location: IndexLocation(databasePath: TestSupport.temporaryDirectory("first-frame-index").appendingPathComponent("index.sqlite").path))
+            try library.scan()
+            try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 5_000)
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("first-frame-cache").path))
+            for shown in [true, false] {
+                let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+                let window = gtk_window_new()!
+                defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+                gtk_window_set_default_size(window.cast(), 960, 720)
+                gtk_window_set_child(window.cast(), view.widget)
+                view.holdCellsBeyondFirstScreen(width: 960, height: 720, timeout: shown ? 5_000 : 200)
+                try view.showAlbums()
+                let gridModel = try XCTUnwrap(gtk_grid_view_get_model(view.grid.opaque))
+                // 7 columns of 120-point cells, 5 rows in 720 points and 2 to spare, the camera's place.
+                XCTAssertEqual(g_list_model_get_n_items(gridModel), 7 * 7 + 1, "only the first screen before a frame")
+                let made = view.cells.compactMap(\.cell).count
+                XCTAssertGreaterThan(made, 0)
+                XCTAssertLessThanOrEqual(made, 7 * 7 + 1, "cells for the first screen only, not 30 rows")
+                if shown { gtk_window_present(window.cast()) }
+                pump(seconds: shown ? 1 : 0.5)
+                XCTAssertEqual(g_list_model_get_n_items(gridModel), 5_000, shown ? "the whole album after the first frame" : "the whole album after the timeout")
+                if shown {
+                    XCTAssertGreaterThan(view.cells.compactMap(\.cell).count, 100, "30 rows of cells, as GtkGridView keeps")
+                    let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+                    XCTAssertGreaterThan(gtk_adjustment_get_upper(adjustment), 600 * 120, "the grid scrolls over the whole album")
+                    XCTAssertEqual(view.model.assetID(at: 0), view.cells.compactMap(\.cell).first { $0.position == 0 }?.assetID,
+                                   "the first cell still shows the newest photo")
+                }
+            }
+        }
+    }
+
     nonisolated func testAPickUpdatesOneBadgeAndEmitsNoItemsChanged() throws {
         try MainActor.assumeIsolated {
             let (view, window) = try openPicker(count: 5_000, pausedLoader: true)

@@ -39,6 +39,7 @@ import PickerUI
 @MainActor private func pick(_ request: PickRequest) throws -> Int32 {
     let codes = request.exitCodes
     let library = try PhotoLibrary(roots: request.roots)
+    StartupTrace.mark("library opened")
     var options = request.options
     // A wrong album is said before anything else, display or not.
     if let name = request.albumName {
@@ -51,6 +52,7 @@ import PickerUI
         warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
         return codes.error
     }
+    StartupTrace.mark("display opened")
     for notice in library.notices { warn(notice.message) }
     // The window opens at once; indexing (all of it on a first run) goes on behind it.
     if options.album == nil, let folder = request.startFolder {

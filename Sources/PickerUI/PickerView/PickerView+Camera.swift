@@ -90,6 +90,7 @@ extension PickerView {
     /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
     public func focusAsset(_ id: Int64, attempts: Int = 3) {
         guard let position = model.position(of: id) else { return }
+        releaseCellsBeyondFirstScreen()
         if position < 2 * max(1, Int(gtk_grid_view_get_max_columns(grid.opaque))), let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
         if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
            let item = gtk_widget_get_parent(cell.root), gtk_widget_grab_focus(item) != 0 { return }

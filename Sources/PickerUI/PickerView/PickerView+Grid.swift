@@ -164,10 +164,7 @@ extension PickerView {
     /// memory as they bind and the first frame holds every picture. `width` × `height` is the size
     /// the window will have.
     public func preloadFirstScreen(width: Int, height: Int, timeout: Double = 0.1) {
-        let span = cellSize + 4
-        let columns = max(1, width / span), rows = height / span + 2
-        let offset = model.showsCamera ? 1 : 0
-        let ids = (offset..<min(model.count, offset + columns * rows)).compactMap { model.assetID(at: $0) }
+        let ids = firstScreen(width: width, height: height).compactMap { model.assetID(at: $0) }
         guard !ids.isEmpty else { return }
         var pending = 0
         var requests: [ThumbnailRequest] = []
@@ -186,4 +183,58 @@ extension PickerView {
         // Those not done in time are made as their cells ask; these requests are dropped.
         requests.forEach { $0.cancel() }
     }
+}
+
+// MARK: The first frame
+
+extension PickerView {
+    /// The positions a window of `width` × `height` shows before it is scrolled, with rows to
+    /// spare (the header takes less than a row; the grid may lay out fewer columns than fit).
+    func firstScreen(width: Int, height: Int) -> Range<Int> {
+        let span = cellSize + 4
+        let columns = max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))), rows = height / span + 2
+        let offset = model.showsCamera ? 1 : 0
+        return offset..<min(model.count, offset + columns * rows)
+    }
+
+    /// Until the window's first frame is drawn, the grid makes cells for the first screen only.
+    /// GtkGridView otherwise makes and binds 30 rows of cells (210 in a 7-column window) before
+    /// that frame, most of them below the window: 40-60 ms of a 0.3 s start. The rest are made
+    /// right after the first frame (the person sees no change: they are below the window), or
+    /// after `timeout` milliseconds when no frame comes.
+    public func holdCellsBeyondFirstScreen(width: Int, height: Int, timeout: guint = 500) {
+        let span = cellSize + 4
+        // Positions, not assets: the album is not open yet. The camera cell counts as one.
+        let count = (max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque)))) * (height / span + 2) + 1
+        gtk_slice_list_model_set_size(gridSlice, guint(count))
+        // A tick comes at the start of each frame: the second one follows the first frame drawn.
+        gtk_widget_add_tick_callback(grid, { _, clock, data in
+            let frame = gdk_frame_clock_get_frame_counter(clock)
+            let box = Unmanaged<TickState>.fromOpaque(data!).takeUnretainedValue()
+            guard let first = box.firstFrame else {
+                box.firstFrame = frame
+                return 1
+            }
+            guard frame > first else { return 1 }
+            MainActor.assumeIsolated { box.release() }
+            return 0
+        }, Unmanaged.passRetained(TickState { [weak self] in self?.releaseCellsBeyondFirstScreen() }).toOpaque(), { data in
+            Unmanaged<TickState>.fromOpaque(data!).release()
+        })
+        firstScreenHoldEnd.schedule(after: timeout, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.releaseCellsBeyondFirstScreen() }
+    }
+
+    /// The whole album in the grid (at once where a position beyond the first screen is needed).
+    func releaseCellsBeyondFirstScreen() {
+        firstScreenHoldEnd.cancel()
+        guard isAlive, gtk_slice_list_model_get_size(gridSlice) != guint.max else { return }
+        gtk_slice_list_model_set_size(gridSlice, guint.max)
+    }
+}
+
+/// What the first frame's tick callback holds: whether it has seen a frame, and what to do after.
+private final class TickState {
+    var firstFrame: gint64?
+    let release: @MainActor () -> Void
+    init(release: @escaping @MainActor () -> Void) { self.release = release }
 }

@@ -71,6 +71,10 @@ public final class PickerView {
     let inSightFirst = MainLoopSource()
     /// The positions in sight when their thumbnails were last put first.
     var inSight: Range<Int>?
+    /// Between the album and the grid (owned by the grid's selection model).
+    let gridSlice: OpaquePointer
+    /// Ends the hold on the cells beyond the first screen if no frame is drawn meanwhile.
+    let firstScreenHoldEnd = MainLoopSource()
 
     /// Cell edge in points, and the display scale.
     var cellSize = 120
@@ -144,7 +148,11 @@ public final class PickerView {
         // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
         // gtk_grid_view_new takes ownership of the selection model and the factory.
         let factory = gtk_signal_list_item_factory_new()!
-        let noSelection = gtk_no_selection_new(OpaquePointer(g_object_ref(controller.model.object)!))
+        // The grid sees the album through a slice, whole but for the window's first frame
+        // (holdCellsBeyondFirstScreen).
+        let slice = gtk_slice_list_model_new(OpaquePointer(g_object_ref(controller.model.object)!), 0, guint.max)!
+        gridSlice = slice
+        let noSelection = gtk_no_selection_new(slice)
         grid = gtk_grid_view_new(noSelection, factory)
         // GtkGridView keeps up to 30 rows × max-columns cells: the maximum follows the width
         // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
@@ -281,6 +289,7 @@ public final class PickerView {
         columnFitting.cancel()
         focusRetry.cancel()
         inSightFirst.cancel()
+        firstScreenHoldEnd.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
             folderChooserReference = nil

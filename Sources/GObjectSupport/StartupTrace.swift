@@ -1,0 +1,31 @@
+import Glibc
+
+/// Time since this process started, said on standard error at the steps of start-up when
+/// PHOTOPICK_TRACE_STARTUP is set: where the time to a first frame goes.
+public enum StartupTrace {
+    public static let isOn = getenv("PHOTOPICK_TRACE_STARTUP") != nil
+
+    public static func mark(_ step: @autoclosure () -> String) {
+        guard isOn else { return }
+        let milliseconds = Int((secondsSinceStart() * 1000).rounded())
+        var line = "startup \(milliseconds) ms  \(step())\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// From the process's start time in /proc (clock ticks since boot) to CLOCK_BOOTTIME now.
+    static func secondsSinceStart() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        let seconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        guard let file = fopen("/proc/self/stat", "r") else { return seconds }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, 1024, file) != nil else { return seconds }
+        let text = String(cString: buffer)
+        // Fields after the command's closing parenthesis; starttime is field 22 (20th after it).
+        guard let close = text.lastIndex(of: ")") else { return seconds }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return seconds }
+        return seconds - ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
