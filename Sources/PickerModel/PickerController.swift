@@ -35,6 +35,8 @@ public final class PickerController {
     // What the widgets listen to; each runs on the GTK thread.
     /// The album list or the open album changed (for the switcher).
     public var onAlbumsChanged: (() -> Void)?
+    /// The model is about to hold another album (the grid may make fewer cells for it).
+    public var onAlbumOpening: (() -> Void)?
     /// The model now holds another album (from its start).
     public var onAlbumOpened: (() -> Void)?
     /// The open album's contents changed, or a change turned out to touch nothing shown.
@@ -95,6 +97,7 @@ public final class PickerController {
         workers.shutdown()
         isScanning = false
         onAlbumsChanged = nil
+        onAlbumOpening = nil
         onAlbumOpened = nil
         onContentChanged = nil
         onScanProgress = nil
@@ -163,6 +166,7 @@ public final class PickerController {
         currentAlbum = album
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
+        onAlbumOpening?()
         model.replace(with: result)
         StartupTrace.mark("album in the grid")
         result.loadRemaining(on: workers)
@@ -343,7 +347,9 @@ public final class PickerController {
     public func startScan(fullCheckDelay: Double = 10) {
         guard !isClosed else { return }
         let library = self.library
-        let firstRun = library.isEmpty || model.count - (model.showsCamera ? 1 : 0) == 0
+        // (Started before an album is open, as the window does: an empty index is a first run.)
+        let albumEmpty = currentAlbum != nil && model.count - (model.showsCamera ? 1 : 0) == 0
+        let firstRun = library.isEmpty || albumEmpty
         if firstRun || fullCheckDelay <= 0 {
             scan(.everyFile, firstRun: firstRun)
             return
@@ -365,6 +371,7 @@ public final class PickerController {
 
     private func scan(_ scope: ScanScope, firstRun: Bool) {
         guard !isScanning else { return }
+        StartupTrace.mark(firstRun ? "first scan started" : "scan started")
         isScanning = true
         let library = self.library
         let post = postToController, workers = self.workers
@@ -390,6 +397,7 @@ public final class PickerController {
             do {
                 try library.scan(scope, progress: { progress in
                     if holding && progress.datesKnown {
+                        StartupTrace.mark("every file dated")
                         // What was committed so far is in the album as it opens now.
                         holding = false
                         pending = LibraryChange()
@@ -429,6 +437,7 @@ public final class PickerController {
     /// album opens afresh, in its final order.
     private func showScannedLibrary() {
         guard !isClosed else { return }
+        StartupTrace.mark("showing the scanned library")
         let album = currentAlbum ?? .smart(.recents)
         currentAlbum = nil
         do {

@@ -55,7 +55,11 @@ final class GridCell {
     /// Time spent in bind, for the benchmark's split of frame time between GTK and us.
     static var bindTime = TimeSpent()
     private var isWaiting = false {
-        didSet { if isWaiting != oldValue { GridCell.waiting += isWaiting ? 1 : -1 } }
+        didSet {
+            guard isWaiting != oldValue else { return }
+            GridCell.waiting += isWaiting ? 1 : -1
+            if GridCell.waiting == 0 { StartupTrace.mark("every bound cell has its thumbnail") }
+        }
     }
 
     init(picker: PickerView) {

@@ -19,6 +19,8 @@ public enum PickerWindow {
         case timedOut
         /// The app from the menu was already running: its window was presented instead.
         case handedToRunningApp
+        /// No display could be opened (nothing was shown).
+        case noDisplay
     }
 
     /// The application id: the desktop file's name, the D-Bus name, the icon's name.
@@ -87,6 +89,8 @@ public enum PickerWindow {
         var library: PhotoLibrary
         /// Problems met while the window is rebuilt, said in the new one.
         var pendingProblems: [String] = []
+        /// The first window's controller, its scan started before GTK starts up.
+        var earlyController: PickerController?
         let loader: ThumbnailLoader
         let options: Options
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
@@ -98,9 +102,6 @@ public enum PickerWindow {
 
     /// The smallest window: a phone's width, room for the header, two rows and the strip.
     static let minimumWidth = 360, minimumHeight = 360
-
-    /// Whether a display can be opened (checked before anything else is done).
-    public static func canOpenDisplay() -> Bool { gtk_init_check() != 0 }
 
     /// Shows the window until the person confirms or cancels, or the timeout.
     public static func run(library: PhotoLibrary, options: Options = Options()) -> Outcome {
@@ -115,6 +116,20 @@ public enum PickerWindow {
         // its own process, to give its own answer.
         var flags = options.isDesktopApp ? G_APPLICATION_DEFAULT_FLAGS : G_APPLICATION_NON_UNIQUE
         if options.isDBusService { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_IS_SERVICE.rawValue) }
+        // The scan is what a first run waits for, and GTK takes 0.2-0.4 s to start up: it starts
+        // first, on the library the first window shows. (A service started by D-Bus waits until it
+        // is asked for a window.)
+        if !options.isDBusService {
+            let controller = makeController(session, state: PickerState.load())
+            controller.startScan()
+            session.earlyController = controller
+        }
+        // (GtkApplication would end the process when it cannot open one.)
+        guard gtk_init_check() != 0 else {
+            session.earlyController?.close()
+            return .noDisplay
+        }
+        StartupTrace.mark("display opened")
         let application = adw_application_new(applicationID, flags)!
         StartupTrace.mark("application made")
         defer { g_object_unref(application.raw) }
@@ -133,6 +148,8 @@ public enum PickerWindow {
             StartupTrace.mark("startup")
         }
         _ = g_application_run(application.cast(), 0, nil)
+        session.earlyController?.close()
+        session.earlyController = nil
         if !startedHere { return .handedToRunningApp }
         session.view?.controller.close()
         // The view's callbacks hold the session: let go of the view so that nothing of the
@@ -156,13 +173,10 @@ public enum PickerWindow {
         if state.windowMaximized && session.options.width == nil && session.options.height == nil { gtk_window_maximize(window.cast()) }
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
-        // The camera is looked for in the background; its cell has its place from the start when
-        // there are video device nodes at all (no shift when it is found), none otherwise.
-        let camera = session.options.showsCamera
-            ? CameraStore(requested: session.options.cameraDevice ?? state.camera, alwaysShown: state.cameraAlwaysShown,
-                          post: { MainLoopDispatcher.shared.post($0) }) : nil
-        let view = PickerView(library: session.library, loader: session.loader, maximum: session.options.maximum,
-                              camera: camera, showsCameraAtStart: camera != nil && (state.cameraAlwaysShown || !CameraDevices.nodes().isEmpty))
+        let scanning = session.earlyController != nil
+        let view = PickerView(controller: session.earlyController ?? makeController(session, state: state), loader: session.loader)
+        session.earlyController = nil
+        let camera = view.controller.camera
         view.captureFolder = session.options.captureFolder
         view.confirmLabel = session.options.confirmLabel
         gtk_button_set_label(view.cancelButton.cast(), session.options.cancelLabel)
@@ -254,7 +268,7 @@ public enum PickerWindow {
         session.pendingProblems = []
         view.preloadFirstScreen(width: Int(width), height: Int(height))
         StartupTrace.mark("first screen's thumbnails loaded")
-        view.startScan()
+        if scanning { view.updateEmptyState() } else { view.startScan() }
         view.controller.startWatching()
         if session.options.modal { gtk_window_set_modal(window.cast(), 1) }
         if let parent = session.options.parentXID {
@@ -274,6 +288,17 @@ public enum PickerWindow {
         } else {
             view.focusFirstPhoto()
         }
+    }
+
+    /// The controller of a window about to be built, with its camera.
+    private static func makeController(_ session: Session, state: PickerState) -> PickerController {
+        // The camera is looked for in the background; its cell has its place from the start when
+        // there are video device nodes at all (no shift when it is found), none otherwise.
+        let camera = session.options.showsCamera
+            ? CameraStore(requested: session.options.cameraDevice ?? state.camera, alwaysShown: state.cameraAlwaysShown,
+                          post: { MainLoopDispatcher.shared.post($0) }) : nil
+        return PickerView.controller(library: session.library, maximum: session.options.maximum, camera: camera,
+                                     showsCameraAtStart: camera != nil && (state.cameraAlwaysShown || !CameraDevices.nodes().isEmpty))
     }
 
     /// PHOTOPICK_TRACE_STARTUP: when the window maps and its first frames are drawn.

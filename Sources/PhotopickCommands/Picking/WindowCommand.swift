@@ -48,11 +48,6 @@ import PickerUI
         }
         options.album = album
     }
-    guard PickerWindow.canOpenDisplay() else {
-        warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
-        return codes.error
-    }
-    StartupTrace.mark("display opened")
     for notice in library.notices { warn(notice.message) }
     // The window opens at once; indexing (all of it on a first run) goes on behind it.
     if options.album == nil, let folder = request.startFolder {
@@ -62,6 +57,9 @@ import PickerUI
         options.album = try library.album(forFolder: folder)
     }
     switch PickerWindow.run(library: library, options: options) {
+    case .noDisplay:
+        warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
+        return codes.error
     case .cancelled:
         return codes.cancelled
     case .timedOut:

@@ -21,6 +21,13 @@ extension PickerView {
         switcher.show(controller.albums, current: current)
     }
 
+    /// The grid is about to hold another album: once it is shown, its next frame is made with
+    /// the cells in sight only (as the window's first frame, holdCellsBeyondFirstScreen).
+    func albumOpening() {
+        guard gtk_widget_get_mapped(grid) != 0 else { return }
+        holdCellsBeyondFirstScreen(width: Int(gtk_widget_get_width(scroller)), height: Int(gtk_widget_get_height(scroller)))
+    }
+
     /// The grid holds another album now.
     func albumOpened() {
         prefetcher?.reset()

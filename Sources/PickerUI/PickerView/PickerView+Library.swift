@@ -22,6 +22,7 @@ extension PickerView {
     /// Wires the controller's news to the widgets (each runs on the GTK thread).
     func listenToController() {
         controller.onAlbumsChanged = { [weak self] in self?.albumsChanged() }
+        controller.onAlbumOpening = { [weak self] in self?.albumOpening() }
         controller.onAlbumOpened = { [weak self] in self?.albumOpened() }
         controller.onContentChanged = { [weak self] in
             self?.updateEmptyState()

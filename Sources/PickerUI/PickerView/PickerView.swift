@@ -132,10 +132,21 @@ public final class PickerView {
 
     /// - Parameter camera: the live camera for the first cell; `showsCameraAtStart` gives the cell
     ///   its place before the camera is found (see PickerController).
-    public init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil,
-                camera: CameraStore? = nil, showsCameraAtStart: Bool = false) {
-        let controller = PickerController(library: library, maximum: maximum, camera: camera, showsCameraAtStart: showsCameraAtStart,
-                                          post: { MainLoopDispatcher.shared.post($0) })
+    public convenience init(library: PhotoLibrary, loader: ThumbnailLoader, maximum: Int? = nil,
+                            camera: CameraStore? = nil, showsCameraAtStart: Bool = false) {
+        self.init(controller: Self.controller(library: library, maximum: maximum, camera: camera, showsCameraAtStart: showsCameraAtStart),
+                  loader: loader)
+    }
+
+    /// A controller for a view made later (the window starts its scan before GTK starts up).
+    public static func controller(library: PhotoLibrary, maximum: Int? = nil, camera: CameraStore? = nil,
+                                  showsCameraAtStart: Bool = false) -> PickerController {
+        PickerController(library: library, maximum: maximum, camera: camera, showsCameraAtStart: showsCameraAtStart,
+                         post: { MainLoopDispatcher.shared.post($0) })
+    }
+
+    /// The view of a controller no other view shows.
+    public init(controller: PickerController, loader: ThumbnailLoader) {
         self.controller = controller
         self.loader = loader
         strip = PickedStrip()
