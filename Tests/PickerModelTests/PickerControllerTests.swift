@@ -66,6 +66,37 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         return controller
     }
 
+    /// The window starts the scan before it opens an album: an empty index is a first run (the
+    /// album waits for every date, with progress), an indexed one is not (the album opens at once).
+    nonisolated func testAScanStartedBeforeAnAlbumOpensIsAFirstRunOnlyOnAnEmptyIndex() throws {
+        try MainActor.assumeIsolated {
+            let index = TestSupport.temporaryDirectory("early-scan-index").appendingPathComponent("index.sqlite")
+            for run in ["first", "second"] {
+                let controller = try makeController(index: index)
+                defer { controller.close() }
+                var finished = false, progressShown = 0, opened = 0
+                controller.onScanFinished = { finished = true }
+                controller.onScanProgress = { _, _ in progressShown += 1 }
+                controller.onAlbumOpened = { opened += 1 }
+                controller.startScan()
+                try controller.reloadAlbums()
+                let openedAtOnce = controller.model.count
+                XCTAssertTrue(queue.run(until: { finished }), "\(run) run")
+                let expected = try controller.library.fetchAssets(in: .smart(.recents)).count
+                XCTAssertGreaterThan(expected, 0)
+                XCTAssertTrue(queue.run(until: { controller.model.count == expected }), "\(run) run: the album shows the library")
+                if run == "first" {
+                    XCTAssertGreaterThan(progressShown, 0, "a first run shows its progress")
+                    XCTAssertEqual(opened, 2, "the album opens again once every date is known")
+                } else {
+                    XCTAssertEqual(progressShown, 0, "an indexed library shows no first-run progress")
+                    XCTAssertEqual(openedAtOnce, expected, "the album opened with the indexed photos")
+                    XCTAssertEqual(opened, 1, "and did not open again")
+                }
+            }
+        }
+    }
+
     nonisolated func testPicksStayWhenTheAlbumChanges() throws {
         try MainActor.assumeIsolated {
             let controller = try scanned(try makeController())
