@@ -167,6 +167,17 @@ class Display:
         self.root.warp_pointer(SCREEN[0] - 1, SCREEN[1] - 1)
         self.x.sync()
 
+    def clear(self, timeout=10):
+        """Waits for the last run's windows to go, then paints the screen one flat colour: a new
+        window shows what was under it until it first draws (X11 windows without a background),
+        and the last program's picture there would count as the new one's."""
+        deadline = time.monotonic() + timeout
+        while self.windows() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.root.change_attributes(background_pixel=self.x.screen().black_pixel)
+        self.root.clear_area(0, 0, 0, 0)
+        self.x.sync()
+
     def windows(self):
         """Viewable top-level windows, (area, x, y, width, height), largest first."""
         found = []
@@ -310,6 +321,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     env = environment(home, screen.name)
     screen.park_pointer()
     reap()
+    screen.clear()
     bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()

@@ -1,68 +1,104 @@
+import Dispatch
 import Glibc
 
 /// The second pass of a scan: the files the first pass only dated are read in full.
 extension Indexer {
     // MARK: The second pass
 
-    /// Reads in full the files the first pass only dated, newest first, in place. Rows left
-    /// partial by a scan that was stopped are finished by the next one.
-    func completePartialRows() throws {
+    /// A batch of rows the first pass only dated, with their full reads under way.
+    struct PartialRows {
+        struct Row { let id: Int64; let folderID: Int64; let name: [UInt8]; let path: FilePath; let version: FileVersion }
+        let rows: [Row]
+        let outcomes: ReadAhead<ReadOutcome>
+    }
+
+    /// The newest `count` partial rows, their full reads started (on `pool`).
+    func readPartialRows(newest count: Int, on pool: WorkerPool) throws -> PartialRows {
         let select = try database.statement("""
             SELECT id, folder_id, name, path, size, mtime_ns, inode FROM assets WHERE partial != 0
             ORDER BY captured_at DESC, id DESC LIMIT ?1
             """)
-        progress.filesToComplete = Int(try database.integer("SELECT count(*) FROM assets WHERE partial != 0") ?? 0)
-        var batchSize = Self.firstScreenRows
-        while true {
-            struct Row { let id: Int64; let folderID: Int64; let name: [UInt8]; let path: FilePath; let version: FileVersion }
-            var rows: [Row] = []
-            select.bind(1, batchSize)
-            while try select.step() {
-                rows.append(Row(id: select.int64(0), folderID: select.int64(1), name: select.blob(2), path: FilePath(bytes: select.blob(3)),
-                                version: FileVersion(size: select.int64(4), modificationTimeNanoseconds: select.int64(5),
-                                                     inode: UInt64(bitPattern: select.int64(6)))))
-            }
-            select.reset()
-            if rows.isEmpty { break }
-            var touched: [Int64: Set<[UInt8]>] = [:]
-            // The first batch is what the first screen waits for: read at the usual priority.
-            let outcomes = ReadAhead(count: rows.count, on: progress.datesKnown ? detailReaders : readers) { [rows] index in
-                MetadataReader.read(path: rows[index].path, version: rows[index].version)
-            }
-            for (index, row) in rows.enumerated() {
-                if isCancelled?() == true {
-                    try relinkPairs(touched)
-                    try commit()
-                    throw ScanError.cancelled
-                }
-                let outcome = outcomes[index]
-                if case .vanished = outcome {
-                    try deleteAsset(row.id)
-                } else {
-                    // A file changed since it was dated is the next scan's: its version is the listed one.
-                    try write(outcome, name: row.name, path: row.path, folderID: row.folderID, version: row.version, replacing: row.id)
-                }
-                touched[row.folderID, default: []].insert(AlbumRules.stem(of: row.name))
-                progress.filesCompleted += 1
-                reportProgressIfDue()
-            }
-            try relinkPairs(touched)
-            try commit()
-            if !progress.datesKnown {
-                progress.datesKnown = true
-                progress.elapsedSeconds = monotonicSeconds() - started
-                progress.datedSeconds = progress.elapsedSeconds
-                onProgress?(progress)
-                try runCompletingDates()
-            }
-            batchSize = 400
+        defer { select.reset() }
+        var rows: [PartialRows.Row] = []
+        select.bind(1, count)
+        while try select.step() {
+            rows.append(PartialRows.Row(id: select.int64(0), folderID: select.int64(1), name: select.blob(2), path: FilePath(bytes: select.blob(3)),
+                                        version: FileVersion(size: select.int64(4), modificationTimeNanoseconds: select.int64(5),
+                                                             inode: UInt64(bitPattern: select.int64(6)))))
         }
+        let outcomes = ReadAhead(count: rows.count, on: pool) { [rows] index in
+            MetadataReader.read(path: rows[index].path, version: rows[index].version)
+        }
+        outcomes.start()
+        return PartialRows(rows: rows, outcomes: outcomes)
+    }
+
+    /// Reads in full the files the first pass only dated, newest first, in place. Rows left
+    /// partial by a scan that was stopped are finished by the next one. `firstBatch`: the first
+    /// screen's rows, their reads started while the first pass was finishing.
+    func completePartialRows(firstBatch: PartialRows? = nil) throws {
+        progress.filesToComplete = Int(try database.integer("SELECT count(*) FROM assets WHERE partial != 0") ?? 0)
+        // The first batch is what the first screen waits for: read at the usual priority.
+        try complete(firstBatch ?? readPartialRows(newest: Self.firstScreenRows, on: readers))
         if !progress.datesKnown {
             progress.datesKnown = true
-            progress.datedSeconds = monotonicSeconds() - started
+            progress.elapsedSeconds = monotonicSeconds() - started
+            progress.datedSeconds = progress.elapsedSeconds
             onProgress?(progress)
         }
-        try runCompletingDates()
+        // The rest is behind the first screen: its writes too run at a lower priority, so that
+        // the thumbnails the person waits for come first.
+        try behindTheFirstScreen { [self] in
+            try runCompletingDates()
+            while true {
+                let batch = try readPartialRows(newest: 400, on: detailReaders)
+                if batch.rows.isEmpty { break }
+                try complete(batch)
+            }
+        }
+    }
+
+    /// Writes a batch's full reads in place of its rows, and commits.
+    private func complete(_ batch: PartialRows) throws {
+        guard !batch.rows.isEmpty else { return }
+        var touched: [Int64: Set<[UInt8]>] = [:]
+        for (index, row) in batch.rows.enumerated() {
+            if isCancelled?() == true {
+                try relinkPairs(touched)
+                try commit()
+                throw ScanError.cancelled
+            }
+            let outcome = batch.outcomes[index]
+            if case .vanished = outcome {
+                try deleteAsset(row.id)
+            } else {
+                // A file changed since it was dated is the next scan's: its version is the listed one.
+                try write(outcome, name: row.name, path: row.path, folderID: row.folderID, version: row.version, replacing: row.id)
+            }
+            touched[row.folderID, default: []].insert(AlbumRules.stem(of: row.name))
+            progress.filesCompleted += 1
+            reportProgressIfDue()
+        }
+        try relinkPairs(touched)
+        try commit()
+    }
+
+    /// Runs `body` on the background writer thread (lower CPU priority) and waits for it: the
+    /// scan's thread cannot lower its own priority and raise it again afterwards.
+    private func behindTheFirstScreen(_ body: @escaping () throws -> Void) throws {
+        // Written by the writer thread before it signals, read here after the wait.
+        final class Outcome: @unchecked Sendable { var error: Error? }
+        let outcome = Outcome()
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let work = body
+        let submitted = backgroundWriter.submit {
+            do { try work() } catch { outcome.error = error }
+            finished.signal()
+        }
+        // A pool that is stopping runs nothing: the work runs here, as before.
+        guard submitted else { return try body() }
+        finished.wait()
+        if let error = outcome.error { throw error }
     }
 
     private func runCompletingDates() throws {

@@ -50,6 +50,9 @@ final class Indexer {
     /// The second pass's readers run at a lower priority: by then the grid is shown, and the
     /// thumbnails the person waits for come first.
     let detailReaders = WorkerPool(name: "index-details", threads: WorkerPool.processorCount, background: true)
+    /// Writes what the scan does once the first screen is final, at the same lower priority (the
+    /// scanning thread waits meanwhile: one writer at a time, as SQLite has it).
+    let backgroundWriter = WorkerPool(name: "index-writer", threads: 1, background: true)
 
     init(database: SQLiteConnection) {
         self.database = database
@@ -91,7 +94,11 @@ final class Indexer {
             }
             readDatesOnly = false
             intoEmptyIndex = false
+            var firstBatch: PartialRows?
             if buildsDateIndexesAfter {
+                // The newest files' full reads start now, on the readers, while this thread
+                // restores the counts and builds the indexes.
+                firstBatch = try readPartialRows(newest: Self.firstScreenRows, on: readers)
                 try restoreAlbumCounts(recounting: countChanges.isApproximate)
                 // Recents' first, for the first screen; the others once it is shown (each index
                 // is a pass over the whole table: 0.2 s for all of them at 60,000 files).
@@ -99,7 +106,7 @@ final class Indexer {
                 completingDates = { [unowned self] in try buildDateOrderIndexes() }
             }
             defer { completingDates = nil }
-            try completePartialRows()
+            try completePartialRows(firstBatch: firstBatch)
         }
     }
 

@@ -217,6 +217,12 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Starts computing the first results now, before anyone asks for them.
+    func start() {
+        guard submitted < count else { return }
+        submit(through: min(count, window))
+    }
+
     /// Result `index`, computed here when the pool is stopping (it would never come otherwise).
     subscript(index: Int) -> Value {
         // Topped up a chunk at a time, so each hand-off carries a whole chunk.
