@@ -76,10 +76,13 @@ public final class PhotoLibrary: @unchecked Sendable {
     public func scan(_ scope: ScanScope = .everyFile, progress: ((ScanProgress) -> Void)? = nil,
                      committed: ((LibraryChange) -> Void)? = nil,
                      isCancelled: (() -> Bool)? = nil,
-                     whenBusy: WhenIndexBusy = .wait, waiting: (() -> Void)? = nil) throws -> LibraryChange {
+                     whenBusy: WhenIndexBusy = .wait, waiting: (() -> Void)? = nil,
+                     newestInRecents: (([FilePath]) -> Void)? = nil) throws -> LibraryChange {
         try writeLock.withLock {
             try holdingScanLock(whenBusy: whenBusy, waiting: waiting, isCancelled: isCancelled) {
-                try runScan(scope, progress: progress, committed: committed, isCancelled: isCancelled)
+                indexer.onNewestInRecents = newestInRecents
+                defer { indexer.onNewestInRecents = nil }
+                return try runScan(scope, progress: progress, committed: committed, isCancelled: isCancelled)
             }
         }
     }

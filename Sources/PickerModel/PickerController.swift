@@ -39,6 +39,9 @@ public final class PickerController {
     public var onAlbumOpening: (() -> Void)?
     /// The model now holds another album (from its start).
     public var onAlbumOpened: (() -> Void)?
+    /// A first scan has dated every file: the newest of Recents, newest first (their thumbnails
+    /// can be made before the album opens).
+    public var onNewestKnown: (([FilePath]) -> Void)?
     /// The open album's contents changed, or a change turned out to touch nothing shown.
     public var onContentChanged: (() -> Void)?
     /// Progress of a first scan: (progress, the number of files expected).
@@ -98,6 +101,7 @@ public final class PickerController {
         isScanning = false
         onAlbumsChanged = nil
         onAlbumOpening = nil
+        onNewestKnown = nil
         onAlbumOpened = nil
         onContentChanged = nil
         onScanProgress = nil
@@ -412,7 +416,12 @@ public final class PickerController {
                     }
                 }, committed: { change in
                     pending.merge(change)
-                }, isCancelled: { workers.isStopping })
+                }, isCancelled: { workers.isStopping }, newestInRecents: { newest in
+                    post { controller in
+                        guard !controller.isClosed, controller.currentAlbum ?? .smart(.recents) == .smart(.recents) else { return }
+                        controller.onNewestKnown?(newest)
+                    }
+                })
             } catch ScanError.cancelled {
                 return  // the picker closed: nobody to tell
             } catch {

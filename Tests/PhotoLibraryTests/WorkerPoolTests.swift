@@ -159,6 +159,31 @@ final class WorkerPoolTests: XCTestCase {
 
 /// A scan told to stop keeps what it read, and the next scan finishes the job.
 final class ScanCancellationTests: XCTestCase {
+    /// A first scan says which files the first screen of Recents will show as soon as every file
+    /// is dated, before the album is final (the window makes their thumbnails meanwhile): they are
+    /// Recents' newest, in its order. A later scan says nothing.
+    func testAFirstScanNamesRecentsNewestBeforeTheDatesAreKnown() throws {
+        let generated = GeneratedLibrary.shared
+        let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("newest").appendingPathComponent("index.sqlite").path)
+        let library = try PhotoLibrary(roots: [generated.rootPath], location: location)
+        var named: [[FilePath]] = []
+        var datesKnownWhenNamed: Bool?
+        var datesKnown = false
+        try library.scan(progress: { datesKnown = datesKnown || $0.datesKnown }, newestInRecents: { paths in
+            named.append(paths)
+            datesKnownWhenNamed = datesKnown
+        })
+        XCTAssertEqual(named.count, 1, "said once")
+        XCTAssertEqual(datesKnownWhenNamed, false, "before the album is final")
+        let recents = try library.paths(in: .smart(.recents))
+        let newest = try XCTUnwrap(named.first)
+        XCTAssertEqual(newest.count, min(recents.count, 240))
+        XCTAssertEqual(newest, Array(recents.prefix(newest.count)), "Recents' newest, in its order")
+        named = []
+        try library.scan(newestInRecents: { named.append($0) })
+        XCTAssertEqual(named.count, 0, "a later scan has its first screen already")
+    }
+
     func testACancelledScanKeepsWhatItReadAndTheNextScanCompletesIt() throws {
         let generated = GeneratedLibrary.shared
         let location = IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel").appendingPathComponent("index.sqlite").path)

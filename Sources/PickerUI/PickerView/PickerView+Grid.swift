@@ -188,6 +188,22 @@ extension PickerView {
 // MARK: The first frame
 
 extension PickerView {
+    /// A first run: every file is dated, and the album opens once the newest are read in full.
+    /// The thumbnails of the screen it will open on are made meanwhile (top left first), so that
+    /// they are in memory when its cells bind.
+    func makeThumbnailsEarly(for newest: [FilePath]) {
+        guard isAlive else { return }
+        let span = max(shownCellSize, cellSize) + 4
+        let width = max(Int(gtk_widget_get_width(scroller)), span), height = max(Int(gtk_widget_get_height(scroller)), span)
+        let inSight = Array(newest.prefix(max(1, width / span) * (height / span + 1) - (model.showsCamera ? 1 : 0)))
+        StartupTrace.mark("making \(inSight.count) thumbnails early")
+        // (The cells' own requests join these jobs.)
+        for path in inSight { loader.request(path, flavor: flavor) { _ in } }
+        loader.putFirst(inSight, flavor: flavor)
+    }
+}
+
+extension PickerView {
     /// The positions a window of `width` × `height` shows before it is scrolled, with rows to
     /// spare (the header takes less than a row; the grid may lay out fewer columns than fit).
     func firstScreen(width: Int, height: Int) -> Range<Int> {

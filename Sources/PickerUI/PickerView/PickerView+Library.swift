@@ -24,6 +24,7 @@ extension PickerView {
         controller.onAlbumsChanged = { [weak self] in self?.albumsChanged() }
         controller.onAlbumOpening = { [weak self] in self?.albumOpening() }
         controller.onAlbumOpened = { [weak self] in self?.albumOpened() }
+        controller.onNewestKnown = { [weak self] paths in self?.makeThumbnailsEarly(for: paths) }
         controller.onContentChanged = { [weak self] in
             self?.updateEmptyState()
             self?.focusFirstPhotoIfStillWanted()
