@@ -40,11 +40,7 @@ final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
 
     private func openSwitcher(current: (([AlbumSummary]) -> Album)? = nil) throws -> Setup {
         try InProcessGTK.require()
-        let root = TestSupport.temporaryDirectory("switcher-library")
-        let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("switcher-index").appendingPathComponent("index.sqlite").path))
-        try library.scan()
-        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 2_000)
+        let (library, _) = try SyntheticLibrary.make("switcher", count: 2_000)
         var albums = try library.albums().filter { $0.count > 0 }
         // Folders come after smart albums whatever the order given: put one among the smart ones.
         albums.insert(AlbumSummary(album: .folder(id: 90_001), name: Self.longName, count: 3, folderPath: nil, burstGroups: nil), at: 1)

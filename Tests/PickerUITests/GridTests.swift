@@ -30,11 +30,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
     /// files that cannot be shown cannot be picked. `pausedLoader` keeps every request queued.)
     private func openPicker(count: Int, width: Int32 = 960, pausedLoader: Bool = false) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
         try InProcessGTK.require()
-        let root = TestSupport.temporaryDirectory("grid-library")
-        let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("grid-index").appendingPathComponent("index.sqlite").path))
-        try library.scan()
-        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: count)
+        let (library, _) = try SyntheticLibrary.make("grid", count: count)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("grid-cache").path))
         let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: pausedLoader))
         let window = gtk_window_new()!
@@ -67,11 +63,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             // A paused loader keeps every request queued: what remains is what bound cells still want.
             try InProcessGTK.require()
-            let root = TestSupport.temporaryDirectory("cancel-library")
-            let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                           location: IndexLocation(databasePath: TestSupport.temporaryDirectory("cancel-index").appendingPathComponent("index.sqlite").path))
-            try library.scan()
-            try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 20_000)
+            let (library, _) = try SyntheticLibrary.make("cancel", count: 20_000)
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cancel-cache").path))
             let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
             defer { loader.shutdown() }
@@ -103,11 +95,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
     nonisolated func testTheFirstFrameHasTheFirstScreensCellsAndTheWholeAlbumFollows() throws {
         try MainActor.assumeIsolated {
             try InProcessGTK.require()
-            let root = TestSupport.temporaryDirectory("first-frame-library")
-            let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                           location: IndexLocation(databasePath: TestSupport.temporaryDirectory("first-frame-index").appendingPathComponent("index.sqlite").path))
-            try library.scan()
-            try SyntheticLibrary.fill(library, root: FilePath(root.path), count: 5_000)
+            let (library, _) = try SyntheticLibrary.make("first-frame", count: 5_000)
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("first-frame-cache").path))
             for shown in [true, false] {
                 let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))

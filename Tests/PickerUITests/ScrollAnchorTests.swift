@@ -22,11 +22,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
 
     private func openPicker(count: Int) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>, FilePath) {
         try InProcessGTK.require()
-        let root = TestSupport.temporaryDirectory("anchor-library")
-        let library = try PhotoLibrary(roots: [FilePath(root.path)],
-                                       location: IndexLocation(databasePath: TestSupport.temporaryDirectory("anchor-index").appendingPathComponent("index.sqlite").path))
-        try library.scan()
-        try SyntheticLibrary.fill(library, root: FilePath(root.path), count: count)
+        let (library, root) = try SyntheticLibrary.make("anchor", count: count)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("anchor-cache").path))
         // Paused: the synthetic rows have no files, and failed thumbnails are beside the point.
         let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
@@ -36,7 +32,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
         try view.showAlbums()
         gtk_window_present(window.cast())
         InProcessGTK.pump(seconds: 1)
-        return (view, window, FilePath(root.path))
+        return (view, window, root)
     }
 
     /// The asset whose cell is the first at least half in view, and that cell's top edge.

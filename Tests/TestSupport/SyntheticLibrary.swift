@@ -5,6 +5,16 @@ import Foundation
 /// of what sits above the index (a 1,000,000-asset grid). Lives with the tests: the app never
 /// writes rows for files that are not there.
 public enum SyntheticLibrary {
+    /// A library of `count` synthetic photos in a new temporary folder, with its own index.
+    public static func make(_ name: String, count: Int) throws -> (library: PhotoLibrary, root: FilePath) {
+        let root = FilePath(TestSupport.temporaryDirectory(name + "-library").path)
+        let index = TestSupport.temporaryDirectory(name + "-index").appendingPathComponent("index.sqlite")
+        let library = try PhotoLibrary(roots: [root], location: IndexLocation(databasePath: index.path))
+        try library.scan()
+        try fill(library, root: root, count: count)
+        return (library, root)
+    }
+
     /// Adds `count` photos under `root` (which must be one of `library`'s roots), spread over ten
     /// years, 5 % favourites, in 200 folders.
     public static func fill(_ library: PhotoLibrary, root: FilePath, count: Int) throws {
