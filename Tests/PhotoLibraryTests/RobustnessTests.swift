@@ -325,6 +325,22 @@ final class RobustnessTests: XCTestCase {
         XCTAssertTrue(String(decoding: second.output, as: UTF8.self).hasPrefix("Indexed "))
     }
 
+    /// A command closes the index before it exits, however its scan's threads end: what it
+    /// wrote is in the index file, not left in the write-ahead log (a scan's last work once
+    /// held the index open on another thread while the command exited, 2 runs in 12).
+    func testACommandClosesTheIndexItBuilt() throws {
+        let library = TestSupport.packageRoot.appendingPathComponent("data/demo-library")
+        for attempt in 1...10 {
+            let data = TestSupport.temporaryDirectory("closed-\(attempt)")
+            let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", library.path], environment: ["XDG_DATA_HOME": data.path], timeout: 60)
+            XCTAssertEqual(result.status, 0, result.error)
+            let folder = data.appendingPathComponent("photopick")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            XCTAssertTrue(files.contains { $0.hasSuffix(".sqlite") }, "\(files)")
+            XCTAssertFalse(files.contains { $0.hasSuffix(".sqlite-wal") }, "run \(attempt): the index was closed (\(files))")
+        }
+    }
+
     /// Damage inside the index, found only when a query reaches it (a bad page after the
     /// header), is set aside and rebuilt by the run that meets it, which still answers right;
     /// the next run neither meets it again nor says anything.

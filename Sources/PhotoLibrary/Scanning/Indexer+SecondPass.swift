@@ -86,19 +86,25 @@ extension Indexer {
     /// Runs `body` on the background writer thread (lower CPU priority) and waits for it: the
     /// scan's thread cannot lower its own priority and raise it again afterwards.
     private func behindTheFirstScreen(_ body: @escaping () throws -> Void) throws {
-        // Written by the writer thread before it signals, read here after the wait.
-        final class Outcome: @unchecked Sendable { var error: Error? }
-        let outcome = Outcome()
+        // The body (and the indexer it holds) is let go on the writer thread before the wait
+        // ends: otherwise the last reference could outlive the scan there, and a command
+        // exiting meanwhile would never close the index (its WAL not checkpointed).
+        final class Job: @unchecked Sendable {
+            var body: (() throws -> Void)?
+            var error: Error?
+        }
+        let job = Job()
+        job.body = body
         let finished = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let work = body
         let submitted = backgroundWriter.submit {
-            do { try work() } catch { outcome.error = error }
+            do { try job.body?() } catch { job.error = error }
+            job.body = nil
             finished.signal()
         }
         // A pool that is stopping runs nothing: the work runs here, as before.
         guard submitted else { return try body() }
         finished.wait()
-        if let error = outcome.error { throw error }
+        if let error = job.error { throw error }
     }
 
     private func runCompletingDates() throws {
