@@ -170,7 +170,8 @@ public enum PickerWindow {
         let state = PickerState.load()
         let startWidth = session.options.width ?? state.windowWidth ?? 960, startHeight = session.options.height ?? state.windowHeight ?? 720
         gtk_window_set_default_size(window.cast(), Int32(max(startWidth, minimumWidth)), Int32(max(startHeight, minimumHeight)))
-        if state.windowMaximized && session.options.width == nil && session.options.height == nil { gtk_window_maximize(window.cast()) }
+        let maximized = state.windowMaximized && session.options.width == nil && session.options.height == nil
+        if maximized { gtk_window_maximize(window.cast()) }
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
         let scanning = session.earlyController != nil
@@ -255,8 +256,9 @@ public enum PickerWindow {
         let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
         var width: Int32 = 0, height: Int32 = 0
         gtk_window_get_default_size(window.cast(), &width, &height)
-        // (A maximized window's size is not known yet: it shows all its cells from the start.)
-        if gtk_window_is_maximized(window.cast()) == 0 { view.holdCellsBeyondFirstScreen(width: Int(width), height: Int(height)) }
+        // (A maximized window's size is not known yet: it shows all its cells from the start.
+        // GTK says it is maximized only once the window manager has done it.)
+        if !maximized { view.holdCellsBeyondFirstScreen(width: Int(width), height: Int(height)) }
         do {
             try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         } catch {
