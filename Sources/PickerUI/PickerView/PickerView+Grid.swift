@@ -207,10 +207,14 @@ extension PickerView {
     /// The positions a window of `width` × `height` shows before it is scrolled, with rows to
     /// spare (the header takes less than a row; the grid may lay out fewer columns than fit).
     func firstScreen(width: Int, height: Int) -> Range<Int> {
-        let span = cellSize + 4
-        let columns = max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))), rows = height / span + 2
         let offset = model.showsCamera ? 1 : 0
-        return offset..<min(model.count, offset + columns * rows)
+        return offset..<min(model.count, offset + firstScreenCells(width: width, height: height))
+    }
+
+    /// How many cells that first screen has (columns × rows, the spare rows included).
+    func firstScreenCells(width: Int, height: Int) -> Int {
+        let span = cellSize + 4
+        return max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))) * (height / span + 2)
     }
 
     /// Until the window's first frame is drawn, the grid makes cells for the first screen only.
@@ -219,9 +223,8 @@ extension PickerView {
     /// right after the first frame (the person sees no change: they are below the window), or
     /// after `timeout` milliseconds when no frame comes.
     public func holdCellsBeyondFirstScreen(width: Int, height: Int, timeout: guint = 500) {
-        let span = cellSize + 4
         // Positions, not assets: the album is not open yet. The camera cell counts as one.
-        let count = (max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque)))) * (height / span + 2) + 1
+        let count = firstScreenCells(width: width, height: height) + 1
         gtk_slice_list_model_set_size(gridSlice, guint(count))
         // A tick comes at the start of each frame: the second one follows the first frame drawn.
         gtk_widget_add_tick_callback(grid, { _, clock, data in
