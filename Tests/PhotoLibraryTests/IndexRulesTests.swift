@@ -351,7 +351,7 @@ final class IndexRulesTests: XCTestCase {
         try Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="40"></svg>"#.utf8).write(to: library.appendingPathComponent("drawing.svg"))
         try write(HostileFiles.heif(width: 800, height: 600, quarterTurns: 1), "phone.heic")
         try image("iptc.jpg", tags: ["-IPTC:DateCreated=2019:05:06", "-IPTC:TimeCreated=07:08:09+02:00"])
-        try image("dated.jpg", tags: ["-DateTimeOriginal=2020:01:02 03:04:05"])
+        try image("dated.jpg", tags: ["-DateTimeOriginal=2020:01:02 03:04:05", "-OffsetTimeOriginal=+01:00"])
         let before = try listed()
         XCTAssertEqual(before.count, 4)
         let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dataHome.appendingPathComponent("photopick").path)

@@ -35,6 +35,17 @@ final class FormattingTests: XCTestCase {
         }
     }
 
+    /// The cell's and the preview's date of a camera date without a zone is its own day in every
+    /// zone (it showed 6 May in Seoul for 23:56 on 5 May).
+    func testAWallClockDateShowsItsOwnDayInEveryZone() throws {
+        defer { setenv("TZ", "UTC", 1); tzset() }
+        for zone in ["Asia/Seoul", "America/Los_Angeles", "Pacific/Kiritimati", "UTC"] {
+            setenv("TZ", zone, 1)
+            tzset()
+            XCTAssertEqual(try XCTUnwrap(CaptureDate.parse("2016:05:05 23:56:03")).spokenDate, "5 May 2016", zone)
+        }
+    }
+
     // MARK: The state file
 
     private func loadState(_ lines: [String]) throws -> PickerState {

@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -156,5 +156,14 @@ enum Schema {
     ALTER TABLE folders ADD COLUMN listed_mtime_ns INTEGER;
     ALTER TABLE assets ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX assets_partial ON assets(captured_at DESC, id DESC) WHERE partial != 0;
+    """
+
+    /// A capture date without a time-zone offset was read in the zone of the machine that indexed
+    /// it (23:56 in Seoul stored as 14:56 UTC); it is now the camera's wall-clock time, kept as if
+    /// on UTC (`CaptureDate.isWallClock`). Those rows are read again (keeping their ids), and
+    /// their folders listed again even if unchanged.
+    static let version4 = """
+    UPDATE assets SET size = -1 WHERE date_source = 1 AND capture_offset IS NULL;
+    UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
     """
 }

@@ -10,11 +10,18 @@ public struct CaptureDate: Hashable, Sendable {
         case embedded = 1
     }
 
-    /// Milliseconds since 1970-01-01 UTC; the sort key of every album.
+    /// Milliseconds since 1970-01-01 UTC; the sort key of every album. A wall-clock date (a
+    /// camera's date without its zone, `isWallClock`) is kept as if its clock ran on UTC: the
+    /// date and time the camera showed, the same in every time zone the picker runs in.
     public var millisecondsSinceEpoch: Int64
     /// Minutes east of UTC of the camera's clock when the file says so (EXIF OffsetTimeOriginal).
     public var utcOffsetMinutes: Int?
     public var source: Source
+
+    /// A date the camera recorded without saying its time zone: its wall-clock time, not an
+    /// instant. Shown and sorted as that time in every zone (23:56 on 5 May is 5 May in Seoul and
+    /// in Los Angeles); an index built under one `TZ` reads the same under another.
+    public var isWallClock: Bool { source == .embedded && utcOffsetMinutes == nil }
 
     public init(millisecondsSinceEpoch: Int64, utcOffsetMinutes: Int?, source: Source) {
         self.millisecondsSinceEpoch = millisecondsSinceEpoch
@@ -29,7 +36,7 @@ public struct CaptureDate: Hashable, Sendable {
 
     /// Parses EXIF's "YYYY:MM:DD HH:MM:SS" (and XMP's ISO 8601 "YYYY-MM-DDTHH:MM:SS"), with the
     /// optional sub-second digits and "+HH:MM" offset EXIF keeps in separate tags. Without an
-    /// offset the wall-clock time is taken in the local time zone, as photo managers do. Returns
+    /// offset it is a wall-clock date (`isWallClock`), never read in the machine's zone. Returns
     /// nil for dates cameras write when their clock is unset ("0000:00:00 00:00:00", blanks) and
     /// for impossible ones.
     public static func parse(_ text: String, subseconds: String? = nil, offset: String? = nil) -> CaptureDate? {
@@ -67,13 +74,7 @@ public struct CaptureDate: Hashable, Sendable {
         fields.tm_hour = Int32(hour)
         fields.tm_min = Int32(minute)
         fields.tm_sec = Int32(second)
-        let seconds: Int64
-        if let embeddedOffset {
-            seconds = Int64(timegm(&fields)) - Int64(embeddedOffset) * 60
-        } else {
-            fields.tm_isdst = -1
-            seconds = Int64(mktime(&fields))
-        }
+        let seconds = Int64(timegm(&fields)) - Int64(embeddedOffset ?? 0) * 60
         // tm normalises 31 February into March: reject dates that did not survive the round trip.
         guard fields.tm_mday == Int32(day) else { return nil }
         var milliseconds = seconds * 1000
@@ -99,8 +100,8 @@ public struct CaptureDate: Hashable, Sendable {
     }
 
     /// ISO 8601 text: with the recorded offset when known ("2024-03-12T09:41:00+01:00"), in local
-    /// time with the local offset for file times (an exact instant), and as bare local time when the
-    /// camera gave a wall-clock time without saying its zone.
+    /// time with the local offset for file times (an exact instant), and as the bare wall-clock
+    /// time, in every zone, when the camera did not say its zone.
     /// Any instant formats without trapping (an index may hold Int64.min); beyond what the C
     /// library can break down, the fields stay at their zero values.
     public var iso8601: String {
@@ -111,6 +112,8 @@ public struct CaptureDate: Hashable, Sendable {
             seconds = seconds.addingReportingOverflow(time_t(offset * 60)).partialValue
             gmtime_r(&seconds, &fields)
             suffix = Self.formatOffset(offset)
+        } else if source == .embedded {
+            gmtime_r(&seconds, &fields)  // a wall-clock date, kept as if on UTC
         } else {
             localtime_r(&seconds, &fields)
             if source == .fileModificationTime { suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60)) }
