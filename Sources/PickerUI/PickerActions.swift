@@ -32,12 +32,17 @@ enum PickerActions {
         }
     }
 
-    // Computed: the titles are in the language in use when the window is built.
-    static var commands: [Command] {
+    /// The commands of a script's picker, or of the app from the menu (`desktop`): there the
+    /// primary button copies, Escape only goes back, and Ctrl+W and Ctrl+Q close the app as in
+    /// every GNOME app. Computed: the titles are in the language in use when the window is built.
+    static func commands(desktop: Bool = false) -> [Command] {
         let picking = i18n("Picking"), viewing = i18n("Viewing"), camera = i18n("Camera"), general = i18n("General")
-        return [
-            Command("confirm", i18n("Add the picked photos"), accelerators: ["<Control>Return", "<Control>KP_Enter"], section: picking) { $0.confirm() },
-            Command("cancel", i18n("Cancel, or go back from the preview or the camera"), keys: ["Escape"], section: picking) { $0.cancelOrGoBack() },
+        var commands = [
+            Command("confirm", desktop ? i18n("Copy the picked photos") : i18n("Add the picked photos"),
+                    accelerators: ["<Control>Return", "<Control>KP_Enter"], section: picking) { $0.confirm() },
+            desktop
+                ? Command("cancel", i18n("Go back from the preview or the camera"), keys: ["Escape"], section: picking) { $0.cancelOrGoBack() }
+                : Command("cancel", i18n("Cancel, or go back from the preview or the camera"), keys: ["Escape"], section: picking) { $0.cancelOrGoBack() },
             Command("pick", i18n("Pick or unpick the focused photo"), keys: ["space", "Return"], section: picking) { view in
                 if let position = view.focusedPosition { view.toggle(at: position) }
             },
@@ -50,12 +55,19 @@ enum PickerActions {
             Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera) { $0.openCapture() },
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general) { _ in },
         ]
+        if desktop {
+            // The picks are kept for the next launch (PickerWindow), so closing loses nothing.
+            commands.append(Command("close", i18n("Close the window"), accelerators: ["<Control>w"], section: general) { $0.onCancel?() })
+            commands.append(Command("quit", i18n("Quit"), accelerators: ["<Control>q"], section: general) { $0.onCancel?() })
+        }
+        return commands
     }
 
     /// Adds the actions to `window` and their accelerators to `application`, and gives the
     /// window its shortcuts window.
-    static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>, view: PickerView) {
-        let commands = commands
+    static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>, view: PickerView,
+                        desktop: Bool = false) {
+        let commands = commands(desktop: desktop)
         for command in commands where command.name != "show-help-overlay" {
             let action = g_simple_action_new(command.name, nil)!
             Signal.connectAction(action) { [weak view] in
@@ -108,9 +120,9 @@ enum PickerActions {
 }
 
 extension PickerView {
-    /// Escape: back from the preview or the capture view, else cancel.
+    /// Escape: back from the preview or the capture view, else cancel (where Escape cancels).
     func cancelOrGoBack() {
-        if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() } else { onCancel?() }
+        if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() } else if escapeCancels { onCancel?() }
     }
 }
 

@@ -17,6 +17,9 @@ struct PickerState {
     /// The camera last chosen in the capture view's switcher (its device node).
     var camera: String?
     var cameraAlwaysShown = false
+    /// The app from the menu's picks when it last closed, in pick order (file URIs, which carry
+    /// any file name): closing it never throws picks away.
+    var picked: [String] = []
 
     static let schemaID = "io.github.photopick.Photopick"
     static var file: FilePath { XDGDirectories.stateHome.appending("photopick/state.ini") }
@@ -45,6 +48,7 @@ struct PickerState {
         state.camera = values.string("camera")
         state.cameraAlwaysShown = values.boolean("camera-always-shown")
         state.windowMaximized = values.boolean("window-maximized")
+        state.picked = values.strings("picked")
         // The file may have been edited by hand or written by something else: a size GTK cannot
         // take (3000000000 traps on the way to a C int, a negative one is a GTK critical) is
         // forgotten, and the cell size is brought into the range the grid offers.
@@ -69,6 +73,7 @@ private protocol StateValues {
     func string(_ key: String) -> String?
     func integer(_ key: String) -> Int?
     func boolean(_ key: String) -> Bool
+    func strings(_ key: String) -> [String]
 }
 
 /// GSettings: only values the person's use has set count (an unset key keeps today's default).
@@ -97,6 +102,15 @@ private final class SettingsValues: StateValues {
 
     func boolean(_ key: String) -> Bool { g_settings_get_boolean(raw, key) != 0 }
 
+    func strings(_ key: String) -> [String] {
+        guard let list = g_settings_get_strv(raw, key) else { return [] }
+        defer { g_strfreev(list) }
+        var values: [String] = []
+        var index = 0
+        while let item = list[index] { values.append(String(cString: item)); index += 1 }
+        return values
+    }
+
     func save(_ state: PickerState) {
         // Values outside a key's range are refused by GSettings; the state is clamped before.
         if let album = state.album { g_settings_set_string(raw, "album", album) }
@@ -105,6 +119,7 @@ private final class SettingsValues: StateValues {
         if let height = state.windowHeight, PickerState.windowSides.contains(height) { g_settings_set_int(raw, "window-height", Int32(height)) }
         g_settings_set_boolean(raw, "window-maximized", state.windowMaximized ? 1 : 0)
         if let camera = state.camera { g_settings_set_string(raw, "camera", camera) }
+        _ = state.picked.withCStringArray { g_settings_set_strv(raw, "picked", $0) }
         g_settings_sync()
     }
 }
@@ -134,6 +149,13 @@ private final class KeyFileValues: StateValues {
 
     func boolean(_ key: String) -> Bool { string(key) == "true" }
 
+    func strings(_ key: String) -> [String] {
+        var length = 0
+        guard let list = g_key_file_get_string_list(keyFile, "picker", key, &length, nil) else { return [] }
+        defer { g_strfreev(list) }
+        return (0..<length).compactMap { list[$0].map { String(cString: $0) } }
+    }
+
     static func save(_ state: PickerState, to file: FilePath) {
         guard let keyFile = g_key_file_new() else { return }
         defer { g_key_file_free(keyFile) }
@@ -144,6 +166,9 @@ private final class KeyFileValues: StateValues {
         if state.windowMaximized { g_key_file_set_string(keyFile, "picker", "window-maximized", "true") }
         if let camera = state.camera { g_key_file_set_string(keyFile, "picker", "camera", camera) }
         if state.cameraAlwaysShown { g_key_file_set_string(keyFile, "picker", "camera-always-shown", "true") }
+        if !state.picked.isEmpty {
+            state.picked.withCStringArray { g_key_file_set_string_list(keyFile, "picker", "picked", $0, gsize(state.picked.count)) }
+        }
         let folder = file.parent
         _ = folder.withCString { g_mkdir_with_parents($0, 0o700) }
         _ = file.withCString { g_key_file_save_to_file(keyFile, $0, nil) }

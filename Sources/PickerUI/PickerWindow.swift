@@ -210,6 +210,11 @@ public enum PickerWindow {
             if session.options.restoresAlbum { state.album = view.albumKey }
             state.cellSize = view.cellSize
             if let chosen = view.controller.camera?.chosenCamera { state.camera = chosen.path.displayString }
+            // The app from the menu keeps its picks for the next launch: nothing waits for them,
+            // and closing must not throw them away.
+            if session.options.isDesktopApp {
+                state.picked = view.controller.assets(view.selection.picked).compactMap { fileURI($0.path) }
+            }
             // A size a script asked for (--width, --height) is not the person's.
             if session.options.width == nil && session.options.height == nil {
                 state.windowMaximized = gtk_window_is_maximized(window.cast()) != 0
@@ -244,7 +249,9 @@ public enum PickerWindow {
             attach(timer, to: window.raw, key: "photopick-timeout")
         }
         view.onCancel = { close() }
-        PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view)
+        view.escapeCancels = !session.options.isDesktopApp
+        PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view,
+                              desktop: session.options.isDesktopApp)
         if session.options.isDesktopApp {
             let desktop = DesktopActions(window: window, view: view)
             adw_header_bar_pack_end(header.opaque, desktop.menuButton)
@@ -268,6 +275,7 @@ public enum PickerWindow {
         for notice in session.library.notices { view.report(notice.message, printing: false) }
         for problem in session.pendingProblems { view.report(problem) }
         session.pendingProblems = []
+        if session.options.isDesktopApp { restorePicks(state.picked, in: view, library: session.library) }
         view.preloadFirstScreen(width: Int(width), height: Int(height))
         StartupTrace.mark("first screen's thumbnails loaded")
         if scanning { view.updateEmptyState() } else { view.startScan() }
@@ -290,6 +298,36 @@ public enum PickerWindow {
         } else {
             view.focusFirstPhoto()
         }
+    }
+
+    /// The app from the menu picks again what was picked when it last closed (those still in the
+    /// library), and says so.
+    private static func restorePicks(_ uris: [String], in view: PickerView, library: PhotoLibrary) {
+        var restored = 0
+        for uri in uris {
+            guard let path = filePath(fromURI: uri), let asset = try? library.asset(path: path),
+                  case .picked = view.selection.toggle(asset.id) else { continue }
+            restored += 1
+        }
+        if restored > 0 {
+            view.showToast(ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))
+        }
+        if restored < uris.count {
+            view.report(ni18n("{count} photo picked last time is no longer in the library", "{count} photos picked last time are no longer in the library",
+                              uris.count - restored))
+        }
+    }
+
+    private static func fileURI(_ path: FilePath) -> String? {
+        guard let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+
+    private static func filePath(fromURI uri: String) -> FilePath? {
+        guard let path = g_filename_from_uri(uri, nil, nil) else { return nil }
+        defer { g_free(path) }
+        return FilePath(bytes: Array(UnsafeRawBufferPointer(start: path, count: strlen(path))))
     }
 
     /// The controller of a window about to be built, with its camera.

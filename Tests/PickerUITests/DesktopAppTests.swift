@@ -116,4 +116,46 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertEqual(try Data(contentsOf: destination.appendingPathComponent("newest_2.jpg")), try Data(contentsOf: URL(fileURLWithPath: path(0))))
         XCTAssertTrue(app.isRunning)
     }
+
+    /// A GNOME app does not close on Escape; Ctrl+W and Ctrl+Q close it, and the picks are there
+    /// again at the next launch, in their order (issue 19, defect 1: Escape quit and lost them).
+    func testEscapeKeepsTheAppOpenAndClosingKeepsThePicksForNextTime() throws {
+        let first = try openApp()
+        defer { first.stop() }
+        try first.keys("Right", "space", "Left", "space", "Escape")
+        usleep(800_000)
+        XCTAssertTrue(first.isRunning, "Escape does not close the app")
+        try first.keys("ctrl+w")
+        _ = first.finish(timeout: 10)
+        XCTAssertFalse(first.isRunning, "Ctrl+W closes the window, and with it the app")
+
+        let second = try openApp()
+        defer { second.stop() }
+        usleep(500_000)
+        try second.keys("ctrl+Return")
+        usleep(500_000)
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n\(uri(0))\r\n", "the picks of last time, in their order")
+        try second.keys("ctrl+q")
+        _ = second.finish(timeout: 10)
+        XCTAssertFalse(second.isRunning, "Ctrl+Q quits")
+        XCTAssertEqual(first.problems + second.problems, "")
+    }
+
+    /// A pick of last time whose file is gone is said, not dropped silently.
+    func testAPickOfLastTimeThatIsGoneIsSaid() throws {
+        let first = try openApp()
+        defer { first.stop() }
+        try first.keys("space", "Right", "space", "ctrl+w")
+        _ = first.finish(timeout: 10)
+        XCTAssertEqual(unlink(path(0)), 0)
+        let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", folder.path], environment: ["XDG_DATA_HOME": dataHome.path])
+        XCTAssertEqual(indexed.status, 0, indexed.error)
+        let second = try openApp()
+        defer { second.stop() }
+        usleep(500_000)
+        XCTAssertTrue(second.errorText.contains("1 photo picked last time is no longer in the library"), second.errorText)
+        try second.keys("ctrl+Return")
+        usleep(500_000)
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n")
+    }
 }

@@ -23,6 +23,18 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(lines, [order[0], order[1]])
     }
 
+    /// Escape cancels from anywhere, a toast up included: the toast overlay's own Escape only
+    /// dismissed the toast, and the picker stayed open (issue 19, defect 3).
+    func testEscapeCancelsWhileTheMaximumsToastShows() throws {
+        let picker = try openPicker(["--max", "2"])
+        try picker.keys("space", "Right", "space", "Right", "space")  // the third is refused: the toast shows
+        usleep(300_000)
+        try picker.keys("Escape")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 1, "the first Escape cancels")
+        XCTAssertEqual(lines, [])
+    }
+
     func testThePreviewPicksAndMovesToNeighboursThenReturnsToTheGrid() throws {
         let order = try recents()
         let picker = try openPicker()

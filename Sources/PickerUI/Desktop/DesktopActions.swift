@@ -35,6 +35,7 @@ final class DesktopActions {
         view.confirmLabel = i18n("Copy")
         // The app closes rather than cancels: nothing waits for an answer.
         gtk_button_set_label(view.cancelButton.cast(), i18n("Close"))
+        gtk_widget_set_tooltip_text(view.cancelButton, i18n("Close Photopick: the picks stay picked for next time"))
         gtk_widget_set_tooltip_text(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
         view.onConfirm = { [weak self] assets in self?.copyToClipboard(assets) }
         addAction("open-picked") { $0.openPicked() }

@@ -13,6 +13,12 @@ extension PickerView {
         Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
             guard let self else { return false }
             if self.preview.isVisible { return self.previewKey(keyval, modifiers) }
+            // Before the toast overlay's own Escape, which only dismisses a toast: with a toast
+            // up ("You can pick up to 3"), Escape still cancels.
+            if Int32(keyval) == GDK_KEY_Escape, modifiers & self.modifierMask == 0, !self.captureView.isVisible {
+                self.cancelOrGoBack()
+                return true
+            }
             guard self.focusIsInGrid else { return false }
             return self.gridKey(keyval, modifiers)
         })
@@ -39,9 +45,7 @@ extension PickerView {
     func installWindowShortcuts() {
         let controller = gtk_shortcut_controller_new()!
         gtk_shortcut_controller_set_scope(controller, GTK_SHORTCUT_SCOPE_GLOBAL)
-        addShortcut(to: controller, "Escape") { view in
-            if view.preview.isVisible { view.closePreview() } else { view.onCancel?() }
-        }
+        addShortcut(to: controller, "Escape") { view in view.cancelOrGoBack() }
         for trigger in ["<Control>Return", "<Control>KP_Enter"] {
             addShortcut(to: controller, trigger) { view in view.confirm() }
         }
@@ -72,6 +76,9 @@ extension PickerView {
         let shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), callback)
         gtk_shortcut_controller_add_shortcut(controller, shortcut)
     }
+
+    /// The modifiers that make a key another key (Caps Lock and Num Lock do not).
+    var modifierMask: UInt32 { GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SHIFT_MASK.rawValue | GDK_SUPER_MASK.rawValue }
 
     /// Whether the keyboard focus is on a photo of the grid.
     var focusIsInGrid: Bool {

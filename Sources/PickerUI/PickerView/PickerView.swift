@@ -110,6 +110,9 @@ public final class PickerView {
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
     public var onCancel: (() -> Void)?
+    /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
+    /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
+    public var escapeCancels = true
     /// The assets the picker offers (MIME types, a file filter's name patterns).
     public var filter: AssetFilter {
         get { controller.filter }
