@@ -125,6 +125,30 @@ final class ScriptModeTests: WindowTestCase {
         XCTAssertEqual(String(decoding: result.output, as: UTF8.self), elsewhere.appendingPathComponent("downloaded.jpg").path + "\n")
     }
 
+    /// A name that does not exist yet opens its nearest existing folder, as zenity does (it
+    /// exited 255 before any window, which a script takes for a cancel: issue 19, defects 4, 17).
+    func testAFilenameThatDoesNotExistYetOpensItsNearestFolder() throws {
+        let trip = folder.appendingPathComponent("Trip")
+        try FileManager.default.createDirectory(at: trip, withIntermediateDirectories: true)
+        try makePhotos(["beach.jpg", "dunes.jpg"], in: trip)
+        for given in [trip.appendingPathComponent("not-yet.jpg").path, trip.appendingPathComponent("Wallpapers/deeper/").path] {
+            let result = try pick(["--file-selection", "--filename=\(given)"], keys: ["Return"])
+            XCTAssertEqual(result.status, 0, "\(given): \(result.errors)")
+            XCTAssertEqual(String(decoding: result.output, as: UTF8.self), trip.appendingPathComponent("beach.jpg").path + "\n",
+                           "\(given): Trip's album opened, its newest photo focused")
+            XCTAssertTrue(result.errors.contains("opening \(trip.path)"), result.errors)
+        }
+    }
+
+    /// A name whose nearest folder holds the whole library (or is /) opens Recents, never indexing
+    /// the whole disk.
+    func testAFilenameNowhereOpensRecents() throws {
+        let result = try pick(["--file-selection", "--filename=/nowhere/at/all.jpg"], keys: ["Return"])
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertEqual(String(decoding: result.output, as: UTF8.self), path(names[0]) + "\n")
+        XCTAssertTrue(result.errors.contains("--filename /nowhere/at/all.jpg: No such file or directory; opening Recents"), result.errors)
+    }
+
     /// --attach makes the window transient for the other program's window; --width and
     /// --height size it (and are not remembered as the person's size).
     func testAttachAndSize() throws {

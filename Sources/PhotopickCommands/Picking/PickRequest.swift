@@ -136,12 +136,12 @@ struct PickRequest {
 
         let given = parser.filenames("library")
         namedFolders = !given.isEmpty
-        if let path = parser.filenames("filename").last {
-            filename = try PickRequest.existing(FilePath(bytes: path), option: "--filename")
-        }
         // Without --library, a missing Pictures folder is the window's empty state, not an error.
         roots = given.isEmpty && LibraryFolders.defaults.allSatisfy({ !$0.isDirectory })
             ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
+        if let path = parser.filenames("filename").last {
+            filename = PickRequest.opening(FilePath(bytes: path), roots: roots)
+        }
         // A folder outside the library (zenity opens any folder) joins it for this window.
         if let folder = startFolder, !roots.contains(where: { folder.relative(to: $0) != nil }) {
             roots.append(folder)
@@ -193,6 +193,27 @@ struct PickRequest {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !parts[0].contains("*")
             && (parts[1] == "*" || !parts[1].contains("*"))
+    }
+
+    /// What `--filename` opens. A name that does not exist (yet: scripts name the file they
+    /// expect, or a folder of another machine's) opens the nearest folder that does, as zenity
+    /// does; nil (the library's Recents) when that folder holds the library or the home folder
+    /// (`/nowhere/x.jpg` would otherwise index the whole disk). Said on standard error, once.
+    static func opening(_ given: FilePath, roots: [FilePath]) -> FilePath? {
+        let path = given.absolute()
+        var info = stat()
+        if path.withCString({ stat($0, &info) }) == 0 { return path }
+        let reason = errorDescription(errno)
+        var folder = path.parent
+        while folder.bytes.count > 1, !folder.isDirectory { folder = folder.parent }
+        let home = XDGDirectories.home.absolute()
+        let holdsTheLibrary = folder.bytes == [UInt8(ascii: "/")] || home.relative(to: folder) != nil
+            || roots.contains { $0.relative(to: folder) != nil && $0 != folder }
+        let opened = holdsTheLibrary ? nil : folder
+        warn(i18n("--filename {path}: {reason}; opening {folder}",
+                  ["path": String(decoding: escapedForLine(given.bytes), as: UTF8.self), "reason": reason,
+                   "folder": opened.map { String(decoding: escapedForLine($0.bytes), as: UTF8.self) } ?? i18n("Recents")]))
+        return opened
     }
 
     static func existing(_ path: FilePath, option: String) throws(UsageError) -> FilePath {
