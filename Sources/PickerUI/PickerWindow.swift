@@ -61,6 +61,9 @@ public enum PickerWindow {
         public var timeout: Int?
         /// Modal for the window it is attached to.
         public var modal = false
+        /// Enter confirms, as in a file chooser (zenity's `--file-selection`, `--multiple` too):
+        /// the picks, or the focused photo when nothing is picked. Otherwise Enter picks.
+        public var enterConfirms = false
         /// Another program's X11 window to stay above (`--attach`).
         public var parentXID: UInt?
         /// The album to open; nil for Recents, or for the remembered album when `restoresAlbum`.
@@ -250,6 +253,7 @@ public enum PickerWindow {
         }
         view.onCancel = { close() }
         view.escapeCancels = !session.options.isDesktopApp
+        view.enterConfirms = session.options.enterConfirms
         PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view,
                               desktop: session.options.isDesktopApp)
         if session.options.isDesktopApp {

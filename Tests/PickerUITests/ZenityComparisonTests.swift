@@ -72,6 +72,18 @@ final class ZenityComparisonTests: WindowTestCase {
                        expected: "\(path("b.jpg"))\n", status: 0)
     }
 
+    /// With --multiple, Enter confirms, as in zenity and GTK's chooser: the picks (it unpicked
+    /// the focused photo and the window stayed: issue 19, defect 18), or the focused photo when
+    /// nothing is picked.
+    func testEnterConfirmsWithMultiple() throws {
+        try assertSame(["--file-selection", "--multiple", "--filename=\(path("a.jpg"))"],
+                       zenityKeys: ["shift+Down", "Return"], photopickKeys: ["space", "Right", "space", "Return"],
+                       expected: "\(path("a.jpg"))|\(path("b.jpg"))\n", status: 0)
+        try assertSame(["--file-selection", "--multiple", "--filename=\(path("a.jpg"))"],
+                       zenityKeys: ["Down", "Return"], photopickKeys: ["Right", "Return"],
+                       expected: "\(path("b.jpg"))\n", status: 0)
+    }
+
     func testCancellingPrintsNothingAndExitsOne() throws {
         try assertSame(["--file-selection", "--multiple", "--filename=\(path("a.jpg"))"],
                        zenityKeys: ["Escape"], photopickKeys: ["space", "Escape"], expected: "", status: 1)

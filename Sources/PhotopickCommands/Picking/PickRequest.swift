@@ -115,6 +115,7 @@ struct PickRequest {
             options.timeout = timeout
         }
         options.modal = parser.flag("modal")
+        options.enterConfirms = zenityMode
         if let text = parser.string("attach") {
             var end: UnsafeMutablePointer<CChar>?
             let value = strtoul(text, &end, 0)

@@ -108,8 +108,14 @@ extension PickerView {
             if alt, let position = focusedPosition { openPreview(at: position); return true }
             guard let position = focusedPosition else { return false }
             // A single-choice picker (zenity without --multiple): Enter chooses, as in a file
-            // chooser; Space still only picks.
-            if selection.maximum == 1 { choose(at: position) } else { toggle(at: position) }
+            // chooser; Space still only picks. zenity's --multiple: Enter confirms the picks.
+            if selection.maximum == 1 || (enterConfirms && selection.count == 0) {
+                choose(at: position)
+            } else if enterConfirms {
+                confirm()
+            } else {
+                toggle(at: position)
+            }
             return true
         case GDK_KEY_space:
             if let position = focusedPosition { toggle(at: position); return true }

@@ -113,6 +113,9 @@ public final class PickerView {
     /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
     /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
     public var escapeCancels = true
+    /// Whether Enter on a photo confirms (the picks, or that photo when nothing is picked), as in
+    /// a file chooser, instead of picking it (Space always picks).
+    public var enterConfirms = false
     /// The assets the picker offers (MIME types, a file filter's name patterns).
     public var filter: AssetFilter {
         get { controller.filter }
