@@ -199,7 +199,13 @@ public final class PickerController {
     /// big library), one change at a time; changes that arrive meanwhile are merged and follow.
     public func apply(_ change: LibraryChange) {
         guard !isClosed else { return }
+        // A pick that leaves without a word looks like a slip of the hand: say so.
+        let gone = selection.picked.filter(change.removed.contains).count
         selection.remove(change.removed)
+        if gone > 0 {
+            onProblem?(ni18n("{count} picked photo was deleted or moved, so it is no longer picked",
+                             "{count} picked photos were deleted or moved, so they are no longer picked", gone))
+        }
         if change.foldersChanged {
             do { try reloadAlbums() } catch { onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"])) }
         }

@@ -94,6 +94,25 @@ final class ScriptModeTests: WindowTestCase {
         XCTAssertEqual(left, [names[0], "new photo_2.jpg", names[1]].sorted(), "no temporary file is left")
     }
 
+    /// A pick whose file is deleted while the window is open leaves the picks with a word, not
+    /// silently (issue 19, defect 11).
+    func testAPickDeletedWhileOpenIsSaid() throws {
+        let window = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera"], dataHome: dataHome, cacheHome: cacheHome)
+        usleep(400_000)
+        try window.keys("space", "Right", "space")
+        XCTAssertEqual(unlink(path(names[0])), 0)
+        var said = false
+        for _ in 0..<50 where !said {
+            usleep(100_000)
+            said = window.errorText.contains("1 picked photo was deleted or moved, so it is no longer picked")
+        }
+        XCTAssertTrue(said, window.errorText)
+        try window.keys("ctrl+Return")
+        let (status, output) = window.finishWithBytes()
+        XCTAssertEqual(status, 0, window.errorText)
+        XCTAssertEqual(String(decoding: output, as: UTF8.self), path(names[1]) + "\n")
+    }
+
     /// A pick deleted just before confirming is not printed (the watcher may not have seen it
     /// yet: each path is checked at the moment of printing); the others are.
     func testAPickDeletedJustBeforeConfirmingIsNotPrinted() throws {
