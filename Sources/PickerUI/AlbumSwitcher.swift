@@ -7,7 +7,8 @@ import Thumbnails
 /// with a search entry and every album in two sections, smart albums then folders (a list box:
 /// a few thousand rows are fine, and GtkListView has no section headers before GTK 4.12).
 ///
-/// Keyboard: typing filters (case-insensitive, anywhere in the name), Enter opens the first match,
+/// Keyboard: typing filters (case-insensitive, anywhere in the name; whole words, then the starts
+/// of words, then the rest, each in the list's order), Enter opens the first match,
 /// Down moves into the list, Escape closes the popover. Covers are asked for only for the rows on
 /// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
 @MainActor
@@ -158,13 +159,26 @@ final class AlbumSwitcher {
     func popup() { gtk_popover_popup(popover.cast()) }
     func popdown() { gtk_popover_popdown(popover.cast()) }
 
-    /// The rows the search leaves, in order.
-    var matchingRows: [AlbumSwitcherRow] { rows.filter { $0.matches(query) } }
+    /// The rows the search leaves, the best matches first (`AlbumSwitcherRow.matchRank`), then
+    /// in the list's order: the order the list box shows them in.
+    var matchingRows: [AlbumSwitcherRow] {
+        rows.enumerated().compactMap { index, row in row.matchRank(query).map { (rank: $0, index: index, row: row) } }
+            .sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.map(\.row)
+    }
+
+    /// The list box's order while searching: best matches first, the list's order among equals.
+    func searchOrder(_ first: AlbumSwitcherRow, _ second: AlbumSwitcherRow) -> Int32 {
+        let firstKey = (first.matchRank(query) ?? 9, rows.firstIndex { $0 === first } ?? 0)
+        let secondKey = (second.matchRank(query) ?? 9, rows.firstIndex { $0 === second } ?? 0)
+        return firstKey < secondKey ? -1 : firstKey > secondKey ? 1 : 0
+    }
 
     func row(for listRow: UnsafeMutableRawPointer?) -> AlbumSwitcherRow? {
         guard let listRow else { return nil }
         let index = Int(gtk_list_box_row_get_index(listRow.assumingMemoryBound(to: GtkListBoxRow.self)))
-        return rows.indices.contains(index) && rows[index].widget.raw == listRow ? rows[index] : nil
+        if rows.indices.contains(index) && rows[index].widget.raw == listRow { return rows[index] }
+        // A search sorts the list box: its index is then not the row's place in `rows`.
+        return rows.first { $0.widget.raw == listRow }
     }
 
     func choose(_ row: AlbumSwitcherRow) {
@@ -184,6 +198,7 @@ final class AlbumSwitcher {
         guard text != query else { return }
         query = text
         gtk_list_box_invalidate_filter(list.opaque)
+        gtk_list_box_invalidate_sort(list.opaque)
         gtk_list_box_invalidate_headers(list.opaque)
         // The best match is the first one: show the top of the list.
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) { gtk_adjustment_set_value(adjustment, 0) }

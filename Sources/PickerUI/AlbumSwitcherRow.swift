@@ -98,6 +98,23 @@ final class AlbumSwitcherRow {
     /// Whether the row stays in the list for a search (`query` in lower case; empty matches all).
     func matches(_ query: String) -> Bool { query.isEmpty || searchKey.contains(query) }
 
+    /// How well the row matches `query` (lower case), best first: 0 its whole name (or the last
+    /// component of a folder's), 1 a whole word of it, 2 the start of a word, 3 inside a word
+    /// ("mate" is a word of the MATE folder, but inside "Animated"); nil for no match.
+    func matchRank(_ query: String) -> Int? {
+        guard !query.isEmpty else { return 0 }
+        guard searchKey.contains(query) else { return nil }
+        var best = 3
+        for name in searchKey.split(separator: "\n") {
+            let last = name.split(separator: "/").last.map(String.init) ?? String(name)
+            if name == query || last == query { return 0 }
+            let words = name.split { !$0.isLetter && !$0.isNumber }
+            if words.contains(where: { $0 == query }) { best = min(best, 1) }
+            else if words.contains(where: { $0.hasPrefix(query) }) || name.hasPrefix(query) { best = min(best, 2) }
+        }
+        return best
+    }
+
     /// Marks the open album: a check mark, and for screen readers the selected state (GtkListBoxRow
     /// starts with it false) and the description "current album".
     func setCurrent(_ current: Bool) {

@@ -17,6 +17,15 @@ extension AlbumSwitcher {
             MainActor.preconditionIsolated()
             Unmanaged<WeakBox>.fromOpaque(data!).release()
         })
+        gtk_list_box_set_sort_func(list.opaque, { first, second, data in MainActor.assumeIsolated {
+            guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
+                  let first = switcher.row(for: first.map(UnsafeMutableRawPointer.init)),
+                  let second = switcher.row(for: second.map(UnsafeMutableRawPointer.init)) else { return 0 }
+            return switcher.searchOrder(first, second)
+        } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+            MainActor.preconditionIsolated()
+            Unmanaged<WeakBox>.fromOpaque(data!).release()
+        })
         gtk_list_box_set_header_func(list.opaque, { listRow, before, data in MainActor.assumeIsolated {
             guard let listRow, let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
                   let row = switcher.row(for: UnsafeMutableRawPointer(listRow)) else { return }

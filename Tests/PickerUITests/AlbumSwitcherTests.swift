@@ -196,6 +196,36 @@ final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Whole words and the starts of words rank before a match inside a word: "mate" and Enter
+    /// open the MATE folder, not Animated (issue 19, defect 12); the list shows that order.
+    nonisolated func testTheSearchRanksWholeWordsAndPrefixesFirst() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            let switcher = setup.switcher
+            var albums = setup.albums
+            albums.insert(AlbumSummary(album: .smart(.animated), name: "Animated", count: 4, folderPath: nil, burstGroups: nil), at: 1)
+            albums.append(AlbumSummary(album: .folder(id: 90_002), name: "Backgrounds/MATE", count: 5, folderPath: nil, burstGroups: nil))
+            albums.append(AlbumSummary(album: .folder(id: 90_003), name: "Backgrounds/mateys", count: 2, folderPath: nil, burstGroups: nil))
+            switcher.show(albums, current: .smart(.recents))
+            var chosen: [Album] = []
+            switcher.onChoose = { chosen.append($0) }
+            open(switcher)
+            search(switcher, "mate")
+            // The list box's own order, as a person sees it.
+            var shown: [String] = []
+            var index: Int32 = 0
+            while let listRow = gtk_list_box_get_row_at_index(switcher.list.opaque, index) {
+                if gtk_widget_get_mapped(listRow.cast()) != 0, let row = switcher.row(for: UnsafeMutableRawPointer(listRow)) { shown.append(row.summary.name) }
+                index += 1
+            }
+            XCTAssertEqual(shown, ["Backgrounds/MATE", "Backgrounds/mateys", "Animated"])
+            switcher.chooseFirstMatch()
+            pump(seconds: 0.3)
+            XCTAssertEqual(chosen, [.folder(id: 90_002)])
+        }
+    }
+
     nonisolated func testEnterChoosesTheFirstMatchClosesThenAsksForTheFocus() throws {
         try MainActor.assumeIsolated {
             let setup = try openSwitcher()
