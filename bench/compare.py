@@ -563,6 +563,9 @@ def main():
     parser.add_argument("--quiet", type=float, default=10, help="seconds without a change that end a run")
     parser.add_argument("--timeout", type=float, default=120, help="longest run, seconds")
     parser.add_argument("--photopick", help="a photopick binary to measure instead of building the tree's")
+    parser.add_argument("--real-photos", metavar="DIR",
+                        help="measure on this folder of real camera photos (bench/make-real-photos) instead of "
+                             "generated libraries; --sizes is then its number of files")
     parser.add_argument("--save-every-change", action="store_true",
                         help="save the window at every change of the first round's runs (WORK/frames)")
     parser.add_argument("--out", default=os.path.join(here, "results"), help="where the JSON and the plot go")
@@ -591,7 +594,14 @@ def main():
             binary_note = "the tree did not build; the copy from an earlier run, made %s" % time.ctime(os.path.getmtime(copy))
             print("compare: swift build failed; using %s (%s)" % (copy, binary_note), file=sys.stderr)
         photopick = copy
-    libraries = {size: library(work, size) for size in sizes}
+    if args.real_photos:
+        real = os.path.abspath(args.real_photos)
+        files = sorted(f for f in os.listdir(real) if not f.startswith(".") and f != "manifest.json")
+        sizes = [len(files)]
+        libraries = {len(files): (real, {"n": len(files), "real_photos": real,
+                                         "bytes": sum(os.path.getsize(os.path.join(real, f)) for f in files)})}
+    else:
+        libraries = {size: library(work, size) for size in sizes}
     frames = os.path.join(work, "frames")
     os.makedirs(frames, exist_ok=True)
     date = datetime.date.today().isoformat()
