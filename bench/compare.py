@@ -49,12 +49,14 @@ TICK = 0.05
 # no shadows); bench/compare saves them with the area outlined under WORK/frames.
 CROPS = {
     "photopick": (52, 0, 0, 0),       # header bar (indexing progress sits in it)
+    "photopick-base": (52, 0, 0, 0),  # another build of Photopick (--baseline), side by side
     "nautilus": (47, 46, 246, 0),     # header bar with the path bar; places; the floating status bar (Loading… and a spinner)
     "gthumb": (92, 88, 292, 0),       # header bar and the view's location bar; folder tree; filter row and status bar
     "zenity": (70, 50, 157, 0),       # path bar and column titles; places; Cancel/OK row
 }
 THUMB_PIXELS = 1500
-PROGRAMS = ("photopick", "nautilus", "gthumb", "zenity")
+PROGRAMS = ("photopick", "photopick-base", "nautilus", "gthumb", "zenity")
+baseline = None   # --baseline: the other Photopick binary
 
 libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_CHILD_SUBREAPER = 36
@@ -289,6 +291,7 @@ def environment(home, display):
 
 def argv(program, library, photopick):
     return {"photopick": [photopick, "--library", library, "--no-camera"],
+            "photopick-base": [baseline, "--library", library, "--no-camera"],
             "nautilus": ["nautilus", "--new-window", library],
             "gthumb": ["gthumb", library],
             "zenity": ["zenity", "--file-selection", "--filename=" + library.rstrip("/") + "/"]}[program]
@@ -340,7 +343,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     changes, tick, peak = 0, 0, 0.0
     cpu_samples = []           # (seconds, CPU seconds of the live tree)
     window = None
-    resized = program == "photopick"     # sized by its state file; the peers are sized once mapped
+    resized = program.startswith("photopick")     # sized by its state file; the peers are sized once mapped
     timeline = []              # (seconds, thumbnail pixels) of every change
     settled_frame = thumbnail_frame = None
     exited = None
@@ -474,6 +477,9 @@ def versions(programs):
         if program == "photopick":
             found[program] = commit()["commit"][:12]
             continue
+        if program == "photopick-base":
+            found[program] = baseline
+            continue
         out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", program], capture_output=True, text=True)
         found[program] = out.stdout.strip() or "?"
     found["zenity_toolkit"] = "GTK 3 (Debian 12's zenity 3.44 is GTK 3; its file chooser is GTK 3's)"
@@ -529,7 +535,7 @@ def plot(rows, sizes, modes, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, axis = plt.subplots(figsize=(7, 4.5), dpi=110)
-    colours = {"photopick": "tab:blue", "nautilus": "tab:orange", "gthumb": "tab:green", "zenity": "tab:red"}
+    colours = {"photopick": "tab:blue", "photopick-base": "tab:purple", "nautilus": "tab:orange", "gthumb": "tab:green", "zenity": "tab:red"}
     for program in PROGRAMS:
         for mode in modes:
             points = [(r["size"], r["settled_s"]) for r in rows if r["program"] == program and r["mode"] == mode
@@ -563,6 +569,8 @@ def main():
     parser.add_argument("--quiet", type=float, default=10, help="seconds without a change that end a run")
     parser.add_argument("--timeout", type=float, default=120, help="longest run, seconds")
     parser.add_argument("--photopick", help="a photopick binary to measure instead of building the tree's")
+    parser.add_argument("--baseline", metavar="BINARY",
+                        help="another photopick binary, measured beside the tree's as program photopick-base")
     parser.add_argument("--real-photos", metavar="DIR",
                         help="measure on this folder of real camera photos (bench/make-real-photos) instead of "
                              "generated libraries; --sizes is then its number of files")
@@ -573,6 +581,11 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",")]
     programs = [p for p in args.programs.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
+    global baseline
+    if args.baseline:
+        baseline = os.path.abspath(args.baseline)
+        if "photopick-base" not in programs:
+            programs.insert(1, "photopick-base")
     assert set(programs) <= set(PROGRAMS) and set(modes) <= {"cold", "warm"}, (programs, modes)
     began = time.monotonic()
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -636,8 +649,8 @@ def main():
                     shutil.rmtree(home, ignore_errors=True)
                     homes[(program, size)] = home
                     record(program, size, "warm", home, warmup=True)
-                    if program == "photopick":     # its best conditions: the whole index, not just a first screen
-                        subprocess.run([photopick, "index", "--library", libraries[size][0]],
+                    if program.startswith("photopick"):     # its best conditions: the whole index, not just a first screen
+                        subprocess.run([photopick if program == "photopick" else baseline, "index", "--library", libraries[size][0]],
                                        env=environment(home, screen.name), check=True,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for round_ in range(args.runs):

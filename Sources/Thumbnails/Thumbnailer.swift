@@ -57,10 +57,25 @@ public final class Thumbnailer: Sendable {
     /// Thumbnails that could not be written to the disk cache (full or read-only): served from memory.
     public var failedStores: Int { storeFailureCount.load(ordering: .relaxed) }
 
+    /// The EXIF thumbnail of a JPEG that has no thumbnail made yet, as a first paint for a cell of
+    /// `side` pixels (at least half that side): what the loader paints in every cell in sight
+    /// before it decodes any of them. Nil when the thumbnail is made already (in memory, or in
+    /// the cache at this flavour: its own job finds it at once), or there is no such preview.
+    public func embeddedPreview(for path: FilePath, flavor: ThumbnailFlavor, side: Int) -> Thumbnail? {
+        let path = path.absolute()
+        guard !cache.contains(path), let file = try? OpenFile(path: path) else { return nil }
+        let key = MemoryCache.Key(path: path, flavor: flavor, modificationTimeNanoseconds: file.modificationTimeNanoseconds, size: file.size)
+        guard memory.thumbnail(for: key) == nil else { return nil }
+        if let stored = try? cache.path(forFile: path, flavor: flavor), stored.withCString({ access($0, F_OK) }) == 0 { return nil }
+        guard let preview = ExifThumbnail.read(in: file), min(preview.width, preview.height) * 2 >= side,
+              let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) else { return nil }
+        return Thumbnail(pixbuf: pixbuf, source: .embedded)
+    }
+
     /// The thumbnail of `path` fitting in `flavor`'s box. `isCancelled` is checked before the
-    /// expensive steps, so a cancelled request stops early. When the image must be decoded and it
-    /// embeds a preview whose shorter side is at least `firstPaintSide`, `firstPaint` gets that
-    /// preview first.
+    /// expensive steps, so a cancelled request stops early. When a JPEG must be decoded and its
+    /// EXIF thumbnail's shorter side is at least half `firstPaintSide`, `firstPaint` gets that
+    /// thumbnail first.
     public func thumbnail(for path: FilePath, flavor: ThumbnailFlavor, firstPaintSide: Int? = nil,
                           firstPaint: ((Thumbnail) -> Void)? = nil,
                           isCancelled: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailFailure> {
@@ -100,8 +115,11 @@ public final class Thumbnailer: Sendable {
         let head = file.read(at: 0, count: 4096)
         let mimeType = ContentType.guess(content: head).mimeType
         let original = cached.with(mimeType: mimeType)
+        // The EXIF thumbnail (160×120 from most cameras and phones) paints a cell at least half
+        // its size at once: a little soft for a moment, never a grey square for the decode's time.
         if let firstPaint, let side = firstPaintSide, mimeType == "image/jpeg",
-           let preview = EmbeddedPreview.smallest(in: file, minimumSide: side), let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) {
+           let preview = ExifThumbnail.read(in: file), min(preview.width, preview.height) * 2 >= side,
+           let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) {
             firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
         }
 

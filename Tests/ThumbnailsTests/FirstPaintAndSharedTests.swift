@@ -48,13 +48,21 @@ final class FirstPaintAndSharedTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    nonisolated func testAPreviewSmallerThanTheCellIsNotUsed() throws {
+    /// An EXIF thumbnail half the cell or more paints it (soft for a moment, never grey); a
+    /// smaller one would be a blur, and waits for the decode.
+    nonisolated func testAPreviewLessThanHalfTheCellIsNotUsed() throws {
         try MainActor.assumeIsolated {
             let generated = GeneratedLibrary.shared
             let file = try XCTUnwrap(generated.files.first { $0["kind"] as? String == "photo" && $0["exif_thumbnail"] as? Bool == true })
+            let path = generated.path(of: file)
+            let preview = try XCTUnwrap(ExifThumbnail.read(in: OpenFile(path: path)))
+            let side = min(preview.width, preview.height)
             var firstPaints = 0
-            _ = freshThumbnailer().thumbnail(for: generated.path(of: file), flavor: .large, firstPaintSide: 200, firstPaint: { _ in firstPaints += 1 })
-            XCTAssertEqual(firstPaints, 0, "a 160×120 EXIF thumbnail is too small for a 200 px cell")
+            _ = freshThumbnailer().thumbnail(for: path, flavor: .large, firstPaintSide: side * 2, firstPaint: { _ in firstPaints += 1 })
+            XCTAssertEqual(firstPaints, 1, "a \(preview.width)×\(preview.height) EXIF thumbnail paints a \(side * 2) px cell first")
+            firstPaints = 0
+            _ = freshThumbnailer().thumbnail(for: path, flavor: .large, firstPaintSide: side * 2 + 1, firstPaint: { _ in firstPaints += 1 })
+            XCTAssertEqual(firstPaints, 0, "it is too small for a \(side * 2 + 1) px cell")
         }
     }
 

@@ -93,6 +93,63 @@ final class ThumbnailLoaderTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Cells GtkGridView binds after the view named the cells in sight (its 30 rows around the
+    /// view) wait behind them: they were taken first, newest first, and a first run on real photos
+    /// made the rows below the screen before the screen (issue 19).
+    nonisolated func testCellsBoundAfterTheViewNamedTheCellsInSightWaitBehindThem() {
+        MainActor.assumeIsolated {
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            var order: [Int] = []
+            for index in 0..<4 { loader.request(Self.images[index], flavor: .normal) { _ in order.append(index) } }
+            loader.putFirst([Self.images[0], Self.images[1], Self.images[6]], flavor: .normal)
+            // Bound afterwards: two below the screen, and the third cell in sight.
+            for index in [4, 5, 6] { loader.request(Self.images[index], flavor: .normal) { _ in order.append(index) } }
+            loader.resume()
+            runMainLoop { order.count == 7 }
+            XCTAssertEqual(order, [0, 1, 6, 5, 4, 3, 2])
+        }
+    }
+
+    /// Nothing below the screen is made until every cell in sight is: with two workers, the
+    /// second does not start a cell below while the first makes the screen's last.
+    nonisolated func testNothingBelowTheScreenFinishesBeforeTheScreen() {
+        MainActor.assumeIsolated {
+            for _ in 0..<3 {
+                let loader = loader(workers: 2, paused: true)
+                defer { loader.shutdown() }
+                var order: [Int] = []
+                for index in 0..<12 { loader.request(Self.images[index], flavor: .large) { _ in order.append(index) } }
+                loader.putFirst((0..<5).map { Self.images[$0] }, flavor: .large)
+                loader.resume()
+                runMainLoop { order.count == 12 }
+                XCTAssertEqual(Set(order.prefix(5)), Set(0..<5), "\(order)")
+            }
+        }
+    }
+
+    /// Every cell in sight gets its embedded preview before any of them is decoded.
+    nonisolated func testEveryCellInSightIsPaintedFromItsPreviewBeforeAnyDecode() throws {
+        try MainActor.assumeIsolated {
+            let generated = GeneratedLibrary.shared
+            let photos = generated.files.filter { $0["kind"] as? String == "photo" && $0["exif_thumbnail"] as? Bool == true && $0["corrupt"] == nil }
+                .prefix(4).map { generated.path(of: $0) }
+            XCTAssertEqual(photos.count, 4)
+            let loader = loader(workers: 1, paused: true)
+            defer { loader.shutdown() }
+            var events: [String] = []
+            for (index, path) in photos.enumerated() {
+                loader.request(path, flavor: .normal, cellPixels: 20) { result in
+                    if case .success(let thumbnail) = result { events.append("\(thumbnail.isPreliminary ? "preview" : "final") \(index)") }
+                }
+            }
+            loader.putFirst(photos, flavor: .normal)
+            loader.resume()
+            runMainLoop { events.count == 8 }
+            XCTAssertEqual(events, ["preview 0", "preview 1", "preview 2", "preview 3", "final 0", "final 1", "final 2", "final 3"])
+        }
+    }
+
     nonisolated func testACancelledRequestNeverReportsAResult() {
         MainActor.assumeIsolated {
             let loader = loader(workers: 2, paused: true)

@@ -16,8 +16,8 @@ extension PickerView {
     }
 
     var emptyStateShown: EmptyState? {
-        guard (model.fetchResult?.count ?? 0) == 0 else { return nil }
-        if controller.isScanning {
+        guard (model.fetchResult?.count ?? 0) == 0 || firstScreenIsHeld else { return nil }
+        if controller.isScanning || firstScreenIsHeld {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }
@@ -44,6 +44,8 @@ extension PickerView {
             gtk_widget_set_visible(chooseFolderButton, state.offersFolderChoice && onChooseFolder != nil ? 1 : 0)
         }
         gtk_widget_set_visible(emptyState, state == nil ? 0 : 1)
+        // Held, the grid is laid out and its cells bound (and asking), unseen.
+        gtk_widget_set_opacity(scroller, firstScreenIsHeld ? 0 : 1)
     }
 
     /// Asks for a folder (the portal's chooser where there is one) and hands it to the host.

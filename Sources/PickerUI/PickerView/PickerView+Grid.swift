@@ -164,6 +164,7 @@ extension PickerView {
     /// memory as they bind and the first frame holds every picture. `width` × `height` is the size
     /// the window will have.
     public func preloadFirstScreen(width: Int, height: Int, timeout: Double = 0.1) {
+        if expectedSize == nil { expectedSize = (width, height) }
         let ids = firstScreen(width: width, height: height).compactMap { model.assetID(at: $0) }
         guard !ids.isEmpty else { return }
         var pending = 0
@@ -194,13 +195,51 @@ extension PickerView {
     func makeThumbnailsEarly(for newest: [FilePath]) {
         guard isAlive else { return }
         let span = max(shownCellSize, cellSize) + 4
-        let width = max(Int(gtk_widget_get_width(scroller)), span), height = max(Int(gtk_widget_get_height(scroller)), span)
+        // Before the window is laid out (it usually is not yet), the size it is about to have.
+        let laidOut = gtk_widget_get_width(scroller) > 0
+        let width = max(laidOut ? Int(gtk_widget_get_width(scroller)) : expectedSize?.width ?? 0, span)
+        let height = max(laidOut ? Int(gtk_widget_get_height(scroller)) : expectedSize?.height ?? 0, span)
         let inSight = Array(newest.prefix(max(1, width / span) * (height / span + 1) - (model.showsCamera ? 1 : 0)))
         StartupTrace.mark("making \(inSight.count) thumbnails early")
-        // (The cells' own requests join these jobs.)
-        for path in inSight { loader.request(path, flavor: flavor) { _ in } }
+        // (The cells' own requests join these jobs.) The grid is shown once they are all made, or
+        // at the gate's deadline: one change from "Looking for Photos" to a screen of photos,
+        // rather than a grey grid that fills cell by cell (a real photo takes a decode each).
+        let gate = FirstScreenGate(waiting: inSight.count)
+        firstScreenGate = gate
+        for path in inSight {
+            loader.request(path, flavor: flavor) { [weak self, weak gate] result in
+                if case .success(let thumbnail) = result, thumbnail.isPreliminary { return }
+                guard let gate, gate.waiting > 0 else { return }
+                gate.waiting -= 1
+                if gate.waiting == 0 { self?.openFirstScreenGate() }
+            }
+        }
         loader.putFirst(inSight, flavor: flavor)
+        // However long the decodes take, the photos show after this, grey cells or not.
+        gate.deadline.schedule(after: FirstScreenGate.longestWait, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.openFirstScreenGate() }
     }
+
+    /// Whether a first run's grid waits, hidden, for its first screen's thumbnails.
+    var firstScreenIsHeld: Bool { (firstScreenGate?.waiting ?? 0) > 0 }
+
+    func openFirstScreenGate() {
+        guard let gate = firstScreenGate else { return }
+        StartupTrace.mark(gate.waiting == 0 ? "first screen's thumbnails made" : "first screen shown before its thumbnails (\(gate.waiting) left)")
+        gate.deadline.cancel()
+        firstScreenGate = nil
+        updateEmptyState()
+    }
+}
+
+/// A first run's first screen, waiting for its thumbnails before the grid shows.
+@MainActor
+final class FirstScreenGate {
+    /// Milliseconds the grid may stay hidden after the dates are known (Nautilus on 660 real
+    /// photos settles at 2.3-2.9 s; the first screen's decodes take about 1 s here).
+    static let longestWait: guint = 2000
+    var waiting: Int
+    let deadline = MainLoopSource()
+    init(waiting: Int) { self.waiting = waiting }
 }
 
 extension PickerView {
@@ -223,6 +262,7 @@ extension PickerView {
     /// right after the first frame (the person sees no change: they are below the window), or
     /// after `timeout` milliseconds when no frame comes.
     public func holdCellsBeyondFirstScreen(width: Int, height: Int, timeout: guint = 500) {
+        expectedSize = (width, height)
         // Positions, not assets: the album is not open yet. The camera cell counts as one.
         let count = firstScreenCells(width: width, height: height) + 1
         gtk_slice_list_model_set_size(gridSlice, guint(count))

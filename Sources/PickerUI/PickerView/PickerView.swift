@@ -71,6 +71,10 @@ public final class PickerView {
     let inSightFirst = MainLoopSource()
     /// The positions in sight when their thumbnails were last put first.
     var inSight: Range<Int>?
+    /// The size the window is about to have, before it is laid out (its first screen).
+    var expectedSize: (width: Int, height: Int)?
+    /// A first run's grid held hidden until its first screen's thumbnails are made.
+    var firstScreenGate: FirstScreenGate?
     /// Between the album and the grid (owned by the grid's selection model).
     let gridSlice: OpaquePointer
     /// Ends the hold on the cells beyond the first screen if no frame is drawn meanwhile.

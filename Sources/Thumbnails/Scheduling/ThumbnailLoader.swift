@@ -20,6 +20,18 @@ public final class ThumbnailLoader: @unchecked Sendable {
     private let dispatcher: MainLoopDispatcher
     private let workers: WorkerPool
     private let lock = Lock()
+    /// The jobs of the cells in sight, in the order the view named them (top left first), taken
+    /// from the front before any other: GtkGridView binds about 30 rows of cells around the view,
+    /// each asking as a visible cell, and on real photos (a decode each) those below the screen
+    /// would otherwise take the workers while the screen stays grey.
+    private var inSight: [Job] = []
+    /// Where each cell in sight stands in that order (`putFirst`), so that a cell bound after the
+    /// view named it still takes its place.
+    private var sightRanks: [JobKey: Int] = [:]
+    /// In-sight jobs being made now: nothing below the screen starts until the screen is done.
+    private var runningInSight = 0
+    /// Worker turns that found only work below the screen while the screen was being made.
+    private var heldTurns = 0
     /// Visible jobs, newest last (taken from the end).
     private var visible: [Job] = []
     /// Prefetch jobs, oldest first.
@@ -39,6 +51,11 @@ public final class ThumbnailLoader: @unchecked Sendable {
         var priority: Priority
         var requests: [ThumbnailRequest] = []
         var started = false
+        /// Taken from the in-sight queue: the screen is done when every such job is.
+        var wasInSight = false
+        /// Its embedded preview was looked for (or is being): every cell in sight gets its first
+        /// paint before any of them is decoded.
+        var previewLookedFor = false
         init(key: JobKey, priority: Priority) {
             self.key = key
             self.priority = priority
@@ -67,7 +84,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
     public func resume() {
         let waiting = locked { () -> Int in
             paused = false
-            return visible.count + prefetch.count
+            return inSight.count + visible.count + prefetch.count
         }
         // Turns taken while paused found nothing to do: one more per waiting job.
         for _ in 0..<waiting { workers.submit { [weak self] in self?.runNextJob() } }
@@ -87,21 +104,18 @@ public final class ThumbnailLoader: @unchecked Sendable {
             var isNew = false
             if let existing = jobs[key] {
                 job = existing
-                if priority == .visible && existing.priority == .prefetch && !existing.started {
-                    // Promote: the cell is on screen now.
+                if priority == .visible && !existing.started && !inSight.contains(where: { $0 === existing }) {
+                    // Promote (the cell is bound now), or move it to the top of the stack: newest first.
                     prefetch.removeAll { $0 === existing }
-                    existing.priority = .visible
-                    visible.append(existing)
-                } else if priority == .visible && !existing.started {
-                    // Newest first: move it to the top of the stack.
                     visible.removeAll { $0 === existing }
-                    visible.append(existing)
+                    existing.priority = .visible
+                    enqueueVisible(existing)
                 }
             } else {
                 job = Job(key: key, priority: priority)
                 jobs[key] = job
                 isNew = true
-                if priority == .visible { visible.append(job) } else { prefetch.append(job) }
+                if priority == .visible { enqueueVisible(job) } else { prefetch.append(job) }
             }
             job.requests.append(request)
             if let cellPixels { job.cellPixels = max(job.cellPixels ?? 0, cellPixels) }
@@ -114,25 +128,64 @@ public final class ThumbnailLoader: @unchecked Sendable {
         // Each new job gives the workers one turn; the turn runs whichever job comes first then
         // (visible before prefetch, newest visible first), not necessarily this one.
         if isNew { workers.submit { [weak self] in self?.runNextJob() } }
+        // A job already queued that has just come into sight may run beside the screen's last.
+        giveTurns(locked { takeReleasedTurns() })
         return request
     }
 
     /// Runs the waiting jobs for `paths` before every other, `paths[0]` first. GtkGridView binds
     /// about 30 rows of cells around the view, and each asks as a visible cell; those bound last
     /// (below the view) would come first. The view names the cells actually in sight.
+    /// The view names the cells in sight each time the view moves; jobs asked for later for
+    /// these paths join that order too.
     public func putFirst(_ paths: [FilePath], flavor: ThumbnailFlavor) {
-        locked {
-            let waiting = paths.reversed().compactMap { path -> Job? in
+        let released = locked { () -> Int in
+            sightRanks = [:]
+            for (rank, path) in paths.enumerated() where sightRanks[JobKey(path: path, flavor: flavor)] == nil {
+                sightRanks[JobKey(path: path, flavor: flavor)] = rank
+            }
+            // What was in sight and no longer is waits with the other bound cells, newest first.
+            let left = inSight.filter { sightRanks[$0.key] == nil }
+            inSight.removeAll { sightRanks[$0.key] == nil }
+            visible.append(contentsOf: left)
+            let waiting = paths.compactMap { path -> Job? in
                 guard let job = jobs[JobKey(path: path, flavor: flavor)], !job.started else { return nil }
                 return job
             }
-            guard !waiting.isEmpty else { return }
             let moved = Set(waiting.map(ObjectIdentifier.init))
             visible.removeAll { moved.contains(ObjectIdentifier($0)) }
             prefetch.removeAll { moved.contains(ObjectIdentifier($0)) }
-            for job in waiting { job.priority = .visible }
-            visible.append(contentsOf: waiting)
+            for job in waiting where !inSight.contains(where: { $0 === job }) {
+                job.priority = .visible
+                inSight.append(job)
+            }
+            inSight.sort { sightRanks[$0.key, default: .max] < sightRanks[$1.key, default: .max] }
+            return takeReleasedTurns()
         }
+        giveTurns(released)
+    }
+
+    /// Held turns that may run now: all of them once the screen is done, else as many as jobs in
+    /// sight wait (a cell that came into sight meanwhile). (Called with the lock held.)
+    private func takeReleasedTurns() -> Int {
+        let released = runningInSight == 0 ? heldTurns : min(heldTurns, inSight.count)
+        heldTurns -= released
+        return released
+    }
+
+    private func giveTurns(_ count: Int) {
+        for _ in 0..<count { workers.submit { [weak self] in self?.runNextJob() } }
+    }
+
+    /// A visible job joins the cells in sight at its rank when the view named it, else the top of
+    /// the stack of bound cells. (Called with the lock held.)
+    private func enqueueVisible(_ job: Job) {
+        guard let rank = sightRanks[job.key] else {
+            visible.append(job)
+            return
+        }
+        let place = inSight.firstIndex { sightRanks[$0.key, default: .max] > rank } ?? inSight.endIndex
+        inSight.insert(job, at: place)
     }
 
     /// The thumbnail of this version of a file when it is in memory, at once: no queue, no hop
@@ -144,14 +197,25 @@ public final class ThumbnailLoader: @unchecked Sendable {
     }
 
     /// How many jobs wait (not started), for tests and the benchmark.
-    public var queuedCount: Int { locked { visible.count + prefetch.count } }
+    public var queuedCount: Int { locked { inSight.count + visible.count + prefetch.count } }
 
     // MARK: Workers
 
     /// One turn of a worker: runs the job that comes first now, if any.
     private func runNextJob() {
+        if let job = nextPreview() {
+            if let side = locked({ job.cellPixels }),
+               let preview = thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: side) {
+                for request in locked({ job.requests }) where !request.isCancelled {
+                    dispatcher.post { request.deliverPreliminary(preview) }
+                }
+            }
+            // This turn was the job's first: it needs another for its decode.
+            giveTurns(1)
+            return
+        }
         guard let job = nextJob() else { return }
-        let cellPixels = locked { job.cellPixels }
+        let cellPixels = locked { job.previewLookedFor ? nil : job.cellPixels }
         let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
             for request in locked({ job.requests }) where !request.isCancelled {
                 dispatcher.post { request.deliverPreliminary(preview) }
@@ -159,20 +223,46 @@ public final class ThumbnailLoader: @unchecked Sendable {
         }, isCancelled: { [self] in
             workers.isStopping || locked { job.requests.allSatisfy(\.isCancelled) }
         })
-        let requests = locked { () -> [ThumbnailRequest] in
+        let (requests, released) = locked { () -> ([ThumbnailRequest], Int) in
             // A job abandoned while it ran was already replaced by a newer one: leave that.
             if jobs[job.key] === job { jobs[job.key] = nil }
-            return job.requests
+            if job.wasInSight { runningInSight -= 1 }
+            return (job.requests, takeReleasedTurns())
         }
+        giveTurns(released)
         if case .failure(.cancelled) = result { return }
         for request in requests where !request.isCancelled {
             dispatcher.post { request.deliver(result) }
         }
     }
 
+    /// An in-sight cell's job whose embedded preview has not been looked for yet, top left first.
+    private func nextPreview() -> Job? {
+        locked {
+            guard !paused, let job = inSight.first(where: { !$0.previewLookedFor && $0.cellPixels != nil }) else { return nil }
+            job.previewLookedFor = true
+            return job
+        }
+    }
+
     private func nextJob() -> Job? {
         locked {
-            guard !paused, let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
+            guard !paused else { return nil }
+            if !inSight.isEmpty {
+                let job = inSight.removeFirst()
+                job.started = true
+                job.wasInSight = true
+                runningInSight += 1
+                return job
+            }
+            guard visible.count + prefetch.count > 0 else { return nil }
+            // The last cells in sight are still being made: nothing below the screen competes
+            // with them for the cores. This turn is given back when they are done.
+            if runningInSight > 0 {
+                heldTurns += 1
+                return nil
+            }
+            guard let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
             job.started = true
             return job
         }
@@ -185,6 +275,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
         guard job.requests.isEmpty else { return }
         if jobs[job.key] === job { jobs[job.key] = nil }
         guard !job.started else { return }
+        inSight.removeAll { $0 === job }
         visible.removeAll { $0 === job }
         prefetch.removeAll { $0 === job }
     }

@@ -28,6 +28,7 @@ func fuzzHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = VideoHeaders.read(file, mimeType: "video/mp4")
     _ = HEIFBoxes.read(file)
     _ = QuickDate.answer(file, head: Array(bytes.prefix(QuickDate.headLength)))
+    _ = ExifThumbnail.read(in: file)
     _ = JPEGScans.count(in: bytes)
     _ = JPEGScans.count(in: file)
     _ = ThumbnailHeader.parse(Array(bytes.prefix(ThumbnailHeader.bytesRead)))
