@@ -1,3 +1,4 @@
+import CGtk
 import GObjectSupport
 import PhotoLibrary
 
@@ -21,6 +22,19 @@ extension CaptureDate {
         let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3 else { return text }
         return Localization.date(year: parts[0], month: parts[1], day: parts[2]) ?? text
+    }
+}
+
+extension Asset {
+    /// The file's name as a person reads it (a name that is not UTF-8 shows GLib's stand-ins).
+    var displayName: String {
+        path.withCString { path in
+            guard let base = g_path_get_basename(path) else { return "" }
+            defer { g_free(base) }
+            guard let name = g_filename_display_name(base) else { return "" }
+            defer { g_free(name) }
+            return String(cString: name)
+        }
     }
 }
 

@@ -420,10 +420,11 @@ final class GridCell {
         }
     }
 
-    /// What a screen reader says: "Photo, 12 March 2024, picked 2 of 3".
+    /// What a screen reader says, and the tooltip: "IMG_1234.jpg, Photo, 12 March 2024, picked 2
+    /// of 3". The name first: it tells two shots of one moment apart, and finds IMG_1234.
     func accessibleName(for asset: Asset, number: Int?) -> String {
         // Parts joined by commas; each is a message of its own.
-        var parts = [asset.kind == .video ? i18n("Video") : i18n("Photo")]
+        var parts = [asset.displayName, asset.kind == .video ? i18n("Video") : i18n("Photo")]
         if let problem = picker?.unshowable[asset.id] { parts += [problem.title.lowercased(), i18n("cannot be picked")] }
         parts.append(asset.captureDate.spokenDate)
         if let duration = asset.duration, asset.kind == .video { parts.append(formatDuration(duration)) }

@@ -121,6 +121,11 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
                 view.openPreview(at: 0)
                 let caption = view.preview.captionText
                 XCTAssertTrue(caption.contains(language.date(parts[0], parts[1], parts[2])), "\(language.code): “\(caption)”")
+                // The file's name, first: IMG_1234 can be found, and two shots of a moment told apart (issue 19, defect 8).
+                let name = String(decoding: try XCTUnwrap(library.asset(id: id)).path.lastComponent, as: UTF8.self)
+                XCTAssertTrue(caption.hasPrefix(name + ", "), "\(language.code): “\(caption)”")
+                let cell = try XCTUnwrap(view.cells.compactMap(\.cell).first { $0.assetID == id })
+                XCTAssertTrue(cell.accessibleText.hasPrefix(name + ", "), "the tooltip and the screen reader: “\(cell.accessibleText)”")
                 view.closePreview()
 
                 // Counts take the language's plural forms (Russian: 21 / 2 / 5 take three).

@@ -19,9 +19,12 @@ extension PickerView {
         guard let id = model.assetID(at: position), let asset = controller.asset(id) else { return }
         preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
             let kind = asset.kind == .video ? i18n("Video") : i18n("Photo")
-            guard let number, let self else { return i18n("{kind}, {date}", ["kind": kind, "date": asset.captureDate.spokenDate]) }
-            return i18n("{kind}, {date}, picked {number} of {count}",
-                        ["kind": kind, "date": asset.captureDate.spokenDate, "number": String(number), "count": String(self.selection.count)])
+            guard let number, let self else {
+                return i18n("{name}, {kind}, {date}", ["name": asset.displayName, "kind": kind, "date": asset.captureDate.spokenDate])
+            }
+            return i18n("{name}, {kind}, {date}, picked {number} of {count}",
+                        ["name": asset.displayName, "kind": kind, "date": asset.captureDate.spokenDate,
+                         "number": String(number), "count": String(self.selection.count)])
         }
         showPreviewHeader(true)
         installPreviewKeys()
