@@ -267,6 +267,13 @@ final class GridCell {
     }
 
     /// Binds again to the same item (the thumbnail size changed).
+    /// The thumbnail size changed (a zoom step, another scale): the picture shown stays, scaled,
+    /// until the new one arrives, rather than a blank cell for the decode's time.
+    func reloadPicture() {
+        guard let picker, let id = assetID, let asset = picker.controller.asset(id) else { return rebind() }
+        requestPicture(of: asset)
+    }
+
     func rebind() {
         guard let listItem, let item = gtk_list_item_get_item(listItem) else { return }
         bind(item: item)

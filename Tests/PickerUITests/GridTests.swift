@@ -42,6 +42,35 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         return (view, window)
     }
 
+    /// A zoom step that needs larger thumbnails keeps each cell's picture, scaled, until its new
+    /// one comes: the grid went blank for the decodes' time (issue 19).
+    nonisolated func testAZoomStepKeepsThePicturesUntilTheLargerOnesCome() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let index = TestSupport.temporaryDirectory("zoom-index"), thumbnails = TestSupport.temporaryDirectory("zoom-thumbnails")
+            defer { try? FileManager.default.removeItem(at: index); try? FileManager.default.removeItem(at: thumbnails) }
+            let library = try PhotoLibrary(roots: [FilePath(TestSupport.packageRoot.appendingPathComponent("data/demo-library").path)],
+                                           location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
+            try library.scan()
+            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])))
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()) }
+            gtk_window_set_default_size(window.cast(), 960, 720)
+            gtk_window_set_child(window.cast(), view.widget)
+            try view.showAlbums()
+            gtk_window_present(window.cast())
+            let photos = { view.cells.compactMap(\.cell).filter { $0.assetID != nil && gtk_widget_get_mapped($0.root) != 0 } }
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline && (photos().isEmpty || GridCell.waiting > 0) { pump(seconds: 0.1) }
+            let shown = photos().filter(\.showsPicture)
+            XCTAssertGreaterThan(shown.count, 5)
+            let before = view.flavor
+            view.zoom(by: 1)
+            XCTAssertNotEqual(view.flavor, before, "a step to larger thumbnails")
+            XCTAssertEqual(shown.filter { !$0.showsPicture }.count, 0, "no cell went blank")
+        }
+    }
+
     nonisolated func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
         try MainActor.assumeIsolated {
             let (view, window) = try openPicker(count: 60_000)

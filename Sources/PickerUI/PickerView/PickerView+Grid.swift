@@ -31,7 +31,7 @@ extension PickerView {
         prefetcher = Prefetcher(loader: loader, flavor: flavor)
         for cell in cells.compactMap(\.cell) {
             cell.resize(to: clamped)
-            if flavor != oldFlavor { cell.rebind() }
+            if flavor != oldFlavor { cell.reloadPicture() }
         }
         fitColumns()
         gtk_widget_queue_resize(grid)
@@ -52,7 +52,7 @@ extension PickerView {
         if shown != shownCellSize {
             let oldFlavor = flavor
             shownCellSize = shown
-            if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.rebind() } }
+            if flavor != oldFlavor { cells.compactMap(\.cell).forEach { $0.reloadPicture() } }
         }
     }
 
@@ -102,7 +102,11 @@ extension PickerView {
     }
 
     func prefetchAroundView() {
-        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
+        // Before the grid is laid out its page is empty: the cells in sight are not known yet (a
+        // range worked out then named one cell, and put the first screen's early jobs behind
+        // the rows bound below it). The view tries again once GTK has laid it out.
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
+              gtk_adjustment_get_page_size(adjustment) > 0, gtk_widget_get_width(grid) > 1 else { return }
         let width = max(1, Int(gtk_widget_get_width(grid)))
         let cellSpan = max(shownCellSize, cellSize) + 4
         let columns = max(1, width / cellSpan)

@@ -249,6 +249,10 @@ public final class PickerView {
         Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
+            // Laid out (or resized): the cells in sight are known now, and go first.
+            Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
+                self?.inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
+            })
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
             // The width changes inside GTK's layout pass (the grid configures this adjustment
