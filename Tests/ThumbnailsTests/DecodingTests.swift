@@ -169,6 +169,34 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual([width, height], [64, 16_711_728])
     }
 
+    /// A JPEG cut off in its image data (a download that stopped) decodes grey below the cut
+    /// without an error from GdkPixbuf: it is damaged, said so, and cannot be picked (issue 19,
+    /// defect 5). Data after the end marker (a phone's motion video) is no damage.
+    func testACutOffJPEGIsDamagedAndDataAfterItsEndIsNot() throws {
+        let folder = TestSupport.temporaryDirectory("cut-jpeg")
+        let whole = folder.appendingPathComponent("whole.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "400x300", "plasma:fractal", "-quality", "90", whole.path]).status, 0)
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "400x300", "plasma:fractal", "-interlace", "JPEG",
+                                                                folder.appendingPathComponent("progressive.jpg").path]).status, 0)
+        let bytes = try Data(contentsOf: whole)
+        try bytes.prefix(bytes.count / 2).write(to: folder.appendingPathComponent("cut.jpg"))
+        let progressive = try Data(contentsOf: folder.appendingPathComponent("progressive.jpg"))
+        try progressive.prefix(progressive.count * 2 / 3).write(to: folder.appendingPathComponent("cut-progressive.jpg"))
+        try (bytes + Data(repeating: 0x42, count: 50_000)).write(to: folder.appendingPathComponent("motion.jpg"))
+        let decoder = thumbnailer()
+        for name in ["cut.jpg", "cut-progressive.jpg"] {
+            guard case .failure(let failure) = decoder.thumbnail(for: FilePath(folder.appendingPathComponent(name).path), flavor: .normal) else {
+                XCTFail("\(name) is damaged"); continue
+            }
+            XCTAssertEqual(failure.description, "cannot decode: the JPEG file is cut off (no end of image)", name)
+        }
+        for name in ["whole.jpg", "progressive.jpg", "motion.jpg"] {
+            guard case .success = decoder.thumbnail(for: FilePath(folder.appendingPathComponent(name).path), flavor: .normal) else {
+                XCTFail("\(name) is whole"); continue
+            }
+        }
+    }
+
     func testAnimatedGIFGivesItsFirstFrame() throws {
         let file = TestSupport.temporaryDirectory("gif").appendingPathComponent("anim.gif")
         XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-delay", "10", "-size", "40x40", "xc:red", "xc:blue", file.path]).status, 0)

@@ -47,6 +47,11 @@ public struct ImageDecoder: Sendable {
         if let scans = JPEGScans.count(in: file), scans > JPEGScans.limit {
             return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
         }
+        // GdkPixbuf decodes what there is of a cut-off JPEG, grey below the cut, mostly without
+        // an error: such a file is damaged, not a photo to send (said before any decoding).
+        if JPEGScans.isCutOff(file) == true {
+            return .failure(.undecodable("the JPEG file is cut off (no end of image)"))
+        }
         let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: box)
         var error: UnsafeMutablePointer<GError>?
         let decoded = LoaderMessages.quietly {

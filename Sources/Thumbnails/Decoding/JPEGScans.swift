@@ -24,34 +24,59 @@ enum JPEGScans {
     }
 
     private static func count(_ source: Reader, upTo limit: Int) -> Int? {
+        guard let walk = walk(source, upTo: limit, stoppingAtSequential: true), walk.progressive else { return nil }
+        return walk.scans
+    }
+
+    /// Whether a JPEG ends before its end-of-image marker: cut off (a download or a copy that
+    /// stopped). GdkPixbuf decodes what there is, grey below the cut, without an error. Data after
+    /// the marker (a phone's motion video, a trailer) does not count: the walk stops at the
+    /// first image's end. Nil when `file` is not a JPEG or its markers do not read cleanly.
+    static func isCutOff(_ file: OpenFile) -> Bool? {
+        guard let walk = walk(Reader(size: file.size, read: file.read), upTo: limit, stoppingAtSequential: false) else { return nil }
+        return walk.ranOut
+    }
+
+    private struct Walk {
+        var scans = 0
+        var progressive = false
+        /// The file ended inside the image, before its end-of-image marker.
+        var ranOut = false
+    }
+
+    /// The JPEG's markers, from the start to its end-of-image marker (or `limit` scans).
+    private static func walk(_ source: Reader, upTo limit: Int, stoppingAtSequential: Bool) -> Walk? {
         var reader = source
         guard reader.byte(at: 0) == 0xFF, reader.byte(at: 1) == 0xD8 else { return nil }
-        var offset: Int64 = 2, scans = 0, progressive = false
-        while scans <= limit {
+        var offset: Int64 = 2
+        var result = Walk()
+        while result.scans <= limit {
+            guard offset < reader.size else { result.ranOut = true; return result }
             // A marker: 0xFF, perhaps more 0xFF as fill, then its code.
-            guard reader.byte(at: offset) == 0xFF else { break }
+            guard reader.byte(at: offset) == 0xFF else { return nil }
             var position = offset + 1
             while reader.byte(at: position) == 0xFF { position += 1 }
-            guard let marker = reader.byte(at: position) else { break }
+            guard let marker = reader.byte(at: position) else { result.ranOut = true; return result }
             offset = position + 1
-            if marker == 0xD9 { break }                     // end of image
+            if marker == 0xD9 { return result }             // end of image
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }  // no length
-            guard let high = reader.byte(at: offset), let low = reader.byte(at: offset + 1) else { break }
+            guard let high = reader.byte(at: offset), let low = reader.byte(at: offset + 1) else { result.ranOut = true; return result }
             let length = Int64(high) << 8 | Int64(low)
-            guard length >= 2 else { break }
+            guard length >= 2 else { return nil }
             switch marker {
-            case 0xC2, 0xC6, 0xCA, 0xCE: progressive = true  // SOF2, 6, 10, 14
-            case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF: return nil  // sequential
+            case 0xC2, 0xC6, 0xCA, 0xCE: result.progressive = true  // SOF2, 6, 10, 14
+            case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF:  // sequential
+                if stoppingAtSequential { return result }
             default: break
             }
             offset += length
             if marker == 0xDA {                              // start of scan: skip its data
-                scans += 1
-                guard let next = reader.nextMarker(from: offset) else { break }
+                result.scans += 1
+                guard let next = reader.nextMarker(from: offset) else { result.ranOut = true; return result }
                 offset = next
             }
         }
-        return progressive ? scans : nil
+        return result
     }
 
     /// Reads the file in blocks, for a walk that goes mostly forwards.
