@@ -156,6 +156,19 @@ final class AlbumSwitcher {
         photopick_accessible_set_label(widget, i18n("Album: {name}", ["name": name]))
     }
 
+    /// Under a title, as a subtitle: a smaller, plainer line that still opens the list.
+    var isCompact = false {
+        didSet {
+            if isCompact {
+                gtk_widget_add_css_class(widget, "album-switcher-compact")
+                gtk_widget_remove_css_class(buttonLabel, "title")
+            } else {
+                gtk_widget_remove_css_class(widget, "album-switcher-compact")
+                gtk_widget_add_css_class(buttonLabel, "title")
+            }
+        }
+    }
+
     func popup() { gtk_popover_popup(popover.cast()) }
     func popdown() { gtk_popover_popdown(popover.cast()) }
 

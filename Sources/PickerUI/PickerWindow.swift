@@ -61,6 +61,8 @@ public enum PickerWindow {
         public var timeout: Int?
         /// Modal for the window it is attached to.
         public var modal = false
+        /// The program's version, for the app's About window.
+        public var version = ""
         /// Enter confirms, as in a file chooser (zenity's `--file-selection`, `--multiple` too):
         /// the picks, or the focused photo when nothing is picked. Otherwise Enter picks.
         public var enterConfirms = false
@@ -189,10 +191,14 @@ public enum PickerWindow {
         session.view = view
         // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
         let header = adw_header_bar_new()!
-        adw_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
-        adw_header_bar_set_show_start_title_buttons(header.opaque, 0)
-        adw_header_bar_set_show_end_title_buttons(header.opaque, 0)
-        adw_header_bar_pack_start(header.opaque, view.cancelButton)
+        view.title = session.options.title
+        adw_header_bar_set_title_widget(header.opaque, view.titleWidget)
+        // The app from the menu is a window like any other: the desktop's title buttons (its
+        // decoration layout), Ctrl+W and Ctrl+Q; a script's picker is a dialog, closed by Cancel.
+        let isApp = session.options.isDesktopApp
+        adw_header_bar_set_show_start_title_buttons(header.opaque, isApp ? 1 : 0)
+        adw_header_bar_set_show_end_title_buttons(header.opaque, isApp ? 1 : 0)
+        if !isApp { adw_header_bar_pack_start(header.opaque, view.cancelButton) }
         adw_header_bar_pack_start(header.opaque, view.previewBackButton)  // the view shows these two
         adw_header_bar_pack_start(header.opaque, view.progress)
         adw_header_bar_pack_end(header.opaque, view.confirmButton)
@@ -257,7 +263,7 @@ public enum PickerWindow {
         PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view,
                               desktop: session.options.isDesktopApp)
         if session.options.isDesktopApp {
-            let desktop = DesktopActions(window: window, view: view)
+            let desktop = DesktopActions(window: window, view: view, version: session.options.version)
             adw_header_bar_pack_end(header.opaque, desktop.menuButton)
         }
         view.onChooseFolder = { [weak view, weak session] folder in

@@ -32,7 +32,7 @@ final class DesktopAppTests: WindowTestCase {
 
     private func openApp(environment: [String: String] = [:]) throws -> WindowProcess {
         try WindowProcess(display: display, arguments: ["--desktop", "--library", folder.path, "--no-camera", "--width", "960", "--height", "720"],
-                          dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+                          dataHome: dataHome, cacheHome: cacheHome, environment: environment, title: "Photopick")
     }
 
     private func clipboard(_ target: String) throws -> String {
@@ -40,12 +40,13 @@ final class DesktopAppTests: WindowTestCase {
         return String(decoding: result.output, as: UTF8.self)
     }
 
-    /// The header's menu (left of Copy) and one of its items.
+    /// The header's main menu (left of Copy, whose words hold the count: "Copy 2") and one of
+    /// the items of its first section.
     private func chooseFromMenu(_ app: WindowProcess, item: Int) throws {
-        try app.click(x: 840, y: 27)
+        try app.click(x: 726, y: 27)
         try app.display.waitForPopover(showing: true)
         usleep(200_000)
-        try app.click(x: 840, y: 79 + 32 * item)
+        try app.click(x: 690, y: 79 + 32 * item)
         usleep(600_000)
     }
 

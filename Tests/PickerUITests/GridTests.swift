@@ -71,6 +71,22 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The header says what the picker is for, over the album switcher (issue 19, defect 7:
+    /// `--title` reached only the window manager's title).
+    nonisolated func testTheTitleShowsOverTheAlbumSwitcher() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 10, pausedLoader: true)
+            defer { gtk_window_destroy(window.cast()) }
+            XCTAssertEqual(gtk_widget_get_visible(view.titleLabel), 0, "no title: the switcher alone")
+            view.title = "Attach photos"
+            XCTAssertEqual(String(cString: gtk_label_get_text(view.titleLabel.opaque)), "Attach photos")
+            XCTAssertEqual(gtk_widget_get_visible(view.titleLabel), 1)
+            XCTAssertEqual(gtk_widget_get_parent(view.titleLabel), view.titleWidget)
+            XCTAssertEqual(gtk_widget_get_parent(view.albumSwitcher), view.titleWidget, "the switcher under it")
+            XCTAssertNotEqual(gtk_widget_has_css_class(view.albumSwitcher, "album-switcher-compact"), 0)
+        }
+    }
+
     nonisolated func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
         try MainActor.assumeIsolated {
             let (view, window) = try openPicker(count: 60_000)

@@ -33,7 +33,8 @@ final class OpeningAlbumTests: WindowTestCase {
     /// The app copies its picks to the clipboard instead of printing them: read them there.
     func testTheAppFromTheMenuReopensTheRememberedAlbum() throws {
         let favorites = try list("Favorites")
-        let app = try WindowProcess(display: display, arguments: ["--library", library.path, "--desktop"], dataHome: dataHome, cacheHome: cacheHome)
+        let app = try WindowProcess(display: display, arguments: ["--library", library.path, "--desktop"], dataHome: dataHome, cacheHome: cacheHome,
+                                    title: "Photopick")
         defer { app.stop() }
         try app.keys("space", "ctrl+Return")
         usleep(400_000)

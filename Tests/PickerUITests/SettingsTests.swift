@@ -24,7 +24,7 @@ final class SettingsTests: WindowTestCase {
         XCTAssertEqual(try gsettings("cell-size"), "120", "the default before any run")
 
         let app = try WindowProcess(display: display, arguments: ["--desktop", "--library", library.path, "--no-camera", "--album", "Favorites"],
-                                    dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+                                    dataHome: dataHome, cacheHome: cacheHome, environment: environment, title: "Photopick")
         try app.keys("ctrl+plus", "ctrl+q")  // (Escape does not close the app from the menu)
         XCTAssertEqual(app.finish().status, 1)
         XCTAssertEqual(try gsettings("cell-size"), "160", "one step larger")

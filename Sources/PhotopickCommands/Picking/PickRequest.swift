@@ -115,6 +115,7 @@ struct PickRequest {
             options.timeout = timeout
         }
         options.modal = parser.flag("modal")
+        options.version = photopickVersion
         options.enterConfirms = zenityMode
         if let text = parser.string("attach") {
             var end: UnsafeMutablePointer<CChar>?
@@ -129,6 +130,9 @@ struct PickRequest {
         options.cameraDevice = parser.string("camera")
         options.restoresAlbum = parser.flag("desktop")
         options.isDesktopApp = parser.flag("desktop")
+        // The app from the menu is named by its name, as every app is; a script's picker by
+        // what it is for ("Pick Photos", or its --title).
+        if options.isDesktopApp && parser.string("title") == nil { options.title = "Photopick" }
         options.isDBusService = parser.flag("gapplication-service")
         if options.isDBusService && !options.isDesktopApp {
             throw UsageError(message: i18n("--gapplication-service is for the app from the menu: use it with --desktop"))

@@ -19,17 +19,28 @@ final class DesktopActions {
     private var folderDialog: OpaquePointer?
     let menuButton: UnsafeMutablePointer<GtkWidget>
 
-    init(window: UnsafeMutablePointer<GtkWidget>, view: PickerView) {
+    private let version: String
+
+    init(window: UnsafeMutablePointer<GtkWidget>, view: PickerView, version: String) {
         self.window = window
         self.view = view
+        self.version = version
+        // What to do with the picks, then the app's own entries, as GNOME apps' main menus end.
         let menu = g_menu_new()!
-        g_menu_append(menu, i18n("Open"), "win.open-picked")
-        g_menu_append(menu, i18n("Copy to Folder…"), "win.copy-to-folder")
+        let picks = g_menu_new()!, app = g_menu_new()!
+        g_menu_append(picks, i18n("Open"), "win.open-picked")
+        g_menu_append(picks, i18n("Copy to Folder…"), "win.copy-to-folder")
+        g_menu_append(app, i18n("Keyboard Shortcuts"), "win.show-help-overlay")
+        g_menu_append(app, i18n("About Photopick"), "win.about")
+        for section in [picks, app] {
+            g_menu_append_section(menu, nil, UnsafeMutableRawPointer(section).assumingMemoryBound(to: GMenuModel.self))
+            g_object_unref(UnsafeMutableRawPointer(section))
+        }
         menuButton = gtk_menu_button_new()
         gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "view-more-symbolic")
         gtk_menu_button_set_menu_model(OpaquePointer(menuButton), UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GMenuModel.self))
-        gtk_widget_set_tooltip_text(menuButton, i18n("Open or copy the picked photos"))
-        photopick_accessible_set_label(menuButton, i18n("More actions for the picked photos"))
+        gtk_widget_set_tooltip_text(menuButton, i18n("Main menu"))
+        photopick_accessible_set_label(menuButton, i18n("Main menu"))
         g_object_unref(UnsafeMutableRawPointer(menu))
 
         view.confirmLabel = i18n("Copy")
@@ -41,6 +52,10 @@ final class DesktopActions {
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }
         updateEnabled()
+        let about = g_simple_action_new("about", nil)!
+        Signal.connectAction(about) { [weak self] in self?.showAbout() }
+        g_action_map_add_action(OpaquePointer(window), about)
+        g_object_unref(UnsafeMutableRawPointer(about))
         selectionObservation = view.selection.observe { [weak self] _ in self?.updateEnabled() }
         // Everything held here goes with the window.
         attach(self, to: window.raw, key: "photopick-desktop-actions")
@@ -57,7 +72,29 @@ final class DesktopActions {
     private func updateEnabled() {
         let any: gboolean = (view?.selection.count ?? 0) > 0 ? 1 : 0
         for action in actions { g_simple_action_set_enabled(action, any) }
-        gtk_widget_set_sensitive(menuButton, any)
+    }
+
+    /// The About window: name, version and the newest release's notes (from the installed
+    /// metainfo, as GNOME apps' About windows show them).
+    private func showAbout() {
+        let about = adw_about_window_new()!
+        let raw = OpaquePointer(about)
+        adw_about_window_set_application_name(raw, "Photopick")
+        adw_about_window_set_application_icon(raw, PickerWindow.applicationID)
+        adw_about_window_set_version(raw, version)
+        adw_about_window_set_comments(raw, i18n("Pick photos and videos from your library"))
+        adw_about_window_set_developer_name(raw, i18n("The Photopick developers"))
+        adw_about_window_set_website(raw, "https://github.com/photopick/photopick")
+        adw_about_window_set_issue_url(raw, "https://github.com/photopick/photopick/issues")
+        adw_about_window_set_license_type(raw, GTK_LICENSE_GPL_3_0)
+        if let notes = Metainfo.newestReleaseNotes() {
+            adw_about_window_set_release_notes_version(raw, notes.version)
+            adw_about_window_set_release_notes(raw, notes.markup)
+        }
+        gtk_window_set_transient_for(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self),
+                                     UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self))
+        gtk_window_set_modal(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self), 1)
+        gtk_window_present(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self))
     }
 
     private var picked: [Asset] { view.map { $0.controller.assets($0.selection.picked) } ?? [] }
