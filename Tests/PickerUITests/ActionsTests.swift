@@ -27,6 +27,22 @@ final class ActionsTests: WindowTestCase {
         XCTAssertEqual(picker.finish().status, 1)
     }
 
+    /// The app from the menu lists its own keys: Copy, Close and Quit, and Escape only going
+    /// back; a script's picker lists Cancel (issue 19, defect 10: it described the script's).
+    func testTheAppFromTheMenuListsItsOwnShortcuts() throws {
+        MainActor.assumeIsolated {
+            let app = Dictionary(uniqueKeysWithValues: PickerActions.commands(desktop: true).map { ($0.name, $0) })
+            XCTAssertEqual(app["confirm"]?.title, "Copy the picked photos")
+            XCTAssertEqual(app["cancel"]?.title, "Go back from the preview or the camera")
+            XCTAssertEqual(app["close"]?.accelerators, ["<Control>w"])
+            XCTAssertEqual(app["quit"]?.accelerators, ["<Control>q"])
+            let script = Dictionary(uniqueKeysWithValues: PickerActions.commands(desktop: false).map { ($0.name, $0) })
+            XCTAssertEqual(script["confirm"]?.title, "Add the picked photos")
+            XCTAssertNil(script["quit"])
+            XCTAssertNil(script["close"])
+        }
+    }
+
     /// Ctrl+O opens the album list wherever the focus is; its search takes the name.
     func testControlOChoosesAnAlbumByKeyboard() throws {
         let videos = try list("Videos")
