@@ -129,6 +129,29 @@ final class RealToolReaderTests: XCTestCase {
         XCTAssertEqual(media.height, 96)
     }
 
+    /// Every video container GStreamer plays here is a video, Matroska and ASF among them (their
+    /// bytes sniff as "Matroska stream" and "ASF video": .mkv and .wmv files were refused, and a
+    /// script's `*.mkv` filter listed nothing: issue 19, defect 21).
+    func testEveryVideoContainerGStreamerPlaysIsAVideo() throws {
+        let source = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=10:duration=1"]
+        let made: [(String, [String], String)] = [
+            ("clip.mkv", ["-c:v", "libx264"], "video/x-matroska"), ("clip.webm", ["-c:v", "libvpx"], "video/webm"),
+            ("clip.mp4", [], "video/mp4"), ("clip.mov", [], "video/quicktime"), ("clip.avi", ["-c:v", "mpeg4"], "video/x-msvideo"),
+            ("clip.mpg", ["-c:v", "mpeg2video"], "video/mpeg"), ("clip.ts", ["-c:v", "mpeg2video", "-f", "mpegts"], "video/mp2t"),
+            ("clip.ogv", ["-c:v", "libtheora"], "video/x-theora+ogg"), ("clip.wmv", ["-c:v", "wmv2"], "video/x-ms-wmv"),
+            ("clip.m4v", [], "video/mp4"),
+        ]
+        for (name, codec, mimeType) in made {
+            let media = try read(try make(name, "/usr/bin/ffmpeg", source + codec + ["OUT"]))
+            XCTAssertEqual(media.kind, .video, name)
+            XCTAssertTrue(media.mimeType == mimeType || (name == "clip.m4v" && media.mimeType.hasPrefix("video/")), "\(name): \(media.mimeType)")
+        }
+        // A Matroska file whose name does not say (a download's) is a video too.
+        let unnamed = try make("download", "/usr/bin/ffmpeg", source + ["-c:v", "libx264", "-f", "matroska", "OUT"])
+        XCTAssertEqual(try read(unnamed).mimeType, "video/x-matroska")
+        XCTAssertEqual(try read(try make("clip2.mkv", "/usr/bin/ffmpeg", source + ["-c:v", "libx264", "OUT"])).duration ?? 0, 1, accuracy: 0.05)
+    }
+
     func testContentDecidesTheTypeNotTheName() throws {
         let png = try make("really-a-png.jpg", convert, ["-size", "8x8", "xc:red", "png:OUT"])
         XCTAssertEqual(try read(png).mimeType, "image/png")

@@ -54,6 +54,12 @@ enum MetadataReader {
         if !contentGuess.isMedia, nameGuess.isMedia, PixbufLoaders.recognises(head, as: nameGuess.mimeType) {
             contentGuess = nameGuess
         }
+        // shared-mime-info names some containers by their format, not as video: Matroska
+        // ("Matroska stream", an .mkv's bytes), ASF (a .wmv's), Ogg. Named as a video, or not
+        // named as audio, such a file is the video the name says (or the container's video type).
+        if !contentGuess.isMedia, let video = Self.videoContainers[contentGuess.mimeType], !nameGuess.mimeType.hasPrefix("audio/") {
+            contentGuess = nameGuess.isVideo ? nameGuess : ContentType.Guess(mimeType: video, isUncertain: false)
+        }
         guard contentGuess.isMedia else {
             guard nameGuess.isMedia else { return .notMedia }
             let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
@@ -65,6 +71,14 @@ enum MetadataReader {
         }
         return readPhoto(file, path: path, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
     }
+
+    /// Containers GStreamer plays video from that content sniffing names by their format, and
+    /// the video type each is when its name does not say.
+    static let videoContainers = [
+        "application/x-matroska": "video/x-matroska",
+        "application/vnd.ms-asf": "video/x-ms-asf",
+        "application/ogg": "video/ogg",
+    ]
 
     private static func readVideo(_ file: OpenFile, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
         switch VideoHeaders.read(file, mimeType: mimeType) {
