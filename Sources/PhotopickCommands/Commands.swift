@@ -203,6 +203,14 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
 
 /// One asset as a JSON object: what a script needs to choose files without opening them.
 /// `path`: where the file is now, when not at the asset's own path (a `--copy-to` copy).
+/// A file the library does not describe: its path.
+func describePath(_ path: FilePath) -> String {
+    var object = JSONObject()
+    object.add("path", path.displayString)
+    if path.exactString == nil { object.add("path_base64", base64(path.bytes)) }
+    return object.text
+}
+
 func describe(_ asset: Asset, library: PhotoLibrary, at path: FilePath? = nil) -> String {
     let path = path ?? asset.path
     var object = JSONObject()

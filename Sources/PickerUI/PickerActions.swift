@@ -53,6 +53,7 @@ enum PickerActions {
             Command("zoom-out", i18n("Smaller thumbnails"), accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: viewing) { $0.zoom(by: -1) },
             Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing) { $0.albumSwitcherPopup() },
             Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera) { $0.openCapture() },
+            Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking) { $0.openLocation() },
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general) { _ in },
         ]
         if desktop {
@@ -86,7 +87,12 @@ enum PickerActions {
         let camera = g_action_map_lookup_action(OpaquePointer(window), "take-photo")
         g_simple_action_set_enabled(camera, hasCamera ? 1 : 0)
         // GtkApplicationWindow makes "win.show-help-overlay" from it.
-        installShortcutsWindow(on: window, listing: commands.filter { hasCamera || $0.name != "take-photo" })
+        // The app from the menu takes no typed path: the command is off there, and not listed.
+        let location = g_action_map_lookup_action(OpaquePointer(window), "location")
+        g_simple_action_set_enabled(location, view.offersLocation ? 1 : 0)
+        installShortcutsWindow(on: window, listing: commands.filter {
+            (hasCamera || $0.name != "take-photo") && (view.offersLocation || $0.name != "location")
+        })
     }
 
     /// A GtkShortcutsWindow listing `commands`, from GtkBuilder XML written here.
@@ -122,7 +128,8 @@ enum PickerActions {
 extension PickerView {
     /// Escape: back from the preview or the capture view, else cancel (where Escape cancels).
     func cancelOrGoBack() {
-        if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() } else if escapeCancels { onCancel?() }
+        if locationIsOpen { closeLocation() } else if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() }
+        else if escapeCancels { onCancel?() }
     }
 }
 

@@ -13,6 +13,8 @@ public enum PickerWindow {
     public enum Outcome {
         /// Confirmed: the picked assets in pick order.
         case picked([Asset])
+        /// A file whose path the person typed (Ctrl+L), which the library may not hold.
+        case typed(FilePath)
         /// Cancel, Escape or the window closed.
         case cancelled
         /// `timeout` seconds went by first.
@@ -187,6 +189,7 @@ public enum PickerWindow {
         view.confirmLabel = session.options.confirmLabel
         gtk_button_set_label(view.cancelButton.cast(), session.options.cancelLabel)
         view.filter = AssetFilter(mimeTypes: session.options.mimeTypes, namePatterns: session.options.fileFilters.first?.patterns ?? [])
+        view.filterName = session.options.fileFilters.first?.name
         if let size = state.cellSize { view.setCellSize(size) }
         session.view = view
         // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
@@ -203,7 +206,8 @@ public enum PickerWindow {
         adw_header_bar_pack_start(header.opaque, view.progress)
         adw_header_bar_pack_end(header.opaque, view.confirmButton)
         adw_header_bar_pack_end(header.opaque, view.previewPickButton)    // instead of the three others
-        if session.options.fileFilters.count > 1 {
+        // Shown for a single filter too, as zenity shows it: the person sees why files are hidden.
+        if !session.options.fileFilters.isEmpty {
             adw_header_bar_pack_end(header.opaque, fileFilterChooser(session.options, view: view))
         }
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
@@ -247,6 +251,12 @@ public enum PickerWindow {
         view.onConfirm = { [weak session] assets in
             session?.outcome = .picked(assets)
             close()
+        }
+        if !session.options.isDesktopApp {
+            view.onTypedPath = { [weak session] path in
+                session?.outcome = .typed(path)
+                close()
+            }
         }
         if let seconds = session.options.timeout {
             // Owned by the window: it goes with it.
@@ -374,6 +384,7 @@ public enum PickerWindow {
             guard let view else { return }
             let index = Int(gtk_drop_down_get_selected(OpaquePointer(chooser)))
             guard options.fileFilters.indices.contains(index) else { return }
+            view.filterName = options.fileFilters[index].name
             view.filter = AssetFilter(mimeTypes: options.mimeTypes, namePatterns: options.fileFilters[index].patterns)
         }
         return chooser

@@ -10,9 +10,11 @@ enum Style {
     static let css = """
     .photo-grid { padding: 4px; }
     .photo-grid > child { padding: 2px; }
-    /* The keyboard focus: a ring in the text colour around the cell, unlike the pick ring. */
+    /* The keyboard focus: a ring in the text colour around the cell, unlike the pick ring, drawn
+       outside the photo on the window's own colour: over a dark photo's edge it was lost. */
     .photo-grid > child { border-radius: 10px; }
-    .photo-grid > child:focus:focus-visible { outline: 2px solid @window_fg_color; outline-offset: -1px; }
+    .photo-grid > child:focus:focus-visible { outline: 2px solid @window_fg_color; outline-offset: 1px; }
+    .location-bar { padding: 8px 10px; }
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }

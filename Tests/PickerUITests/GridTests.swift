@@ -87,6 +87,23 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A filter that hides every photo says so, by its name, instead of "No Photos Yet" (issue
+    /// 19, defect 20).
+    nonisolated func testAFilterThatHidesEverythingSaysSo() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 20, pausedLoader: true)
+            defer { gtk_window_destroy(window.cast()) }
+            XCTAssertNil(view.emptyStateShown)
+            view.filterName = "Raw photos"
+            view.filter = AssetFilter(namePatterns: ["*.cr2"])
+            pump(seconds: 0.3)
+            view.updateEmptyState()
+            XCTAssertEqual(view.emptyStateShown?.title, "Nothing Matches “Raw photos”")
+            XCTAssertEqual(view.emptyStateShown?.description.hasPrefix("Every photo and video in Recents is hidden by this filter"), true)
+            XCTAssertNotEqual(gtk_widget_get_visible(view.emptyState), 0)
+        }
+    }
+
     nonisolated func testScrollingTenScreensOfSixtyThousandKeepsFewItemsAlive() throws {
         try MainActor.assumeIsolated {
             let (view, window) = try openPicker(count: 60_000)

@@ -168,6 +168,39 @@ final class ScriptModeTests: WindowTestCase {
         XCTAssertTrue(result.errors.contains("--filename /nowhere/at/all.jpg: No such file or directory; opening Recents"), result.errors)
     }
 
+    /// Ctrl+L takes a typed path, as zenity's chooser does: a file the filter hides, or one
+    /// outside the library, is the answer (issue 19, defect 19). A folder is refused in words,
+    /// Escape closes the bar, a second Escape cancels.
+    func testControlLTakesATypedPath() throws {
+        let elsewhere = TestSupport.temporaryDirectory("typed").appendingPathComponent("report.pdf")
+        try Data("%PDF-1.4 not a photo".utf8).write(to: elsewhere)
+        let filtered = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera", "--file-selection",
+                                                                        "--file-filter=PNG images | *.png"], dataHome: dataHome, cacheHome: cacheHome)
+        usleep(400_000)
+        try filtered.keys("ctrl+l")
+        try display.xdotool(["type", "--delay", "15", elsewhere.path])
+        try filtered.keys("Return")
+        let typed = filtered.finishWithBytes()
+        XCTAssertEqual(typed.status, 0, filtered.errorText)
+        XCTAssertEqual(String(decoding: typed.output, as: UTF8.self), elsewhere.path + "\n")
+
+        let window = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera", "--file-selection"],
+                                       dataHome: dataHome, cacheHome: cacheHome)
+        usleep(400_000)
+        try window.keys("ctrl+l")
+        try display.xdotool(["type", "--delay", "15", folder.path])
+        try window.keys("Return")
+        usleep(400_000)
+        XCTAssertTrue(window.isRunning, "a folder is no answer: the picker stays")
+        try window.keys("Escape")
+        usleep(300_000)
+        XCTAssertTrue(window.isRunning, "the first Escape closes the bar")
+        try window.keys("Escape")
+        let (status, output) = window.finishWithBytes()
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(output, Data())
+    }
+
     /// --attach makes the window transient for the other program's window; --width and
     /// --height size it (and are not remembered as the person's size).
     func testAttachAndSize() throws {

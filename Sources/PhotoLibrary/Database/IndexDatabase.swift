@@ -163,11 +163,12 @@ enum IndexDatabase {
 
     private static func migrate(_ connection: SQLiteConnection, from version: Int64) throws {
         guard version < Schema.currentVersion else { return }
-        for next in Int(version)..<Schema.migrations.count {
-            try connection.transaction {
-                try connection.execute(Schema.migrations[next])
-                try connection.execute("PRAGMA user_version = \(next + 1)")
-            }
+        // Every step in one transaction: a killed upgrade leaves the old version intact, and a
+        // new index writes each page once (a transaction a step wrote the first pages four
+        // times, which a nearly full disk could not take).
+        try connection.transaction {
+            for next in Int(version)..<Schema.migrations.count { try connection.execute(Schema.migrations[next]) }
+            try connection.execute("PRAGMA user_version = \(Schema.currentVersion)")
         }
     }
 

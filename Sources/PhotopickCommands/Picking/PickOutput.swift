@@ -42,8 +42,9 @@ enum PickOutput {
         case .joined(let separator, let uri):
             return Array(paths.map { text($0, uri: uri) }.joined(separator: separator)) + [UInt8(ascii: "\n")]
         case .json:
-            // A copy is described as the picked asset, at the copy's path.
-            let objects = zip(assets, paths).map { describe($0, library: library, at: $1) }
+            // A copy is described as the picked asset, at the copy's path; a typed path (Ctrl+L),
+            // which the library may not hold, by its path alone.
+            let objects = assets.isEmpty ? paths.map(describePath) : zip(assets, paths).map { describe($0, library: library, at: $1) }
             return Array(("[" + objects.joined(separator: ",\n ") + "]\n").utf8)
         }
     }

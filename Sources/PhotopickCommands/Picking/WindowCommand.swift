@@ -66,6 +66,20 @@ import PickerUI
         return codes.timedOut
     case .handedToRunningApp:
         return codes.confirmed
+    case .typed(let typed):
+        var paths = [typed]
+        if let destination = request.copyDestination {
+            do {
+                paths = try FileCopier(into: destination).copy(paths)
+            } catch {
+                warn(error.description)
+                return codes.error
+            }
+        }
+        var output = StandardOutput()
+        output.write(PickOutput.render([], paths: paths, format: request.output, library: library))
+        output.flush()
+        return codes.confirmed
     case .picked(let picked):
         let assets: [Asset]
         do {

@@ -21,6 +21,15 @@ extension PickerView {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }
+        // The album has photos, and the filter hides every one: say so, not "No Photos Yet".
+        if controller.filter != .all, let album = controller.currentAlbum,
+           (controller.albums.first { $0.album == album }?.count ?? 0) > 0 {
+            let name = filterName ?? controller.filter.mimeTypes.joined(separator: i18n(", "))
+            return EmptyState(icon: "edit-find-symbolic", title: i18n("Nothing Matches “{filter}”", ["filter": name]),
+                              description: i18n("Every photo and video in {album} is hidden by this filter. Choose another file type above, or press Ctrl+L to type a file's path.",
+                                                ["album": controller.albums.first { $0.album == album }?.displayName ?? ""]),
+                              offersFolderChoice: false)
+        }
         if let missing = controller.roots.first(where: { !$0.isDirectory }) {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("No {folder} Folder", ["folder": missing.lastComponentName]),
                               description: i18n("Choose the folder where your photos are."), offersFolderChoice: true)

@@ -126,6 +126,12 @@ public final class PickerView {
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
     public var onCancel: (() -> Void)?
+    /// A file the person typed the path of (Ctrl+L); nil offers no location bar.
+    public var onTypedPath: ((FilePath) -> Void)?
+    /// Ctrl+L's bar over the grid, its entry and the reason a path was refused.
+    var locationBar: UnsafeMutablePointer<GtkWidget>!
+    let locationEntry: UnsafeMutablePointer<GtkWidget> = gtk_entry_new()
+    let locationProblem: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
     /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
     /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
     public var escapeCancels = true
@@ -137,6 +143,10 @@ public final class PickerView {
         get { controller.filter }
         set { controller.filter = newValue }
     }
+
+    /// The name of the file filter in use (zenity's `--file-filter`), for the empty state when
+    /// it hides everything.
+    public var filterName: String?
 
     /// The primary button's words: "Add" by default, or what a script asked for.
     public var confirmLabel = i18n("Add") { didSet { updateConfirmButton() } }
@@ -287,6 +297,8 @@ public final class PickerView {
         }
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
+        locationBar = makeLocationBar()
+        gtk_overlay_add_overlay(overlay.opaque, locationBar)
         installKeys()
         listenToController()
         // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change

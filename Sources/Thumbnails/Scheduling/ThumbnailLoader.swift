@@ -223,17 +223,22 @@ public final class ThumbnailLoader: @unchecked Sendable {
         }, isCancelled: { [self] in
             workers.isStopping || locked { job.requests.allSatisfy(\.isCancelled) }
         })
-        let (requests, released) = locked { () -> ([ThumbnailRequest], Int) in
+        let requests = locked { () -> [ThumbnailRequest] in
             // A job abandoned while it ran was already replaced by a newer one: leave that.
             if jobs[job.key] === job { jobs[job.key] = nil }
+            return job.requests
+        }
+        if case .failure(.cancelled) = result {} else {
+            for request in requests where !request.isCancelled {
+                dispatcher.post { request.deliver(result) }
+            }
+        }
+        // Only once its result is on its way does a cell in sight count as made: the work below
+        // the screen starts after the screen's last result, never before it.
+        giveTurns(locked { () -> Int in
             if job.wasInSight { runningInSight -= 1 }
-            return (job.requests, takeReleasedTurns())
-        }
-        giveTurns(released)
-        if case .failure(.cancelled) = result { return }
-        for request in requests where !request.isCancelled {
-            dispatcher.post { request.deliver(result) }
-        }
+            return takeReleasedTurns()
+        })
     }
 
     /// An in-sight cell's job whose embedded preview has not been looked for yet, top left first.

@@ -1,0 +1,101 @@
+import CGtk
+import GObjectSupport
+import Glibc
+import PhotoLibrary
+
+/// Ctrl+L: a path typed by hand, as GTK's file chooser (and so zenity) offers it. It rescues a
+/// script whose filter or library does not show the file the person wants: any file can be
+/// given, and the picker answers with it.
+extension PickerView {
+    /// Whether a host takes typed paths (a script's picker does; the app from the menu does not).
+    var offersLocation: Bool { onTypedPath != nil }
+
+    /// Builds the bar over the grid: an entry and, under it, why a path was refused.
+    func makeLocationBar() -> UnsafeMutablePointer<GtkWidget> {
+        let bar = gtk_revealer_new()!
+        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_DOWN)
+        gtk_widget_set_valign(bar, GTK_ALIGN_START)
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
+        style(box, "location-bar", "card")
+        gtk_widget_set_margin_start(box, 12)
+        gtk_widget_set_margin_end(box, 12)
+        gtk_widget_set_margin_top(box, 8)
+        gtk_widget_set_size_request(box, 480, -1)
+        gtk_widget_set_halign(box, GTK_ALIGN_CENTER)
+        setStringProperty(locationEntry, "placeholder-text", i18n("Type a file's path, then Enter"))
+        photopick_accessible_set_label(locationEntry, i18n("Location"))
+        gtk_widget_set_hexpand(locationEntry, 1)
+        gtk_box_append(box.cast(), locationEntry)
+        gtk_label_set_xalign(locationProblem.opaque, 0)
+        gtk_label_set_wrap(locationProblem.opaque, 1)
+        style(locationProblem, "error")
+        gtk_widget_set_visible(locationProblem, 0)
+        gtk_box_append(box.cast(), locationProblem)
+        gtk_revealer_set_child(bar.opaque, box)
+        Signal.connect(locationEntry.raw, "activate") { [weak self] in self?.chooseTypedPath() }
+        Signal.connect(locationEntry.raw, "changed") { [weak self] in
+            guard let self else { return }
+            gtk_widget_set_visible(self.locationProblem, 0)
+            gtk_widget_remove_css_class(self.locationEntry, "error")
+        }
+        return bar
+    }
+
+    var locationIsOpen: Bool { gtk_revealer_get_reveal_child(locationBar.opaque) != 0 }
+
+    /// Ctrl+L: the bar opens with the focus in its entry.
+    func openLocation() {
+        guard offersLocation, !preview.isVisible, !captureView.isVisible else { return }
+        gtk_revealer_set_reveal_child(locationBar.opaque, 1)
+        gtk_widget_grab_focus(locationEntry)
+    }
+
+    /// Escape in the bar: it closes, and the focus goes back to the grid.
+    func closeLocation() {
+        gtk_revealer_set_reveal_child(locationBar.opaque, 0)
+        gtk_editable_set_text(locationEntry.opaque, "")
+        gtk_widget_grab_focus(grid)
+    }
+
+    /// Enter: an existing file is the answer; anything else is said under the entry.
+    func chooseTypedPath() {
+        let text = String(cString: gtk_editable_get_text(locationEntry.opaque))
+        switch Self.typedFile(text) {
+        case .success(let path): onTypedPath?(path)
+        case .failure(let problem):
+            gtk_label_set_text(locationProblem.opaque, problem.message)
+            gtk_widget_set_visible(locationProblem, 1)
+            gtk_widget_add_css_class(locationEntry, "error")
+            gtk_widget_error_bell(locationEntry)
+        }
+    }
+
+    struct TypedPathProblem: Error { let message: String }
+
+    /// The file a typed path names: "~/" is the home folder, a relative path is taken from the
+    /// folder the picker was started in (as a script's own paths are).
+    static func typedFile(_ text: String) -> Result<FilePath, TypedPathProblem> {
+        var typed = text.trimmingCharacters(in: " \t\n")
+        guard !typed.isEmpty else { return .failure(TypedPathProblem(message: i18n("Type the path of a file"))) }
+        if typed == "~" || typed.hasPrefix("~/") { typed = XDGDirectories.home.displayString + typed.dropFirst() }
+        let path = FilePath(typed).absolute()
+        var info = stat()
+        guard path.withCString({ stat($0, &info) }) == 0 else {
+            return .failure(TypedPathProblem(message: i18n("{path}: {reason}", ["path": path.displayString, "reason": errorDescription(errno)])))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            return .failure(TypedPathProblem(message: i18n("{path} is a folder: type the path of a file in it", ["path": path.displayString])))
+        }
+        guard path.withCString({ access($0, R_OK) }) == 0 else {
+            return .failure(TypedPathProblem(message: i18n("{path}: {reason}", ["path": path.displayString, "reason": errorDescription(errno)])))
+        }
+        return .success(path)
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let characters = Set(set)
+        return String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
+    }
+}
