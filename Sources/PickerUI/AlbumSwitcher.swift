@@ -55,13 +55,23 @@ final class AlbumSwitcher {
         style(widget, "album-switcher")
         gtk_menu_button_set_has_frame(widget.opaque, 0)
         gtk_widget_set_tooltip_text(widget, i18n("Choose an album"))
-        let face = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        // The face: an optional title (what the picker is for) over the album's name and arrow.
+        let face = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        titleLabel = gtk_label_new(nil)
+        style(titleLabel, "title")
+        gtk_label_set_ellipsize(titleLabel.opaque, PANGO_ELLIPSIZE_END)
+        gtk_label_set_max_width_chars(titleLabel.opaque, 40)
+        gtk_widget_set_visible(titleLabel, 0)
+        gtk_box_append(face.cast(), titleLabel)
+        let album = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        gtk_widget_set_halign(album, GTK_ALIGN_CENTER)
         buttonLabel = gtk_label_new(nil)
         gtk_label_set_ellipsize(buttonLabel.opaque, PANGO_ELLIPSIZE_END)
         gtk_label_set_max_width_chars(buttonLabel.opaque, 40)
         style(buttonLabel, "title")
-        gtk_box_append(face.cast(), buttonLabel)
-        gtk_box_append(face.cast(), gtk_image_new_from_icon_name("pan-down-symbolic"))
+        gtk_box_append(album.cast(), buttonLabel)
+        gtk_box_append(album.cast(), gtk_image_new_from_icon_name("pan-down-symbolic"))
+        gtk_box_append(face.cast(), album)
         gtk_menu_button_set_child(widget.opaque, face)
 
         popover = gtk_popover_new()
@@ -156,18 +166,21 @@ final class AlbumSwitcher {
         photopick_accessible_set_label(widget, i18n("Album: {name}", ["name": name]))
     }
 
-    /// Under a title, as a subtitle: a smaller, plainer line that still opens the list.
-    var isCompact = false {
+    /// The words over the album's name (empty: none); the album's name is then its subtitle.
+    var title = "" {
         didSet {
-            if isCompact {
-                gtk_widget_add_css_class(widget, "album-switcher-compact")
-                gtk_widget_remove_css_class(buttonLabel, "title")
-            } else {
+            gtk_label_set_text(titleLabel.opaque, title)
+            gtk_widget_set_visible(titleLabel, title.isEmpty ? 0 : 1)
+            if title.isEmpty {
                 gtk_widget_remove_css_class(widget, "album-switcher-compact")
                 gtk_widget_add_css_class(buttonLabel, "title")
+            } else {
+                gtk_widget_add_css_class(widget, "album-switcher-compact")
+                gtk_widget_remove_css_class(buttonLabel, "title")
             }
         }
     }
+    let titleLabel: UnsafeMutablePointer<GtkWidget>
 
     func popup() { gtk_popover_popup(popover.cast()) }
     func popdown() { gtk_popover_popdown(popover.cast()) }

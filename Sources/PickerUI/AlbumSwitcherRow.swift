@@ -180,7 +180,7 @@ extension AlbumSwitcher {
     .album-switcher-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
     .album-switcher-empty { padding: 24px; }
     .album-switcher-compact > button { min-height: 0; padding: 0 6px; }
-    .album-switcher-compact label { font-size: 0.85em; font-weight: normal; }
+    .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
     .album-switcher-compact image { -gtk-icon-size: 12px; }
     """
 

@@ -58,10 +58,14 @@ final class ScriptBadInputTests: XCTestCase {
         try assertRefused(["stray-argument"], says: "unexpected argument “stray-argument”")
     }
 
-    func testZenitysSaveAndFolderModesAreRefusedByName() throws {
-        try assertRefused(["--save"], says: "--save is not supported: Photopick picks existing photos")
-        try assertRefused(["--directory"], says: "--directory is not supported")
-        try assertRefused(["--confirm-overwrite"], says: "--confirm-overwrite is not supported")
+    /// zenity's save and folder modes (and filters of no photo type) are GTK's chooser's: without
+    /// a display they fail as the picker does, never as a refused option.
+    func testZenitysSaveAndFolderModesNeedADisplayLikeThePicker() throws {
+        for extra in [["--save"], ["--directory"], ["--save", "--confirm-overwrite"], ["--file-filter=Documents | *.pdf *.odt"]] {
+            let result = try run(["--file-selection"] + extra, display: "")
+            XCTAssertEqual(result.status, 255, "\(extra): \(result.error)")
+            XCTAssertTrue(result.error.contains("photopick: cannot open a display"), "\(extra): \(result.error)")
+        }
     }
 
     func testNoDisplayIsAnErrorNotACancel() throws {

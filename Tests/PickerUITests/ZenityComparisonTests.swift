@@ -84,6 +84,18 @@ final class ZenityComparisonTests: WindowTestCase {
                        expected: "\(path("b.jpg"))\n", status: 0)
     }
 
+    /// What a photo picker is not for goes to GTK's own chooser, with zenity's output: a file to
+    /// save, a folder, a filter of documents (issue 19, defect 22: they were refused, and a script
+    /// that swapped zenity for photopick broke).
+    func testSaveFolderAndDocumentLinesAnswerAsZenitys() throws {
+        try assertSame(["--file-selection", "--save", "--filename=\(path("new name.txt"))"],
+                       zenityKeys: ["Return"], photopickKeys: ["Return"], expected: "\(path("new name.txt"))\n", status: 0)
+        try assertSame(["--file-selection", "--directory", "--filename=\(folder.path)/"],
+                       zenityKeys: ["Return"], photopickKeys: ["Return"], expected: "\(folder.path)\n", status: 0)
+        try assertSame(["--file-selection", "--file-filter=Documents | *.pdf", "--filename=\(folder.path)/"],
+                       zenityKeys: ["Escape"], photopickKeys: ["Escape"], expected: "", status: 1)
+    }
+
     func testCancellingPrintsNothingAndExitsOne() throws {
         try assertSame(["--file-selection", "--multiple", "--filename=\(path("a.jpg"))"],
                        zenityKeys: ["Escape"], photopickKeys: ["space", "Escape"], expected: "", status: 1)

@@ -31,7 +31,7 @@ enum PickOutput {
     }
 
     /// The bytes to print for `paths` (with `assets`, their rows for JSON).
-    static func render(_ assets: [Asset], paths: [FilePath], format: Format, library: PhotoLibrary) -> [UInt8] {
+    static func render(_ assets: [Asset], paths: [FilePath], format: Format, library: PhotoLibrary?) -> [UInt8] {
         func text(_ path: FilePath, uri: Bool) -> [UInt8] {
             guard uri else { return path.bytes }
             return (try? Array(ThumbnailCache.uri(for: path).utf8)) ?? path.bytes
@@ -44,7 +44,7 @@ enum PickOutput {
         case .json:
             // A copy is described as the picked asset, at the copy's path; a typed path (Ctrl+L),
             // which the library may not hold, by its path alone.
-            let objects = assets.isEmpty ? paths.map(describePath) : zip(assets, paths).map { describe($0, library: library, at: $1) }
+            let objects = assets.isEmpty || library == nil ? paths.map(describePath) : zip(assets, paths).map { describe($0, library: library!, at: $1) }
             return Array(("[" + objects.joined(separator: ",\n ") + "]\n").utf8)
         }
     }

@@ -17,6 +17,21 @@ struct PickRequest {
     var albumName: String?
     /// `--filename`: a folder to open, or a file to open its folder at.
     var filename: FilePath?
+    /// `--filename` as given, for GTK's chooser.
+    var givenFilename: FilePath?
+    /// GTK's own chooser answers instead of the picker: zenity's `--save` and `--directory`,
+    /// and filters that admit no photo or video.
+    var chooser: FileChooser.Mode?
+
+    /// The chooser's question, in zenity's words.
+    var chooserRequest: FileChooser.Request? {
+        chooser.map { mode in
+            FileChooser.Request(mode: mode, title: options.title, filename: givenFilename, filters: options.fileFilters,
+                                acceptLabel: okLabel, cancelLabel: cancelLabel, timeout: options.timeout)
+        }
+    }
+    private var okLabel: String?
+    private var cancelLabel: String?
     var output = PickOutput.Format.terminated(by: [UInt8(ascii: "\n")], uri: false)
     var copyDestination: FilePath?
 
@@ -64,10 +79,10 @@ struct PickRequest {
             OptionParser.Option("timeout", .integer, N_("Close after SECONDS (exit status 5)"), argument: "SECONDS"),
             OptionParser.Option("modal", .flag, N_("Modal over the window of --attach")),
             OptionParser.Option("attach", .string, N_("Stay above this X11 window (its id, decimal or 0x hex)"), argument: "XID"),
-            // A picker picks existing files: zenity's save and folder modes are refused by name.
-            OptionParser.Option("save", .flag, N_("(not supported: Photopick picks existing photos)")),
-            OptionParser.Option("directory", .flag, N_("(not supported: Photopick picks photos, not folders)")),
-            OptionParser.Option("confirm-overwrite", .flag, N_("(not supported: Photopick never saves over a file)")),
+            // zenity's save and folder modes, and filters of no photo type, go to GTK's chooser.
+            OptionParser.Option("save", .flag, N_("Ask for a file to save, in GTK's file chooser (as zenity does)")),
+            OptionParser.Option("directory", .flag, N_("Ask for a folder, in GTK's file chooser (as zenity does)")),
+            OptionParser.Option("confirm-overwrite", .flag, N_("With --save, ask before replacing a file (GTK's chooser always asks)")),
         ])
         return parser
     }
@@ -78,9 +93,9 @@ struct PickRequest {
         guard rest.isEmpty else {
             throw UsageError(message: i18n("{problem} (photopick --help lists the options)", ["problem": unexpectedArgument(rest[0])]))
         }
-        if parser.flag("save") { throw UsageError(message: i18n("--save is not supported: Photopick picks existing photos and videos")) }
-        if parser.flag("directory") { throw UsageError(message: i18n("--directory is not supported: Photopick picks photos and videos, not folders")) }
-        if parser.flag("confirm-overwrite") { throw UsageError(message: i18n("--confirm-overwrite is not supported: Photopick never saves over a file")) }
+        // zenity's save and folder modes are GTK's chooser's, as in zenity (it confirms before
+        // replacing a file, --confirm-overwrite or not).
+        if parser.flag("save") { chooser = .save } else if parser.flag("directory") { chooser = .folder }
 
         // How many: zenity picks one unless --multiple; --max N allows N (and so implies several).
         if let maximum = parser.integer("max") {
@@ -100,10 +115,14 @@ struct PickRequest {
             throw UsageError(message: i18n("--mime-type “{pattern}”: not a MIME type or pattern (image/png, image/*)", ["pattern": pattern]))
         }
         options.fileFilters = try parser.strings("file-filter").map(PickRequest.fileFilter)
+        // Filters that admit no photo or video (`*.pdf`): not a question for a photo picker.
+        if chooser == nil, !options.fileFilters.isEmpty, options.mimeTypes.isEmpty, !options.fileFilters.contains(where: FileChooser.admitsMedia) {
+            chooser = .open(multiple: parser.flag("multiple"))
+        }
 
         if let title = parser.string("title") { options.title = title }
-        if let label = parser.string("ok-label") { options.confirmLabel = label }
-        if let label = parser.string("cancel-label") { options.cancelLabel = label }
+        if let label = parser.string("ok-label") { options.confirmLabel = label; okLabel = label }
+        if let label = parser.string("cancel-label") { options.cancelLabel = label; cancelLabel = label }
         for (name, value) in [("width", parser.integer("width")), ("height", parser.integer("height"))] {
             guard let value else { continue }
             guard (1...16384).contains(value) else { throw UsageError(message: i18n("--{option} must be between 1 and 16384", ["option": name])) }
@@ -145,7 +164,9 @@ struct PickRequest {
         roots = given.isEmpty && LibraryFolders.defaults.allSatisfy({ !$0.isDirectory })
             ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
         if let path = parser.filenames("filename").last {
-            filename = PickRequest.opening(FilePath(bytes: path), roots: roots)
+            givenFilename = FilePath(bytes: path).absolute()
+            // (GTK's chooser takes the name itself: a file to save need not exist.)
+            if chooser == nil { filename = PickRequest.opening(FilePath(bytes: path), roots: roots) }
         }
         // A folder outside the library (zenity opens any folder) joins it for this window.
         if let folder = startFolder, !roots.contains(where: { folder.relative(to: $0) != nil }) {

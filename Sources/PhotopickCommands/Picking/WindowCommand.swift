@@ -38,6 +38,20 @@ import PickerUI
 
 @MainActor private func pick(_ request: PickRequest) throws -> Int32 {
     let codes = request.exitCodes
+    if let question = request.chooserRequest {
+        switch FileChooser.run(question) {
+        case .noDisplay:
+            warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
+            return codes.error
+        case .cancelled: return codes.cancelled
+        case .timedOut: return codes.timedOut
+        case .chosen(let paths):
+            var output = StandardOutput()
+            output.write(PickOutput.render([], paths: paths, format: request.output, library: nil))
+            output.flush()
+            return codes.confirmed
+        }
+    }
     let library = try PhotoLibrary(roots: request.roots)
     StartupTrace.mark("library opened")
     var options = request.options

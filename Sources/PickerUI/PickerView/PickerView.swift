@@ -29,16 +29,13 @@ public final class PickerView {
     /// The album switcher's button (the switcher holds it).
     public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
     /// The header bar's title: what the picker is for ("Attach Photos", a script's `--title`)
-    /// over the album switcher, as GNOME's window titles show a title and a subtitle.
-    @Owned public var titleWidget: UnsafeMutablePointer<GtkWidget>
-    let titleLabel: UnsafeMutablePointer<GtkWidget>
-    /// The words over the album switcher; empty shows the switcher alone.
-    public var title = "" {
-        didSet {
-            gtk_label_set_text(titleLabel.opaque, title)
-            gtk_widget_set_visible(titleLabel, title.isEmpty ? 0 : 1)
-            switcher.isCompact = !title.isEmpty
-        }
+    /// over the open album's name, as GNOME's window titles show a title and a subtitle. The
+    /// whole of it is the album switcher's button: a click anywhere there opens the list.
+    public var titleWidget: UnsafeMutablePointer<GtkWidget> { albumSwitcher }
+    /// The words over the album's name; empty shows the album's name alone.
+    public var title: String {
+        get { switcher.title }
+        set { switcher.title = newValue }
     }
     /// "Add 3": the primary action.
     @Owned public var confirmButton: UnsafeMutablePointer<GtkWidget>
@@ -255,16 +252,6 @@ public final class PickerView {
 
         switcher = AlbumSwitcher(coverPath: { [controller] album in controller.coverPath(of: album) }, loader: loader)
         albumSwitcher = switcher.widget
-        let titleWidget: UnsafeMutablePointer<GtkWidget> = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
-        _titleWidget = Owned(wrappedValue: titleWidget)
-        gtk_widget_set_valign(titleWidget, GTK_ALIGN_CENTER)
-        titleLabel = gtk_label_new(nil)
-        style(titleLabel, "title")
-        gtk_label_set_ellipsize(titleLabel.opaque, PANGO_ELLIPSIZE_END)
-        gtk_label_set_single_line_mode(titleLabel.opaque, 1)
-        gtk_widget_set_visible(titleLabel, 0)
-        gtk_box_append(titleWidget.cast(), titleLabel)
-        gtk_box_append(titleWidget.cast(), albumSwitcher)
         let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Add"))
         _confirmButton = Owned(wrappedValue: confirmButton)
         style(confirmButton, "suggested-action")

@@ -203,7 +203,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     /// One turn of a worker: runs the job that comes first now, if any.
     private func runNextJob() {
-        if let job = nextPreview() {
+        guard let (job, previewOnly) = nextWork() else { return }
+        if previewOnly {
             if let side = locked({ job.cellPixels }),
                let preview = thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: side) {
                 for request in locked({ job.requests }) where !request.isCancelled {
@@ -214,7 +215,6 @@ public final class ThumbnailLoader: @unchecked Sendable {
             giveTurns(1)
             return
         }
-        guard let job = nextJob() else { return }
         let cellPixels = locked { job.previewLookedFor ? nil : job.cellPixels }
         let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
             for request in locked({ job.requests }) where !request.isCancelled {
@@ -241,36 +241,40 @@ public final class ThumbnailLoader: @unchecked Sendable {
         })
     }
 
-    /// An in-sight cell's job whose embedded preview has not been looked for yet, top left first.
-    private func nextPreview() -> Job? {
+    /// What a worker's turn does, decided under one lock (decided in two steps, a turn that
+    /// found no preview to look for before the loader resumed then decoded a cell in sight):
+    /// first the embedded previews of the cells in sight, top left first, then their decodes,
+    /// then the rest.
+    private func nextWork() -> (Job, previewOnly: Bool)? {
         locked {
-            guard !paused, let job = inSight.first(where: { !$0.previewLookedFor && $0.cellPixels != nil }) else { return nil }
-            job.previewLookedFor = true
-            return job
+            guard !paused else { return nil }
+            if let job = inSight.first(where: { !$0.previewLookedFor && $0.cellPixels != nil }) {
+                job.previewLookedFor = true
+                return (job, true)
+            }
+            return nextJob().map { ($0, false) }
         }
     }
 
+    /// (Called with the lock held.)
     private func nextJob() -> Job? {
-        locked {
-            guard !paused else { return nil }
-            if !inSight.isEmpty {
-                let job = inSight.removeFirst()
-                job.started = true
-                job.wasInSight = true
-                runningInSight += 1
-                return job
-            }
-            guard visible.count + prefetch.count > 0 else { return nil }
-            // The last cells in sight are still being made: nothing below the screen competes
-            // with them for the cores. This turn is given back when they are done.
-            if runningInSight > 0 {
-                heldTurns += 1
-                return nil
-            }
-            guard let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
+        if !inSight.isEmpty {
+            let job = inSight.removeFirst()
             job.started = true
+            job.wasInSight = true
+            runningInSight += 1
             return job
         }
+        guard visible.count + prefetch.count > 0 else { return nil }
+        // The last cells in sight are still being made: nothing below the screen competes
+        // with them for the cores. This turn is given back when they are done.
+        if runningInSight > 0 {
+            heldTurns += 1
+            return nil
+        }
+        guard let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
+        job.started = true
+        return job
     }
 
     /// Removes a cancelled request; a job nobody waits for any more leaves the queue (or, when
