@@ -17,6 +17,8 @@ final class DesktopActions {
     private var selectionObservation: SelectionStore.Observation?
     /// The folder dialog while it is open.
     private var folderDialog: OpaquePointer?
+    /// Where the last copy went: the next Copy to Folder… opens there.
+    private var lastFolder: FilePath?
     let menuButton: UnsafeMutablePointer<GtkWidget>
 
     private let version: String
@@ -125,6 +127,12 @@ final class DesktopActions {
                                                  GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, i18n("Copy Here"), i18n("Cancel"))!
         folderDialog = dialog
         gtk_native_dialog_set_modal(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self), 1)
+        // It opened on Recent, where nothing can be copied to: the folder used last, else Pictures.
+        let start = lastFolder ?? XDGDirectories.mediaFolders[0]
+        if start.isDirectory, let folder = start.withCString({ g_file_new_for_path($0) }) {
+            gtk_file_chooser_set_current_folder(dialog, folder, nil)
+            g_object_unref(UnsafeMutableRawPointer(folder))
+        }
         Signal.connect(UnsafeMutableRawPointer(dialog), "response", response: { [weak self] response in
             guard let self, let dialog = self.folderDialog else { return }
             self.folderDialog = nil
@@ -134,6 +142,7 @@ final class DesktopActions {
             guard let path = g_file_get_path(file) else { return }
             let folder = FilePath(String(cString: path))
             g_free(path)
+            self.lastFolder = folder
             self.copy(self.picked, into: folder)
         })
         gtk_native_dialog_show(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self))
