@@ -100,6 +100,7 @@ final class AlbumSwitcher {
         gtk_box_append(content.cast(), scroller)
         gtk_popover_set_child(popover.cast(), content)
         gtk_menu_button_set_popover(widget.opaque, popover)
+        hideTooltipWhileOpen(widget)
         // Typing while a row has the focus goes on with the search.
         gtk_search_entry_set_key_capture_widget(search.opaque, list)
 

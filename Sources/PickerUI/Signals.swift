@@ -105,3 +105,12 @@ extension Signal {
     if !targetable { gtk_widget_set_can_target(widget, 0) }
     gtk_overlay_add_overlay(overlay.opaque, widget)
 }
+
+/// A menu button's tooltip covers the popover it opens (GTK shows it while the pointer rests on
+/// the button): no tooltip while the popover is open.
+@MainActor
+func hideTooltipWhileOpen(_ menuButton: UnsafeMutablePointer<GtkWidget>) {
+    guard let popover = gtk_menu_button_get_popover(OpaquePointer(menuButton)) else { return }
+    Signal.connect(UnsafeMutableRawPointer(popover), "show") { () -> Void in gtk_widget_set_has_tooltip(menuButton, 0) }
+    Signal.connect(UnsafeMutableRawPointer(popover), "hide") { () -> Void in gtk_widget_set_has_tooltip(menuButton, 1) }
+}

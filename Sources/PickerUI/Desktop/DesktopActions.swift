@@ -42,6 +42,7 @@ final class DesktopActions {
         gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "view-more-symbolic")
         gtk_menu_button_set_menu_model(OpaquePointer(menuButton), UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GMenuModel.self))
         gtk_widget_set_tooltip_text(menuButton, i18n("Main menu"))
+        hideTooltipWhileOpen(menuButton)
         photopick_accessible_set_label(menuButton, i18n("Main menu"))
         g_object_unref(UnsafeMutableRawPointer(menu))
 
