@@ -109,12 +109,22 @@ final class PickedStrip {
             enableReordering(button, id: id)
         }
         let picture = item.picture
-        item.request = loader.request(asset.path, flavor: .normal) { result in
-            // A centred square of the thumbnail, so every item in the strip has the same size.
-            guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf?.centredSquare(side: Int(PickedStrip.side)),
-                  let texture = gdk_texture_new_for_pixbuf(pixbuf.pointer) else { return }
+        // A centred square of the thumbnail, so every item in the strip has the same size.
+        let show = { (pixbuf: Pixbuf) in
+            guard let square = pixbuf.centredSquare(side: Int(PickedStrip.side)), let texture = gdk_texture_new_for_pixbuf(square.pointer) else { return }
             gtk_picture_set_paintable(picture.opaque, texture)
             g_object_unref(UnsafeMutableRawPointer(texture))
+        }
+        // The grid's cell has just shown it: from memory at once. (Asked through the queue, it
+        // waited behind the cells in sight, and a large original showed a bare number a while.)
+        if let hit = loader.memoryHit(asset.path, flavor: .normal, size: asset.version.size,
+                                      modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds)?.pixbuf {
+            show(hit)
+            return item
+        }
+        item.request = loader.request(asset.path, flavor: .normal) { result in
+            guard case .success(let thumbnail) = result, let pixbuf = thumbnail.pixbuf else { return }
+            show(pixbuf)
         }
         return item
     }
