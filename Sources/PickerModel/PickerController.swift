@@ -136,10 +136,11 @@ public final class PickerController {
         model.assetID(at: position).flatMap(asset)?.path
     }
 
-    /// The newest asset of `album`, for its cover in the switcher.
-    public func coverPath(of album: Album) -> FilePath? {
-        guard let result = try? library.fetchAssets(in: album), result.count > 0 else { return nil }
-        return asset(result.id(at: 0))?.path
+    /// The newest assets of `album`, newest first, for its cover in the switcher: the first that
+    /// makes a thumbnail is the cover (the newest may be damaged: Animated's cover was blank).
+    public func coverPaths(of album: Album, count: Int = 4) -> [FilePath] {
+        guard let result = try? library.fetchAssets(in: album) else { return [] }
+        return (0..<min(count, result.count)).compactMap { asset(result.id(at: $0))?.path }
     }
 
     // MARK: Albums

@@ -30,7 +30,7 @@ final class AlbumSwitcher {
     let list: UnsafeMutablePointer<GtkWidget>
     private let buttonLabel: UnsafeMutablePointer<GtkWidget>
     /// The newest asset of an album, for its cover (asked only for rows on screen).
-    private let coverPath: (Album) -> FilePath?
+    private let coverPaths: (Album) -> [FilePath]
     private let loader: ThumbnailLoader
     /// The search text in lower case.
     private(set) var query = ""
@@ -47,8 +47,8 @@ final class AlbumSwitcher {
         init(_ switcher: AlbumSwitcher) { self.switcher = switcher }
     }
 
-    init(coverPath: @escaping (Album) -> FilePath?, loader: ThumbnailLoader) {
-        self.coverPath = coverPath
+    init(coverPaths: @escaping (Album) -> [FilePath], loader: ThumbnailLoader) {
+        self.coverPaths = coverPaths
         self.loader = loader
         let widget: UnsafeMutablePointer<GtkWidget> = gtk_menu_button_new()
         _widget = Owned(wrappedValue: widget)
@@ -317,7 +317,7 @@ final class AlbumSwitcher {
             // Rows the search hides are unmapped; rows not laid out yet have no height.
             if page > 0, gtk_widget_get_mapped(row.widget) != 0, let bounds = bounds(of: row), bounds.size.height > 0,
                Double(bounds.origin.y + bounds.size.height) >= top, Double(bounds.origin.y) <= bottom {
-                row.loadCover(lookingUp: coverPath, loader: loader)
+                row.loadCover(lookingUp: coverPaths, loader: loader)
             } else {
                 row.cancelCover()
             }

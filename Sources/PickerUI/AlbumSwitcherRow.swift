@@ -23,8 +23,10 @@ final class AlbumSwitcherRow {
     private var searchKey = ""
     /// The cover is asked for only while the row is on screen; a loaded one stays.
     private(set) var request: ThumbnailRequest?
-    private var coverPath: FilePath??
-    private var hasCover = false
+    /// The album's newest files, newest first, looked up once per binding; the first that makes
+    /// a thumbnail is the cover (nil: not looked up yet).
+    private var coverCandidates: [FilePath]?
+    private(set) var hasCover = false
 
     static let coverSide = 40
 
@@ -90,7 +92,7 @@ final class AlbumSwitcherRow {
         searchKey = summary.displayName == summary.name ? summary.name.lowercased() : (summary.displayName + "\n" + summary.name).lowercased()
         photopick_accessible_set_label(widget, ni18n("{name}, {count} item", "{name}, {count} items", summary.count, ["name": summary.displayName]))
         cancelCover()
-        coverPath = nil
+        coverCandidates = nil
         hasCover = false
         gtk_image_clear(cover.opaque)
     }
@@ -142,19 +144,22 @@ final class AlbumSwitcherRow {
     }
 
     /// Asks for the cover (the album's newest photo), unless it is loaded or on its way.
-    func loadCover(lookingUp lookup: (Album) -> FilePath?, loader: ThumbnailLoader) {
+    func loadCover(lookingUp lookup: @escaping (Album) -> [FilePath], loader: ThumbnailLoader) {
         guard !hasCover, request == nil else { return }
-        if coverPath == nil {
-            // Looked up once per binding: an album's newest photo is one short query.
-            coverPath = .some(lookup(summary.album))
-        }
-        guard let path = coverPath ?? nil else { return }
+        // Looked up once per binding: an album's newest photos are one short query.
+        if coverCandidates == nil { coverCandidates = lookup(summary.album) }
+        guard let path = coverCandidates?.first else { return }
         let side = Self.coverSide * Int(max(1, gtk_widget_get_scale_factor(widget)))
         request = loader.request(path, flavor: .normal) { [weak self] result in
             guard let self else { return }
             self.request = nil
             guard case .success(let thumbnail) = result, let square = thumbnail.pixbuf?.centredSquare(side: side),
-                  let texture = gdk_texture_new_for_pixbuf(square.pointer) else { return }
+                  let texture = gdk_texture_new_for_pixbuf(square.pointer) else {
+                // Damaged (or a video with no thumbnailer): the next newest is the cover.
+                if !(self.coverCandidates?.isEmpty ?? true) { self.coverCandidates?.removeFirst() }
+                self.loadCover(lookingUp: lookup, loader: loader)
+                return
+            }
             gtk_image_set_from_paintable(self.cover.opaque, texture)
             g_object_unref(UnsafeMutableRawPointer(texture))
             self.hasCover = true

@@ -46,8 +46,8 @@ final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
         albums.insert(AlbumSummary(album: .folder(id: 90_001), name: Self.longName, count: 3, folderPath: nil, burstGroups: nil), at: 1)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("switcher-cache").path))
         let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
-        let switcher = AlbumSwitcher(coverPath: { album in
-            (try? library.fetchAssets(in: album)).flatMap { $0.count > 0 ? try? library.asset(id: $0.id(at: 0))?.path : nil }
+        let switcher = AlbumSwitcher(coverPaths: { album in
+            (try? library.fetchAssets(in: album)).flatMap { $0.count > 0 ? try? library.asset(id: $0.id(at: 0))?.path : nil }.map { [$0] } ?? []
         }, loader: loader)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
@@ -384,6 +384,41 @@ final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
             let (status, lines) = picker.finish()
             XCTAssertEqual(status, 0)
             XCTAssertEqual(lines.count, 1)
+        }
+    }
+}
+
+/// An album's cover is its newest photo that makes a thumbnail: the Animated album's cover was
+/// blank because its newest file was damaged (issue 19, defect 16).
+@MainActor
+final class AlbumCoverTests: XCTestCase, @unchecked Sendable {
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
+    }
+
+    nonisolated func testADamagedNewestFileGivesWayToTheNextForTheCover() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let folder = TestSupport.temporaryDirectory("cover")
+            let good = folder.appendingPathComponent("good.png"), broken = folder.appendingPathComponent("broken.png")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:orange", good.path]).status, 0)
+            try Data(try Data(contentsOf: good).prefix(40)).write(to: broken)
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cover-cache").path))
+            let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []))
+            defer { loader.shutdown() }
+            let row = AlbumSwitcherRow(AlbumSummary(album: .smart(.animated), name: "Animated", count: 2, folderPath: nil, burstGroups: nil))
+            var asked: [String] = []
+            row.loadCover(lookingUp: { _ in
+                asked.append("looked up")
+                return [FilePath(broken.path), FilePath(good.path)]
+            }, loader: loader)
+            let deadline = Date().addingTimeInterval(10)
+            while !row.hasCover && Date() < deadline { InProcessGTK.pump(seconds: 0.05) }
+            XCTAssertTrue(row.hasCover, "the next newest, good.png, is the cover")
+            XCTAssertEqual(asked, ["looked up"], "one lookup per binding")
         }
     }
 }

@@ -250,7 +250,7 @@ public final class PickerView {
         gtk_box_append(widget.cast(), toasts)
         gtk_box_append(widget.cast(), strip.widget)
 
-        switcher = AlbumSwitcher(coverPath: { [controller] album in controller.coverPath(of: album) }, loader: loader)
+        switcher = AlbumSwitcher(coverPaths: { [controller] album in controller.coverPaths(of: album) }, loader: loader)
         albumSwitcher = switcher.widget
         let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Add"))
         _confirmButton = Owned(wrappedValue: confirmButton)
