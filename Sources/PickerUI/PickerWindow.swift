@@ -241,12 +241,13 @@ public enum PickerWindow {
         }
         let close = {
             remember()
+            if isApp && FileClipboard.keepsServing(window: window, application: application) { return }
             gtk_window_destroy(window.cast())
         }
         // Closing from the title bar cancels, and the window remembers its state all the same.
         Signal.connect(window.raw, "close-request", stop: {
             remember()
-            return false
+            return isApp && FileClipboard.keepsServing(window: window, application: application)
         })
         view.onConfirm = { [weak session] assets in
             session?.outcome = .picked(assets)

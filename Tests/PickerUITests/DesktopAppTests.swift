@@ -159,4 +159,34 @@ final class DesktopAppTests: WindowTestCase {
         usleep(500_000)
         XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n")
     }
+
+    /// Copy, then close: on X11 without a clipboard manager the files went with the app, though
+    /// the toast said "paste them in Files". It stays, unseen, until another program takes the
+    /// clipboard (issue 19, defect 13).
+    func testClosingAfterCopyKeepsTheFilesPastableUntilAnotherCopy() throws {
+        let app = try openApp()
+        defer { app.stop() }
+        try app.keys("space", "ctrl+Return")
+        usleep(400_000)
+        try app.keys("ctrl+q")
+        usleep(800_000)
+        XCTAssertTrue(app.isRunning, "it serves the clipboard")
+        XCTAssertEqual(try display.xdotool(["search", "--onlyvisible", "--name", "^Photopick$"]).split(separator: "\n").count, 0, "its window is gone")
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(0))\r\n", "pasting after Close still pastes the photo")
+        // Another program copies: the app is done.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/xclip")
+        other.arguments = ["-quiet", "-i", "-selection", "clipboard"]  // (-quiet: in the foreground, not forked away)
+        other.environment = ["DISPLAY": display.name]
+        let input = Pipe()
+        other.standardInput = input
+        try other.run()
+        input.fileHandleForWriting.write(Data("something else".utf8))
+        try input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(10)
+        while app.isRunning && Date() < deadline { usleep(100_000) }
+        XCTAssertFalse(app.isRunning, "another copy ends it")
+        other.terminate()
+        other.waitUntilExit()
+    }
 }

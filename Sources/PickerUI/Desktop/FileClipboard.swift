@@ -1,4 +1,5 @@
 import CGtk
+import GObjectSupport
 import PhotoLibrary
 
 /// Puts files on the clipboard the way GNOME Files copies them, so that pasting into Files, a
@@ -25,6 +26,33 @@ enum FileClipboard {
         gdk_clipboard_set_content(gdk_display_get_clipboard(display), union)
         g_object_unref(UnsafeMutableRawPointer(union))
     }
+
+    /// Closing the app while it owns the clipboard: on X11 without a clipboard manager, the copied
+    /// files would go with the process, though the toast said "paste them in Files". The window
+    /// hides and the app stays (held) until another program takes the clipboard; then it ends.
+    /// Returns false when nothing is owned: the window may close now.
+    static func keepsServing(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<AdwApplication>) -> Bool {
+        guard let clipboard = gdk_display_get_clipboard(gtk_widget_get_display(window)),
+              gdk_clipboard_is_local(clipboard) != 0 else { return false }
+        gtk_widget_set_visible(window, 0)
+        // (Presented again by a second launch and closed again: still held, once.)
+        guard !isServing else { return true }
+        isServing = true
+        g_application_hold(application.cast())
+        var handler: gulong = 0
+        handler = Signal.connect(UnsafeMutableRawPointer(clipboard), "changed") { () -> Void in
+            guard gdk_clipboard_is_local(clipboard) == 0, isServing else { return }
+            isServing = false
+            g_signal_handler_disconnect(UnsafeMutableRawPointer(clipboard), handler)
+            g_application_release(application.cast())
+            // Shown again meanwhile, it stays: the person is using it.
+            if gtk_widget_get_visible(window) == 0 { gtk_window_destroy(window.cast()) }
+        }
+        return true
+    }
+
+    /// Whether a closed app is kept alive for its clipboard.
+    private static var isServing = false
 
     /// The file:// URI of an absolute path, percent-encoded by GLib.
     static func uri(for path: FilePath) -> String? {
