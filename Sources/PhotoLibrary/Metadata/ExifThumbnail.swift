@@ -32,19 +32,8 @@ public enum ExifThumbnail {
     }
 
     static func thumbnail(inTIFF tiff: [UInt8]) -> EmbeddedPreview? {
-        guard tiff.count >= 8 else { return nil }
-        let little: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return nil
-        }
-        func integer(_ at: Int, _ width: Int) -> Int? {
-            guard at >= 0, at <= tiff.count - width else { return nil }
-            var value = 0
-            for index in 0..<width { value = value << 8 | Int(tiff[at + (little ? width - 1 - index : index)]) }
-            return value
-        }
+        guard let reader = TIFFNumbers(tiff) else { return nil }
+        let integer = reader.integer
         /// An IFD's SHORT or LONG values by tag, and the offset of the IFD after it.
         func entries(of ifd: Int) -> (values: [Int: Int], next: Int)? {
             guard let count = integer(ifd, 2), count > 0, count < 1000 else { return nil }

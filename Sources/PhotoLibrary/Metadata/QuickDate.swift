@@ -134,22 +134,8 @@ enum QuickDate {
     }
 
     private static func date(inTIFF tiff: [UInt8]) -> CaptureDate? {
-        guard tiff.count >= 8 else { return nil }
-        let little: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return nil
-        }
-        func integer(_ at: Int, _ width: Int) -> Int? {
-            guard at >= 0, at + width <= tiff.count else { return nil }
-            var value = 0
-            for index in 0..<width {
-                let byte = Int(tiff[at + (little ? width - 1 - index : index)])
-                value = value << 8 | byte
-            }
-            return value
-        }
+        guard let reader = TIFFNumbers(tiff) else { return nil }
+        let integer = reader.integer
         guard integer(2, 2) == 42, let ifd0 = integer(4, 4) else { return nil }
 
         /// The ASCII tags wanted from one IFD, and the offset of the Exif IFD when it points to one.
@@ -186,5 +172,29 @@ enum QuickDate {
             }
         }
         return nil
+    }
+}
+
+/// The numbers of an EXIF block's TIFF structure, in its byte order ("II" or "MM").
+struct TIFFNumbers {
+    let bytes: [UInt8]
+    let little: Bool
+
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= 8 else { return nil }
+        switch (bytes[0], bytes[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        self.bytes = bytes
+    }
+
+    /// The unsigned number of `width` bytes at `at`, or nil past the end.
+    func integer(_ at: Int, _ width: Int) -> Int? {
+        guard at >= 0, at <= bytes.count - width else { return nil }
+        var value = 0
+        for index in 0..<width { value = value << 8 | Int(bytes[at + (little ? width - 1 - index : index)]) }
+        return value
     }
 }

@@ -81,19 +81,7 @@ import PickerUI
     case .handedToRunningApp:
         return codes.confirmed
     case .typed(let typed):
-        var paths = [typed]
-        if let destination = request.copyDestination {
-            do {
-                paths = try FileCopier(into: destination).copy(paths)
-            } catch {
-                warn(error.description)
-                return codes.error
-            }
-        }
-        var output = StandardOutput()
-        output.write(PickOutput.render([], paths: paths, format: request.output, library: library))
-        output.flush()
-        return codes.confirmed
+        return answer([], paths: [typed], request: request, library: library)
     case .picked(let picked):
         let assets: [Asset]
         do {
@@ -102,18 +90,24 @@ import PickerUI
             warn(i18n("nothing to print: every picked file was deleted or moved"))
             return codes.error
         }
-        var paths = assets.map(\.path)
-        if let destination = request.copyDestination {
-            do {
-                paths = try FileCopier(into: destination).copy(paths)
-            } catch {
-                warn(error.description)
-                return codes.error
-            }
-        }
-        var output = StandardOutput()
-        output.write(PickOutput.render(assets, paths: paths, format: request.output, library: library))
-        output.flush()
-        return codes.confirmed
+        return answer(assets, paths: assets.map(\.path), request: request, library: library)
     }
+}
+
+/// Prints the answer (`paths`, copied first with `--copy-to`; `assets`, their rows for JSON, or
+/// none for a typed path) and returns the exit status.
+@MainActor private func answer(_ assets: [Asset], paths: [FilePath], request: PickRequest, library: PhotoLibrary) -> Int32 {
+    var paths = paths
+    if let destination = request.copyDestination {
+        do {
+            paths = try FileCopier(into: destination).copy(paths)
+        } catch {
+            warn(error.description)
+            return request.exitCodes.error
+        }
+    }
+    var output = StandardOutput()
+    output.write(PickOutput.render(assets, paths: paths, format: request.output, library: library))
+    output.flush()
+    return request.exitCodes.confirmed
 }
