@@ -69,6 +69,9 @@ public final class PickerController {
     private var pendingChange = LibraryChange()
     private var computingChange = false
     private var watcher: LibraryWatcher?
+    /// Whether a library folder was missing when last looked for, and a look is under way.
+    private var rootsWereMissing = false
+    private var missingRootsLookedFor = false
     /// The controller's own threads: the scan, change positions and reading the rest of an album
     /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
     private let workers = WorkerPool(name: "picker", threads: 2)
@@ -343,6 +346,35 @@ public final class PickerController {
             self.watcher = watcher
         } catch {
             onProblem?(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"]))
+        }
+        lookForMissingRoots()
+    }
+
+    /// A library folder that is missing (deleted, on a disk not plugged in) cannot be watched:
+    /// it is looked for every two seconds, off the GTK thread (a stat of a network path may
+    /// hang), and once it is back it is watched and read again. It was "No … Folder" for good.
+    private func lookForMissingRoots() {
+        guard !isClosed, !missingRootsLookedFor else { return }
+        let library = self.library, post = postToController
+        missingRootsLookedFor = true
+        workers.submit(after: 2) {
+            let missing = library.roots.filter { !$0.isDirectory }
+            let allThere = missing.isEmpty
+            post { controller in
+                controller.missingRootsLookedFor = false
+                guard !controller.isClosed else { return }
+                if controller.rootsWereMissing && allThere {
+                    // Back: watched afresh (its old watches went with it) and read again.
+                    controller.watcher?.stop()
+                    controller.watcher = nil
+                    controller.rootsWereMissing = false
+                    controller.startWatching()
+                    controller.startScan(fullCheckDelay: 0)
+                    return
+                }
+                controller.rootsWereMissing = controller.rootsWereMissing || !allThere
+                controller.lookForMissingRoots()
+            }
         }
     }
 

@@ -113,6 +113,24 @@ final class ScriptModeTests: WindowTestCase {
         XCTAssertEqual(String(decoding: output, as: UTF8.self), path(names[1]) + "\n")
     }
 
+    /// A library folder deleted and made again while the window is open is noticed: its photos
+    /// show again (it stayed "No … Folder" for good: issue 19, defect 14).
+    func testALibraryFolderThatComesBackIsNoticed() throws {
+        let window = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera"], dataHome: dataHome, cacheHome: cacheHome)
+        usleep(400_000)
+        try FileManager.default.removeItem(at: folder)
+        usleep(3_000_000)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try makePhotos(["back again.jpg"], in: folder)
+        usleep(6_000_000)  // looked for every 2 s, then read again
+        // (The focus left the grid with its photos: a click picks the one that came back.)
+        try window.click(x: 75, y: 115)
+        try window.keys("ctrl+Return")
+        let (status, output) = window.finishWithBytes()
+        XCTAssertEqual(status, 0, window.errorText)
+        XCTAssertEqual(String(decoding: output, as: UTF8.self), path("back again.jpg") + "\n")
+    }
+
     /// A pick deleted just before confirming is not printed (the watcher may not have seen it
     /// yet: each path is checked at the moment of printing); the others are.
     func testAPickDeletedJustBeforeConfirmingIsNotPrinted() throws {
