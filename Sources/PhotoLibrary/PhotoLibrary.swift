@@ -288,9 +288,17 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// How an open album changed after `change`: a new fetch result and the exact positions.
     /// Nil when the album is unaffected.
-    public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange) throws -> FetchResultChangeDetails? {
+    /// `holdingBack` names assets left out of the new list as if not there yet: arrivals the
+    /// window keeps from the person's view until they go to the top.
+    public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange,
+                              holdingBack held: Set<Int64> = []) throws -> FetchResultChangeDetails? {
         guard !change.touched.isEmpty else { return nil }
-        let updated = try fetchAssets(in: fetchResult.album, filter: fetchResult.filter)
+        var updated = try fetchAssets(in: fetchResult.album, filter: fetchResult.filter)
+        if !held.isEmpty {
+            let shown = FetchResult(album: updated.album, ids: updated.allIDs.filter { !held.contains($0) })
+            shown.filter = updated.filter
+            updated = shown
+        }
         let details = FetchResultChangeDetails(before: fetchResult, after: updated, change: change)
         return details.hasChanges ? details : nil
     }

@@ -57,7 +57,11 @@ public final class PickerController {
     /// is at the very top, where new photos simply appear first.
     public var anchorAsset: (() -> Int64?)?
     /// Photos that arrived above the view since it was last at the top.
-    public private(set) var newerAbove = 0
+    public var newerAbove: Int { heldArrivals.count }
+    /// Those photos: in the index, kept out of the model until the person goes to the top. Put
+    /// in above them, they would reflow the grid under their eyes (200 arrivals moved every photo
+    /// one row down and four columns on); a messenger's gallery holds them behind a banner too.
+    private var heldArrivals: Set<Int64> = []
 
     /// Something the person could act on, in words: said once.
     public var onProblem: ((String) -> Void)?
@@ -172,6 +176,9 @@ public final class PickerController {
             return
         }
         currentAlbum = album
+        // A new fetch shows everything: nothing is held above it.
+        heldArrivals = []
+        onNewerAbove?(0)
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
         onAlbumOpening?()
@@ -231,15 +238,22 @@ public final class PickerController {
         let change = pendingChange
         pendingChange = LibraryChange()
         computingChange = true
-        let library = self.library, post = postToController
+        let library = self.library, post = postToController, held = heldArrivals
         workers.submit {
-            let details = Result { try library.changeDetails(for: base, after: change) }
+            let details = Result { try library.changeDetails(for: base, after: change, holdingBack: held) }
             post { controller in
                 controller.computingChange = false
                 guard !controller.isClosed else { return }
                 // An album switched meanwhile is already current: its fetch saw this change.
                 switch details {
                 case .success(let details?) where controller.model.fetchResult === base:
+                    if controller.holdArrivalsAboveView(details, change: change) {
+                        // Worked out again without them (the rest of the change still applies).
+                        var again = change
+                        again.merge(controller.pendingChange)
+                        controller.pendingChange = again
+                        break
+                    }
                     controller.applyKeepingAnchor(details)
                     controller.pickPendingCapture()
                     controller.onContentChanged?()
@@ -302,11 +316,29 @@ public final class PickerController {
         onCaptureShown?(asset.id)
     }
 
-    /// The person is at the top again (or chose to go there): nothing newer is waiting above.
+    /// The person is at the top again (or chose to go there): the photos held above come in,
+    /// first in the grid, where they are seen.
     public func sawNewest() {
-        guard newerAbove != 0 else { return }
-        newerAbove = 0
+        guard !heldArrivals.isEmpty else { return }
+        var release = LibraryChange()
+        release.inserted = heldArrivals
+        heldArrivals = []
         onNewerAbove?(0)
+        apply(release)
+    }
+
+    /// Holds back the photos `details` would put in above the asset at the top of the view, when
+    /// the person has scrolled down; true if there were any (the change is then worked out again).
+    /// A capture waiting to be picked is never held: the person just took it.
+    private func holdArrivalsAboveView(_ details: FetchResultChangeDetails, change: LibraryChange) -> Bool {
+        guard pendingCapture == nil, !details.insertedIndexes.isEmpty, let anchor = anchorAsset?(),
+              let to = details.after.index(of: anchor) else { return false }
+        let arrivals = details.insertedIndexes.prefix { $0 < to }.map { details.after.id(at: $0) }
+            .filter { change.inserted.contains($0) }
+        guard !arrivals.isEmpty else { return false }
+        heldArrivals.formUnion(arrivals)
+        onNewerAbove?(heldArrivals.count)
+        return true
     }
 
     /// Applies change details to the model; when the person has scrolled away from the top, the
@@ -316,14 +348,7 @@ public final class PickerController {
         let from = anchor.flatMap { model.position(of: $0) }
         model.apply(details)
         guard let anchor, let from, let to = model.position(of: anchor) else { return }
-        let offset = model.showsCamera ? 1 : 0
-        let arrivedAbove = details.insertedIndexes.filter { $0 + offset < to }.count
-            - details.removedIndexes.filter { $0 + offset < from }.count
         if to != from { onAnchorMoved?(from, to) }
-        if arrivedAbove > 0 {
-            newerAbove += arrivedAbove
-            onNewerAbove?(newerAbove)
-        }
     }
 
     // MARK: Scanning and watching

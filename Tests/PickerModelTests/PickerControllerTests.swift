@@ -1,5 +1,5 @@
 import Foundation
-import PhotoLibrary
+@_spi(Testing) import PhotoLibrary
 import TestSupport
 import XCTest
 @testable import PickerModel
@@ -215,31 +215,54 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
 
     /// Photos arriving above what the person looks at: the view is told where its top asset went
     /// (to keep it in place) and how many arrived above; at the very top nothing is counted.
+    /// Scrolled down, photos that arrive above are held out of the model (nothing in view
+    /// reflows) and counted; at the top they come in first. A photo removed above still leaves,
+    /// and the view learns where its top asset went.
     nonisolated func testAChangeAboveTheVisibleRangeKeepsTheFirstVisibleAssetInPlace() throws {
         try MainActor.assumeIsolated {
             let controller = try scanned(try makeController())
             XCTAssertGreaterThan(controller.model.count, 30)
+            let count = controller.model.count
             let looking = try XCTUnwrap(controller.model.assetID(at: 20))
             controller.anchorAsset = { looking }
             var moves: [[Int]] = [], announced: [Int] = []
             controller.onAnchorMoved = { moves.append([$0, $1]) }
             controller.onNewerAbove = { announced.append($0) }
             var change = LibraryChange()
-            change.inserted = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 5)
+            let arrivals = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 5)
+            change.inserted = arrivals
             controller.apply(change)
-            XCTAssertTrue(queue.run(until: { !moves.isEmpty }))
-            XCTAssertEqual(moves, [[20, 25]], "the view learns where its top asset went")
-            XCTAssertEqual(controller.model.assetID(at: 25), looking)
+            XCTAssertTrue(queue.run(until: { !announced.isEmpty }))
+            queue.run(until: { false }, timeout: 0.3)
             XCTAssertEqual(announced, [5])
             XCTAssertEqual(controller.newerAbove, 5)
+            XCTAssertEqual(controller.model.count, count, "held above the view")
+            XCTAssertEqual(controller.model.assetID(at: 20), looking, "nothing moved")
+            XCTAssertEqual(moves, [])
+
+            // A photo above the view leaves: it goes, and the view keeps its top asset in place.
+            let above = try XCTUnwrap(controller.model.assetID(at: 3))
+            try controller.library.writeDirectly { db in try db.execute("DELETE FROM assets WHERE id = \(above)") }
+            var removal = LibraryChange()
+            removal.removed = [above]
+            controller.apply(removal)
+            XCTAssertTrue(queue.run(until: { !moves.isEmpty }))
+            XCTAssertEqual(moves, [[20, 19]], "the view learns where its top asset went")
+            XCTAssertEqual(controller.model.assetID(at: 19), looking)
+            XCTAssertEqual(controller.newerAbove, 5, "the held photos are still waiting")
+
+            // Back at the top (no anchor): the held photos come in first.
+            controller.anchorAsset = { nil }
             controller.sawNewest()
             XCTAssertEqual(controller.newerAbove, 0)
+            XCTAssertEqual(announced.last, 0)
+            XCTAssertTrue(queue.run(until: { controller.model.count == count + 4 }))
+            XCTAssertEqual(Set((0..<5).compactMap { controller.model.assetID(at: $0) }), arrivals)
 
-            // At the very top (no anchor), arrivals are simply first: nothing to keep or count.
-            controller.anchorAsset = { nil }
+            // At the very top, arrivals are simply first: nothing to keep or count.
             change.inserted = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 2)
             controller.apply(change)
-            XCTAssertTrue(queue.run(until: { controller.model.count == (try? controller.library.fetchAssets(in: .smart(.recents)).count) }))
+            XCTAssertTrue(queue.run(until: { controller.model.count == count + 6 }))
             queue.run(until: { false }, timeout: 0.2)
             XCTAssertEqual(moves.count, 1)
             XCTAssertEqual(controller.newerAbove, 0)

@@ -104,6 +104,53 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Where every cell in view is, by asset.
+    private func places(_ view: PickerView) -> [Int64: (x: Double, y: Double)] {
+        var result: [Int64: (x: Double, y: Double)] = [:]
+        for cell in view.cells.compactMap(\.cell) where gtk_widget_get_mapped(cell.root) != 0 {
+            guard let id = cell.assetID else { continue }
+            var x = 0.0, y = 0.0
+            guard gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0,
+                  y + Double(gtk_widget_get_height(cell.root)) > 0, y < Double(gtk_widget_get_height(view.scroller)) else { continue }
+            result[id] = (x, y)
+        }
+        return result
+    }
+
+    /// 200 arrivals (not a whole number of rows) while scrolled down: nothing in view moves, not
+    /// even sideways; they come in once the person goes up.
+    nonisolated func testArrivalsWhileScrolledDownMoveNothingInView() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, root) = try openPicker(count: 3000)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            gtk_adjustment_set_value(adjustment, 10 * gtk_adjustment_get_page_size(adjustment))
+            InProcessGTK.pump(seconds: 0.5)
+            let before = places(view)
+            let count = view.model.count
+            XCTAssertGreaterThan(before.count, 20)
+
+            try arrive(200, in: view, root: root)
+            let after = places(view)
+            XCTAssertEqual(Set(after.keys), Set(before.keys), "the same photos are in view")
+            for (id, place) in before {
+                let now = try XCTUnwrap(after[id])
+                XCTAssertEqual(now.x, place.x, accuracy: 1, "asset \(id) stays in its column")
+                XCTAssertEqual(now.y, place.y, accuracy: 1, "asset \(id) stays on its row")
+            }
+            XCTAssertEqual(view.newerPhotosText, "200 newer photos")
+            XCTAssertEqual(view.model.count, count, "held above until the person goes up")
+
+            view.showNewerPhotos()
+            InProcessGTK.pump(seconds: 0.8)
+            XCTAssertEqual(view.model.count, count + 200)
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0)
+            XCTAssertEqual(view.model.assetID(at: 0).map { try? view.library.asset(id: $0)?.path.lastComponentName }??.hasPrefix("NEW_"), true,
+                           "the arrivals are first")
+            XCTAssertFalse(view.newerPhotosShown)
+        }
+    }
+
     nonisolated func testAtTheTopNewPhotosAppearFirst() throws {
         try MainActor.assumeIsolated {
             let (view, window, root) = try openPicker(count: 2000)
