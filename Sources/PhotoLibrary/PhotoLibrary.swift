@@ -275,6 +275,29 @@ public final class PhotoLibrary: @unchecked Sendable {
         }
     }
 
+    /// Where a photo named like `text` is in an open album (type-ahead find): the first whose
+    /// file name starts with it, letter case aside, or failing that the first whose name holds
+    /// it; in `fetchResult`'s order. Reads the album's names (60,000 in about 40 ms here): call
+    /// it off the GTK thread.
+    public func position(ofName text: String, in fetchResult: FetchResult) throws -> Int? {
+        let wanted = text.lowercased()
+        guard !wanted.isEmpty else { return nil }
+        var (filter, _) = PhotoLibrary.sql(for: fetchResult.album)
+        if let condition = fetchResult.filter.sqlCondition { filter += " AND " + condition }
+        var starting: Set<Int64> = [], holding: Set<Int64> = []
+        try withReader { db in
+            let statement = try db.statement("SELECT id, name FROM assets WHERE \(filter)")
+            defer { statement.reset() }
+            while try statement.step() {
+                let name = String(decoding: statement.blob(1), as: UTF8.self).lowercased()
+                if name.hasPrefix(wanted) { starting.insert(statement.int64(0)) } else if name.contains(wanted) { holding.insert(statement.int64(0)) }
+            }
+        }
+        let ids = fetchResult.allIDs
+        if !starting.isEmpty, let position = ids.firstIndex(where: starting.contains) { return position }
+        return holding.isEmpty ? nil : ids.firstIndex(where: holding.contains)
+    }
+
     /// The WHERE clause of an album and a query for its count. Bits are literals so that SQLite
     /// matches each album's partial index.
     private static func sql(for album: Album) -> (filter: String, count: String) {

@@ -316,6 +316,24 @@ public final class PickerController {
         onCaptureShown?(asset.id)
     }
 
+    // MARK: Finding by name
+
+    /// Finds the first photo of the open album named like `text` (PhotoLibrary.position(ofName:)),
+    /// on a worker; `found` gets its asset id, or nil, unless the album changed meanwhile (then
+    /// nothing is said: the answer was for another list).
+    public func findName(_ text: String, found: @escaping @MainActor (Int64?) -> Void) {
+        guard !isClosed, let base = model.fetchResult else { return }
+        let library = self.library, post = postToController
+        workers.submit {
+            let position = (try? library.position(ofName: text, in: base)) ?? nil
+            let id = position.map { base.id(at: $0) }
+            post { controller in
+                guard controller.model.fetchResult === base else { return }
+                found(id)
+            }
+        }
+    }
+
     /// The person is at the top again (or chose to go there): the photos held above come in,
     /// first in the grid, where they are seen.
     public func sawNewest() {

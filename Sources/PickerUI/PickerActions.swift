@@ -46,7 +46,7 @@ enum PickerActions {
             Command("pick", i18n("Pick or unpick the focused photo"), keys: ["space", "Return"], section: picking) { view in
                 if let position = view.focusedPosition { view.toggle(at: position) }
             },
-            Command("preview", i18n("Show the focused photo large"), accelerators: ["<Alt>Return"], keys: ["p"], section: viewing) { view in
+            Command("preview", i18n("Show the focused photo large"), accelerators: ["<Alt>Return"], section: viewing) { view in
                 if let position = view.focusedPosition { view.openPreview(at: position) }
             },
             Command("zoom-in", i18n("Larger thumbnails"), accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: viewing) { $0.zoom(by: 1) },

@@ -15,6 +15,7 @@ enum Style {
     .photo-grid > child { border-radius: 10px; }
     .photo-grid > child:focus:focus-visible { outline: 2px solid @window_fg_color; outline-offset: 1px; }
     .location-bar { padding: 8px 10px; }
+    .find-bar { padding: 8px 16px; border-radius: 9999px; font-weight: bold; }
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }

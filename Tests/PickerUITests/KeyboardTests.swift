@@ -67,3 +67,55 @@ final class KeyboardTests: WindowTestCase {
         XCTAssertEqual(lines, Array(screenshots.prefix(2)))
     }
 }
+
+/// Typing a file name on the grid finds it, as in GTK's file chooser.
+final class TypeAheadTests: WindowTestCase {
+    override var copiesDemoLibrary: Bool { false }
+
+    private func named(_ name: String, in order: [String]) throws -> String {
+        try XCTUnwrap(order.first { ($0 as NSString).lastPathComponent == name }, "\(name) is in the demo library")
+    }
+
+    func testTypingANameFocusesItsPhoto() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        func type(_ text: String) throws {
+            _ = try display.xdotool(["type", "--delay", "40", text])
+            usleep(700_000)
+        }
+        // A name's start, letter case aside (P starts a Pixel phone's names: it does not preview).
+        try type("pxl_20240613")
+        try picker.keys("space")
+        // Part of a name: no name starts with it.
+        try type("burst002")
+        try picker.keys("space")
+        // Backspace takes a letter back: "img_2405" becomes "img_2402".
+        try type("img_2405")
+        try picker.keys("BackSpace")
+        try type("2")
+        try picker.keys("space")
+        // Nothing holds it: the focus stays where it was (Right then goes on from there).
+        try type("zzzq")
+        try picker.keys("Right", "space", "ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        let afterFound = try XCTUnwrap(order.firstIndex(of: try named("IMG_24021.JPG", in: order)))
+        XCTAssertEqual(lines, [try named("PXL_20240613_191000456.jpg", in: order),
+                               try named("IMG_20240615_143000_BURST002.jpg", in: order),
+                               try named("IMG_24021.JPG", in: order),
+                               order[afterFound + 1]])
+    }
+
+    func testSlashInAScriptsPickerOpensTheLocationBar() throws {
+        let order = try recents()
+        let picker = try openPicker(["--file-selection"])
+        usleep(300_000)
+        let wanted = order[5]
+        _ = try display.xdotool(["type", "--delay", "30", wanted])
+        usleep(300_000)
+        try picker.keys("Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [wanted], "the typed path is the answer")
+    }
+}

@@ -97,7 +97,7 @@ final class LibraryUntouchedTests: WindowTestCase {
         let picker = try WindowProcess(display: display, executable: "/usr/bin/strace",
                                        arguments: strace(pickTrace, ["--library", library.path, "--copy-to", copies.path, "--no-camera"]),
                                        dataHome: dataHome, cacheHome: cacheHome, environment: noBus)
-        try picker.keys("Right", "space", "Right", "space", "p", "Escape", "ctrl+Return")
+        try picker.keys("Right", "space", "Right", "space", "alt+Return", "Escape", "ctrl+Return")
         let picked = picker.finish(timeout: 60)
         XCTAssertEqual(picked.status, 0, picker.errorText)
         XCTAssertEqual(picked.lines.count, 2)

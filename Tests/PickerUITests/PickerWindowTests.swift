@@ -38,8 +38,8 @@ final class PickerWindowTests: WindowTestCase {
     func testThePreviewPicksAndMovesToNeighboursThenReturnsToTheGrid() throws {
         let order = try recents()
         let picker = try openPicker()
-        // P opens the focused photo large; Space picks it; Right goes to the next; Escape returns.
-        try picker.keys("p", "space", "Right", "Right", "space", "Escape", "Right", "space", "ctrl+Return")
+        // Alt+Enter opens the focused photo large; Space picks it; Right goes to the next; Escape returns.
+        try picker.keys("alt+Return", "space", "Right", "Right", "space", "Escape", "Right", "space", "ctrl+Return")
         let (status, lines) = picker.finish()
         XCTAssertEqual(status, 0)
         XCTAssertEqual(lines, [order[0], order[2], order[1]], "back in the grid the focus was on the first photo")

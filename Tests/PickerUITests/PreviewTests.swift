@@ -63,7 +63,7 @@ final class PreviewWindowTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             let order = try recents()
             let picker = try open()
-            try picker.keys("p")
+            try picker.keys("alt+Return")
             usleep(300_000)
             try picker.click(x: addOrPickToggle.x, y: addOrPickToggle.y)  // the pick toggle: picks the photo
             try picker.click(x: cancelRightPart.x, y: cancelRightPart.y)  // where Cancel was
@@ -82,7 +82,7 @@ final class PreviewWindowTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             _ = try recents()
             let picker = try open()
-            try picker.keys("p", "Right")
+            try picker.keys("alt+Return", "Right")
             usleep(300_000)
             try picker.click(x: back.x, y: back.y)
             // In the grid, Escape cancels (in the preview it would only close the preview).
@@ -99,7 +99,7 @@ final class PreviewWindowTests: XCTestCase, @unchecked Sendable {
             let video = try XCTUnwrap(order.firstIndex { $0.hasSuffix(".mp4") })
             XCTAssertLessThan(video + 1, order.count)
             let picker = try open()
-            try picker.keys("p")
+            try picker.keys("alt+Return")
             for _ in 0..<video { try picker.keys("Right") }
             usleep(1_000_000)
             // The controls show on pointer motion; a click on their play button gives them the focus

@@ -3,8 +3,9 @@ import GObjectSupport
 
 /// The picker's keys. Escape (cancel, or back from the preview) and Ctrl+Enter (confirm) work
 /// from anywhere in the window, header bar included; the grid's own keys (Space and Enter pick,
-/// P previews, Ctrl+plus/minus zoom) act only while a photo has the focus; Tab moves between
-/// regions (header, grid, strip) instead of walking through thousands of photos.
+/// Alt+Enter previews, Ctrl+plus/minus zoom, letters find a name) act only while a photo has the
+/// focus; Tab moves between regions (header, grid, strip) instead of walking through thousands
+/// of photos.
 extension PickerView {
     func installKeys() {
         installWindowShortcuts()
@@ -16,6 +17,7 @@ extension PickerView {
             // Before the toast overlay's own Escape, which only dismisses a toast: with a toast
             // up ("You can pick up to 3"), Escape still cancels.
             if Int32(keyval) == GDK_KEY_Escape, modifiers & self.modifierMask == 0, !self.captureView.isVisible {
+                self.endFind()
                 self.cancelOrGoBack()
                 return true
             }
@@ -90,11 +92,11 @@ extension PickerView {
         let control = modifiers & GDK_CONTROL_MASK.rawValue != 0
         let alt = modifiers & GDK_ALT_MASK.rawValue != 0
         let shift = modifiers & GDK_SHIFT_MASK.rawValue != 0
+        // Letters are a name to find (so P, the first letter of a Pixel phone's photos, does not
+        // preview: Alt+Enter does). Any other key ends the find: Space picks what it found.
+        if findKey(keyval, modifiers) { return true }
+        if !findText.isEmpty, !Self.isModifier(keyval) { endFind() }
         switch Int32(keyval) {
-        case GDK_KEY_p, GDK_KEY_P:
-            guard !control, let position = focusedPosition else { return false }
-            openPreview(at: position)
-            return true
         case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add:
             guard control else { return false }
             zoom(by: 1)
@@ -125,6 +127,11 @@ extension PickerView {
         default:
             return false
         }
+    }
+
+    static func isModifier(_ keyval: UInt32) -> Bool {
+        [GDK_KEY_Shift_L, GDK_KEY_Shift_R, GDK_KEY_Control_L, GDK_KEY_Control_R, GDK_KEY_Alt_L, GDK_KEY_Alt_R,
+         GDK_KEY_Super_L, GDK_KEY_Super_R, GDK_KEY_Caps_Lock, GDK_KEY_ISO_Level3_Shift].contains(Int32(keyval))
     }
 
     /// The focus may sit in the header bar (the pick toggle) or in a video's controls, outside

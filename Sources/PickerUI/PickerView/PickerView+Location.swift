@@ -13,7 +13,9 @@ extension PickerView {
     /// Builds the bar over the grid: an entry and, under it, why a path was refused.
     func makeLocationBar() -> UnsafeMutablePointer<GtkWidget> {
         let bar = gtk_revealer_new()!
-        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_DOWN)
+        // At once: while a revealer slides, its child is not mapped, and the keys a person
+        // types right after Ctrl+L (or "/") went nowhere (the first 0.1-0.3 s of letters).
+        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_NONE)
         gtk_widget_set_valign(bar, GTK_ALIGN_START)
         let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
         style(box, "location-bar", "card")

@@ -129,6 +129,13 @@ public final class PickerView {
     var locationBar: UnsafeMutablePointer<GtkWidget>!
     let locationEntry: UnsafeMutablePointer<GtkWidget> = gtk_entry_new()
     let locationProblem: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
+    /// Type-ahead find (PickerView+Find): the bar at the bottom of the grid, what it says, the
+    /// text typed so far, which search is the latest, and the bar's timeout.
+    var findBar: UnsafeMutablePointer<GtkWidget>!
+    let findLabel: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
+    var findText = ""
+    var findGeneration = 0
+    let findEnd = MainLoopSource()
     /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
     /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
     public var escapeCancels = true
@@ -286,6 +293,8 @@ public final class PickerView {
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
         locationBar = makeLocationBar()
         gtk_overlay_add_overlay(overlay.opaque, locationBar)
+        findBar = makeFindBar()
+        gtk_overlay_add_overlay(overlay.opaque, findBar)
         installKeys()
         listenToController()
         // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
@@ -336,6 +345,7 @@ public final class PickerView {
         focusRetry.cancel()
         inSightFirst.cancel()
         firstScreenHoldEnd.cancel()
+        findEnd.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
             folderChooserReference = nil
