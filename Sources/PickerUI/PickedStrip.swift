@@ -5,12 +5,21 @@ import Thumbnails
 
 /// The strip of picked photos under the grid, in pick order with their numbers; clicking one
 /// unpicks it. Items slide in when picked and out when unpicked; the strip itself slides in with
-/// the first pick and out with the last.
+/// the first pick and out with the last. For the keyboard the strip is one Tab stop: the arrow
+/// keys (and Home, End) move between its items, Space or Enter unpicks one, and Tab leaves.
 @MainActor
 final class PickedStrip {
     let widget: UnsafeMutablePointer<GtkWidget>
     private let row: UnsafeMutablePointer<GtkWidget>
     private var items: [Int64: Item] = [:]
+    /// The picks in the strip's order.
+    private var order: [Int64] = []
+    /// The item the keyboard was last on: Tab into the strip comes back to it.
+    private var lastFocused: Int64?
+    /// Tab (true) or Shift+Tab (false) on an item: the focus leaves the strip (PickerView).
+    var onLeave: ((_ forward: Bool) -> Void)?
+    /// The last pick went while the keyboard was on it: the focus has to go somewhere.
+    var onFocusLost: (() -> Void)?
     /// The removals of items sliding out; the strip owns them, so none runs after it is gone.
     private var leaving: [ObjectIdentifier: MainLoopSource] = [:]
     var onRemove: ((Int64) -> Void)?
@@ -56,12 +65,88 @@ final class PickedStrip {
         style(row, "picked-strip")
         gtk_scrolled_window_set_child(scroller.opaque, row)
         gtk_revealer_set_child(widget.opaque, scroller)
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
+            self?.key(keyval, modifiers) ?? false
+        })
+        gtk_widget_add_controller(row, keys)
+    }
+
+    /// Gives the keyboard focus to the strip: the item it was last on, or the first.
+    @discardableResult
+    func focus() -> Bool {
+        guard gtk_revealer_get_reveal_child(widget.opaque) != 0,
+              let id = lastFocused.flatMap({ items[$0] != nil ? $0 : nil }) ?? order.first else { return false }
+        return focus(id)
+    }
+
+    @discardableResult
+    private func focus(_ id: Int64) -> Bool {
+        guard let button = items[id].flatMap({ gtk_revealer_get_child($0.revealer.opaque) }) else { return false }
+        lastFocused = id
+        guard gtk_widget_grab_focus(button) != 0 else { return false }
+        // Far along a long strip: bring it into view.
+        if let scroller = gtk_widget_get_ancestor(button, gtk_scrolled_window_get_type()),
+           let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
+            var x = 0.0, y = 0.0
+            if gtk_widget_translate_coordinates(button, row, 0, 0, &x, &y) != 0 {
+                let width = Double(gtk_widget_get_width(button))
+                gtk_adjustment_clamp_page(adjustment, x, x + width)
+            }
+        }
+        return true
+    }
+
+    /// The pick whose item has the keyboard focus.
+    private var focusedID: Int64? {
+        guard let root = gtk_widget_get_root(row), let focus = gtk_root_get_focus(root) else { return nil }
+        return order.first { id in
+            items[id].map { focus == $0.revealer || gtk_widget_is_ancestor(focus, $0.revealer) != 0 } ?? false
+        }
+    }
+
+    private func key(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+        guard let current = focusedID, let index = order.firstIndex(of: current) else { return false }
+        let mask = GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SUPER_MASK.rawValue
+        if modifiers & mask != 0 { return false }
+        // (Right-to-left languages lay the strip out from the right: the arrows follow the eye.)
+        let rtl = gtk_widget_get_direction(row) == GTK_TEXT_DIR_RTL
+        switch Int32(keyval) {
+        case GDK_KEY_Left, GDK_KEY_KP_Left: return move(to: index + (rtl ? 1 : -1))
+        case GDK_KEY_Right, GDK_KEY_KP_Right: return move(to: index + (rtl ? -1 : 1))
+        case GDK_KEY_Home, GDK_KEY_KP_Home: return move(to: 0)
+        case GDK_KEY_End, GDK_KEY_KP_End: return move(to: order.count - 1)
+        case GDK_KEY_Up, GDK_KEY_Down: return true  // a row: nothing above or below inside it
+        case GDK_KEY_Tab, GDK_KEY_KP_Tab:
+            onLeave?(modifiers & GDK_SHIFT_MASK.rawValue == 0)
+            return true
+        case GDK_KEY_ISO_Left_Tab:
+            onLeave?(false)
+            return true
+        default: return false
+        }
+    }
+
+    private func move(to index: Int) -> Bool {
+        guard order.indices.contains(index) else {
+            gtk_widget_error_bell(row)
+            return true
+        }
+        focus(order[index])
+        return true
     }
 
     /// Brings the strip in line with `picked`: new items slide in, removed ones slide out, the
     /// rest are renumbered and put in order.
     func show(_ picked: [Int64], rows: (Int64) -> Asset?, loader: ThumbnailLoader) {
         let wanted = Set(picked)
+        // An item unpicked from the keyboard: the focus goes to its neighbour, as in a list.
+        let focused = focusedID
+        var focusNext: Int64?
+        if let focused, !wanted.contains(focused), let index = order.firstIndex(of: focused) {
+            focusNext = order[(index + 1)...].first(where: wanted.contains) ?? order[..<index].last(where: wanted.contains)
+        }
         for (id, item) in items where !wanted.contains(id) {
             items[id] = nil
             item.request?.cancel()
@@ -95,6 +180,10 @@ final class PickedStrip {
             previous = item.revealer
         }
         gtk_revealer_set_reveal_child(widget.opaque, picked.isEmpty ? 0 : 1)
+        order = picked.filter { items[$0] != nil }
+        if let focused, !wanted.contains(focused) {
+            if let focusNext { focus(focusNext) } else { onFocusLost?() }
+        }
     }
 
     /// Stops loading thumbnails (the picker is going away).

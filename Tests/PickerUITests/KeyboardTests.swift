@@ -37,6 +37,41 @@ final class KeyboardTests: WindowTestCase {
         XCTAssertEqual(lines, [order[1]])
     }
 
+    func testWithNothingPickedTabReachesCancel() throws {
+        _ = try recents()
+        let picker = try openPicker()
+        // The header from its start: Cancel first (it was reachable only with Shift+Tab).
+        try picker.keys("Tab", "space")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 1, "Space on Cancel cancels")
+        XCTAssertEqual(lines, [])
+    }
+
+    func testTheStripIsOneTabStopWithArrowsInside() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        // Three picks; into the strip, Right to the second, Space unpicks it and the focus goes on
+        // to its neighbour (the third), which Space unpicks too.
+        try picker.keys("space", "Right", "space", "Right", "space", "Tab", "Right", "space")
+        usleep(400_000)
+        try picker.keys("space")
+        usleep(400_000)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[0]])
+    }
+
+    func testTabLeavesTheStripAtOnce() throws {
+        _ = try recents()
+        let picker = try openPicker()
+        // Three picks are one Tab stop: the second Tab is on Cancel, not on the second pick.
+        try picker.keys("space", "Right", "space", "Right", "space", "Tab", "Tab", "space")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 1, "Space on Cancel cancels")
+        XCTAssertEqual(lines, [])
+    }
+
     func testTabFromTheHeaderComesBackToTheSamePhoto() throws {
         let order = try recents()
         let picker = try openPicker()

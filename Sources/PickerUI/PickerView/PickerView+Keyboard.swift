@@ -169,14 +169,23 @@ extension PickerView {
         return true
     }
 
-    /// Tab from a photo goes to the strip (when something is picked) or the header; Shift+Tab
-    /// to the header. Returns false to let GTK move the focus when neither takes it.
+    /// Tab from a photo goes to the strip (when something is picked), then the header from its
+    /// start (Cancel, the album switcher, the primary button) and round to the grid; Shift+Tab
+    /// the other way. Returns false to let GTK move the focus when nothing takes it.
     func leaveGrid(forward: Bool) -> Bool {
-        if forward, gtk_revealer_get_reveal_child(strip.widget.opaque) != 0,
-           gtk_widget_child_focus(strip.widget, GTK_DIR_TAB_FORWARD) != 0 {
-            return true
-        }
-        let header = forward ? [albumSwitcher, cancelButton, confirmButton] : [confirmButton, albumSwitcher, cancelButton]
+        if forward, strip.focus() { return true }
+        return focusHeader(fromStart: forward) || (!forward && strip.focus())
+    }
+
+    /// The strip's Tab goes on to the header; Shift+Tab back to the photo last focused.
+    func leaveStrip(forward: Bool) {
+        if forward, focusHeader(fromStart: true) { return }
+        gtk_widget_grab_focus(grid)
+    }
+
+    @discardableResult
+    func focusHeader(fromStart: Bool) -> Bool {
+        let header = fromStart ? [cancelButton, albumSwitcher, confirmButton] : [confirmButton, albumSwitcher, cancelButton]
         for candidate in header where gtk_widget_get_mapped(candidate) != 0 && gtk_widget_is_sensitive(candidate) != 0 {
             if gtk_widget_grab_focus(candidate) != 0 { return true }
         }

@@ -304,6 +304,8 @@ public final class PickerView {
         Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
 
         strip.onRemove = { [weak self] id in self?.selection.remove([id]) }
+        strip.onLeave = { [weak self] forward in self?.leaveStrip(forward: forward) }
+        strip.onFocusLost = { [weak self] in if let self { gtk_widget_grab_focus(self.grid) } }
         strip.onMove = { [weak self] dragged, target in
             guard let self, let from = self.selection.picked.firstIndex(of: dragged),
                   let to = self.selection.picked.firstIndex(of: target) else { return }
