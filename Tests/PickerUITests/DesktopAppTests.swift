@@ -118,6 +118,55 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertTrue(app.isRunning)
     }
 
+    /// Files in `folder`, once `count` are there (or after 5 s).
+    private func waitForFiles(in folder: URL, count: Int) -> [String] {
+        var names: [String] = []
+        for _ in 0..<50 where names.count < count {
+            usleep(100_000)
+            names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()) ?? []
+        }
+        return names
+    }
+
+    /// The chooser opens on Pictures (it opened on Recent, where nothing can be copied to), then
+    /// on the folder used last, and at a size where a folder's contents show (it was 825×338).
+    func testCopyToFolderOpensOnPicturesThenTheLastFolderAtAUsableSize() throws {
+        let home = TestSupport.temporaryDirectory("desktop-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let destination = TestSupport.temporaryDirectory("desktop-last-folder")
+        let app = try openApp(environment: ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path])
+        defer { app.stop() }
+        try app.keys("space")
+        func openChooser() throws -> String {
+            try chooseFromMenu(app, item: 1)
+            let dialog = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", "Copy to Folder"]).split(separator: "\n").last.map(String.init) ?? ""
+            _ = try display.xdotool(["windowfocus", "--sync", dialog])
+            usleep(300_000)
+            return dialog
+        }
+        let dialog = try openChooser()
+        let geometry = try display.xdotool(["getwindowgeometry", dialog])
+        let size = try XCTUnwrap(geometry.split(separator: "\n").first { $0.contains("Geometry:") }?
+            .split(separator: " ").last?.split(separator: "x").compactMap { Int($0) })
+        XCTAssertGreaterThanOrEqual(size.first ?? 0, 760, geometry)
+        XCTAssertGreaterThanOrEqual(size.last ?? 0, 540, geometry)
+        try app.keys("Return")  // Copy Here, in the folder it opened on
+        XCTAssertEqual(waitForFiles(in: pictures, count: 1), [names[0]], "it opened on Pictures: \(app.errorText)")
+
+        _ = try openChooser()
+        try app.keys("ctrl+l")
+        _ = try display.xdotool(["type", "--delay", "20", destination.path + "/"])
+        usleep(300_000)
+        try app.keys("Return")
+        XCTAssertEqual(waitForFiles(in: destination, count: 1), [names[0]])
+
+        _ = try openChooser()
+        try app.keys("Return")
+        XCTAssertEqual(waitForFiles(in: destination, count: 2), [names[0], "newest_2.jpg"], "it opened on the folder used last")
+        XCTAssertEqual(waitForFiles(in: pictures, count: 1), [names[0]])
+    }
+
     /// A GNOME app does not close on Escape; Ctrl+W and Ctrl+Q close it, and the picks are there
     /// again at the next launch, in their order (issue 19, defect 1: Escape quit and lost them).
     func testEscapeKeepsTheAppOpenAndClosingKeepsThePicksForNextTime() throws {

@@ -122,7 +122,7 @@ final class DesktopActions {
 
     /// Copy to Folder…: the desktop's folder chooser (a portal's when there is one), then the
     /// copy off the GTK thread, never replacing a file.
-    private func chooseFolder() {
+    func chooseFolder() {
         guard folderDialog == nil else { return }
         let dialog = gtk_file_chooser_native_new(i18n("Copy to Folder"), UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self),
                                                  GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, i18n("Copy Here"), i18n("Cancel"))!
@@ -147,6 +147,39 @@ final class DesktopActions {
             self.copy(self.picked, into: folder)
         })
         gtk_native_dialog_show(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self))
+        enlargeOwnChooser()
+    }
+
+    /// The folder dialog open now, when it is GTK's own window (no portal).
+    var ownChooserWindow: UnsafeMutablePointer<GtkWindow>? {
+        guard folderDialog != nil else { return nil }
+        let toplevels = gtk_window_get_toplevels()
+        let dialogType = g_type_from_name("GtkFileChooserDialog")
+        for index in 0..<g_list_model_get_n_items(toplevels) {
+            guard let item = g_list_model_get_item(toplevels, index) else { continue }
+            // (The list holds its windows: the pointer stays valid after this reference goes.)
+            g_object_unref(item)
+            let candidate = item.assumingMemoryBound(to: GtkWindow.self)
+            if g_type_check_instance_is_a(item.assumingMemoryBound(to: GTypeInstance.self), dialogType) != 0,
+               gtk_window_get_transient_for(candidate) == UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self) {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// Without a portal GTK shows its own chooser at its natural size, 825×338 here: a short
+    /// strip where a folder's contents hardly show. It opens at least as large as the picker,
+    /// less a margin, up to 1000×700 (a size the person chose before, if larger, stays).
+    private func enlargeOwnChooser() {
+        guard let dialog = ownChooserWindow else { return }
+        var width: Int32 = 0, height: Int32 = 0
+        gtk_window_get_default_size(dialog, &width, &height)
+        let wanted = (width: min(1000, max(760, gtk_widget_get_width(window) - 60)),
+                      height: min(700, max(540, gtk_widget_get_height(window) - 80)))
+        if width < wanted.width || height < wanted.height {
+            gtk_window_set_default_size(dialog, max(width, wanted.width), max(height, wanted.height))
+        }
     }
 
     private func copy(_ assets: [Asset], into folder: FilePath) {
