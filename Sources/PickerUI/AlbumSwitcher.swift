@@ -40,6 +40,8 @@ final class AlbumSwitcher {
     var isOpen: Bool { gtk_widget_get_visible(popover) != 0 }
     /// The open album's name, as the header shows it.
     var buttonText: String { gtk_label_get_text(buttonLabel.opaque).map { String(cString: $0) } ?? "" }
+    /// Whether the album's name shows cut short, "Недавн…" (tests).
+    var albumNameIsShortened: Bool { pango_layout_is_ellipsized(gtk_label_get_layout(buttonLabel.opaque)) != 0 }
 
     /// User data for GTK callbacks that may outlive the switcher.
     final class WeakBox {
@@ -54,7 +56,7 @@ final class AlbumSwitcher {
         _widget = Owned(wrappedValue: widget)
         style(widget, "album-switcher")
         gtk_menu_button_set_has_frame(widget.opaque, 0)
-        gtk_widget_set_tooltip_text(widget, i18n("Choose an album"))
+        setTooltip(widget, i18n("Choose an album"))
         // The face: an optional title (what the picker is for) over the album's name and arrow.
         let face = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         titleLabel = gtk_label_new(nil)
@@ -164,6 +166,9 @@ final class AlbumSwitcher {
         for row in rows { row.setCurrent(row.summary.album == album) }
         let name = albums.first { $0.album == album }?.displayName ?? ""
         gtk_label_set_text(buttonLabel.opaque, name)
+        // A short name never shortens: at 360 px it read "Rec…" ("Недавн…" in Russian) while
+        // the title over it had room to give. Longer names still may end in "…".
+        gtk_label_set_ellipsize(buttonLabel.opaque, name.count <= 14 ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END)
         photopick_accessible_set_label(widget, i18n("Album: {name}", ["name": name]))
     }
 

@@ -150,7 +150,7 @@ final class GridCell {
         gtk_widget_set_has_tooltip(root, 1)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
             guard let self, !self.name.isEmpty else { return false }
-            gtk_tooltip_set_text(tooltip, self.name)
+            gtk_tooltip_set_text(tooltip, keepingKoreanWordsWhole(self.name))
             return true
         })
     }

@@ -176,7 +176,7 @@ final class PickedStrip {
                 gtk_revealer_set_reveal_child(item.revealer.opaque, 1)
             }
             gtk_label_set_text(item.number.opaque, String(index + 1))
-            gtk_widget_set_tooltip_text(item.revealer, i18n("Unpick {number}", ["number": String(index + 1)]))
+            setTooltip(item.revealer, i18n("Unpick {number}", ["number": String(index + 1)]))
             previous = item.revealer
         }
         gtk_revealer_set_reveal_child(widget.opaque, picked.isEmpty ? 0 : 1)

@@ -380,7 +380,7 @@ public enum PickerWindow {
         let names = options.fileFilters.map(\.name)
         let chooser = names.withCStringArray { gtk_drop_down_new_from_strings($0) }!
         photopick_accessible_set_label(chooser, i18n("File type"))
-        gtk_widget_set_tooltip_text(chooser, i18n("Which files to show"))
+        setTooltip(chooser, i18n("Which files to show"))
         Signal.connect(chooser.raw, "notify::selected") { [weak view] in
             guard let view else { return }
             let index = Int(gtk_drop_down_get_selected(OpaquePointer(chooser)))

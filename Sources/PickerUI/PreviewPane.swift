@@ -74,12 +74,12 @@ final class PreviewPane {
         let backButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_from_icon_name("go-previous-symbolic")!
 
         _backButton = Owned(wrappedValue: backButton)
-        gtk_widget_set_tooltip_text(backButton, i18n("Back to the grid (Escape)"))
+        setTooltip(backButton, i18n("Back to the grid (Escape)"))
         photopick_accessible_set_label(backButton, i18n("Back to the grid"))
         gtk_widget_set_visible(backButton, 0)
         let pickButton: UnsafeMutablePointer<GtkWidget> = gtk_toggle_button_new_with_label(i18n("Pick"))!
         _pickButton = Owned(wrappedValue: pickButton)
-        gtk_widget_set_tooltip_text(pickButton, i18n("Pick or unpick (Space)"))
+        setTooltip(pickButton, i18n("Pick or unpick (Space)"))
         gtk_widget_set_visible(pickButton, 0)
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
         // "clicked", not "toggled": setting the state from the selection must not pick again.

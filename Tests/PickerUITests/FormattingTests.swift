@@ -1,3 +1,4 @@
+import CGtk
 import Foundation
 import PhotoLibrary
 import TestSupport
@@ -6,6 +7,35 @@ import XCTest
 
 /// Text the cells show, and the remembered window state, for any value a file can hold.
 final class FormattingTests: XCTestCase {
+    /// Where Pango may break a line in `text`: the characters a new line may start with.
+    private func lineStarts(_ text: String) -> [Int] {
+        let context = pango_font_map_create_context(pango_cairo_font_map_get_default())!
+        defer { g_object_unref(UnsafeMutableRawPointer(context)) }
+        let layout = pango_layout_new(context)!
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        pango_layout_set_text(layout, text, -1)
+        var count: Int32 = 0
+        guard let attributes = pango_layout_get_log_attrs_readonly(layout, &count) else { return [] }
+        return (1..<Int(count) - 1).filter { attributes[$0].is_line_break != 0 }
+    }
+
+    /// Korean wraps between words, never inside one (the tooltips broke "복사하여" mid-word).
+    func testKoreanTooltipsBreakOnlyBetweenWords() {
+        let korean = "선택한 사진을 복사하여 다른 앱에 붙여넣기"
+        let characters = Array(korean)
+        XCTAssertTrue(lineStarts(korean).contains { $0 > 0 && characters[$0 - 1] != " " }, "Pango alone breaks inside words")
+        let kept = keepingKoreanWordsWhole(korean)
+        let keptCharacters = Array(kept.unicodeScalars)
+        let starts = lineStarts(kept)
+        XCTAssertEqual(starts.count, 5, "a break after each of the five spaces")
+        for start in starts { XCTAssertEqual(keptCharacters[start - 1], " ", "a line starts after a space only") }
+        XCTAssertEqual(kept.unicodeScalars.filter { $0 != "\u{2060}" }.map(String.init).joined(), korean, "nothing else changes")
+        // Mixed words keep whole too; text without Hangul is left alone.
+        XCTAssertEqual(lineStarts(keepingKoreanWordsWhole("Photopick 닫기: 고른 항목은")).count, 3)
+        XCTAssertEqual(keepingKoreanWordsWhole("Copy the picked photos"), "Copy the picked photos")
+        XCTAssertEqual(keepingKoreanWordsWhole("Добавить фото"), "Добавить фото")
+    }
+
     func testDurationsFormatAsMinutesAndHours() {
         XCTAssertEqual(formatDuration(0), "0:00")
         XCTAssertEqual(formatDuration(7.4), "0:07")

@@ -142,6 +142,13 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
                 } else {
                     XCTAssertEqual(grouped, "60,000")
                 }
+                // A narrow window (360 px): the album's name reads whole, the title over it gives
+                // way ("Недавн…" at first: issue 19, defect 16).
+                view.title = i18n("Pick Photos")
+                gtk_window_set_default_size(window!.cast(), 360, 600)
+                InProcessGTK.pump(seconds: 0.4)
+                XCTAssertLessThan(gtk_widget_get_width(window!), 500, "narrow (its minimum: the header's words)")
+                XCTAssertFalse(view.switcher.albumNameIsShortened, "\(language.code): “\(view.switcher.buttonText)” whole at 360 px")
                 gtk_window_destroy(window!.cast())
                 window = nil
                 InProcessGTK.pump(seconds: 0.1)

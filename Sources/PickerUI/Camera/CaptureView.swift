@@ -54,13 +54,13 @@ final class CaptureView {
 
         shutter = gtk_button_new_from_icon_name("camera-photo-symbolic")
         style(shutter, "shutter", "circular")
-        gtk_widget_set_tooltip_text(shutter, i18n("Take a photo (Space)"))
+        setTooltip(shutter, i18n("Take a photo (Space)"))
         photopick_accessible_set_label(shutter, i18n("Take a photo"))
         place(shutter, over: widget, GTK_ALIGN_CENTER, GTK_ALIGN_END, targetable: true)
 
         backButton = gtk_button_new_from_icon_name("go-previous-symbolic")
         style(backButton, "osd", "circular", "capture-back")
-        gtk_widget_set_tooltip_text(backButton, i18n("Back to the grid (Escape)"))
+        setTooltip(backButton, i18n("Back to the grid (Escape)"))
         photopick_accessible_set_label(backButton, i18n("Back to the grid"))
         place(backButton, over: widget, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
 
@@ -68,7 +68,7 @@ final class CaptureView {
         // The drop-down takes the list's reference.
         switcher = gtk_drop_down_new(OpaquePointer(UnsafeMutableRawPointer(cameraNames)), nil)
         style(switcher, "capture-switcher")
-        gtk_widget_set_tooltip_text(switcher, i18n("Camera"))
+        setTooltip(switcher, i18n("Camera"))
         gtk_widget_set_visible(switcher, 0)
         place(switcher, over: widget, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 

@@ -41,7 +41,7 @@ final class DesktopActions {
         menuButton = gtk_menu_button_new()
         gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "view-more-symbolic")
         gtk_menu_button_set_menu_model(OpaquePointer(menuButton), UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GMenuModel.self))
-        gtk_widget_set_tooltip_text(menuButton, i18n("Main menu"))
+        setTooltip(menuButton, i18n("Main menu"))
         hideTooltipWhileOpen(menuButton)
         photopick_accessible_set_label(menuButton, i18n("Main menu"))
         g_object_unref(UnsafeMutableRawPointer(menu))
@@ -49,8 +49,8 @@ final class DesktopActions {
         view.confirmLabel = i18n("Copy")
         // The app closes rather than cancels: nothing waits for an answer.
         gtk_button_set_label(view.cancelButton.cast(), i18n("Close"))
-        gtk_widget_set_tooltip_text(view.cancelButton, i18n("Close Photopick: the picks stay picked for next time"))
-        gtk_widget_set_tooltip_text(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
+        setTooltip(view.cancelButton, i18n("Close Photopick: the picks stay picked for next time"))
+        setTooltip(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
         view.onConfirm = { [weak self] assets in self?.copyToClipboard(assets) }
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }

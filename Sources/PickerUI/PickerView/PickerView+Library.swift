@@ -62,7 +62,7 @@ extension PickerView {
         }
         // Translators: the header while indexing; {percent} is a number from 0 to 99.
         gtk_label_set_text(progressLabel.opaque, i18n("Indexing {percent}%", ["percent": String(min(done, 99))]))
-        gtk_widget_set_tooltip_text(progressLabel, detail)
+        setTooltip(progressLabel, detail)
         gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
     }
 
