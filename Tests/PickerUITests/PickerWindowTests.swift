@@ -45,6 +45,20 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(lines, [order[0], order[2], order[1]], "back in the grid the focus was on the first photo")
     }
 
+    /// A click anywhere on a cell of the top row picks it, its top edge too: the hidden bars over
+    /// the grid (Ctrl+L's location bar, the type-ahead find) take no room and no clicks.
+    func testClicksOnTheTopEdgeOfTheFirstRowPick() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        try picker.click(x: 75, y: 62)
+        try picker.click(x: 480, y: 62)
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[0], order[3]])
+    }
+
     func testClickingAPhotoPicksItAndClickingItInTheStripUnpicksIt() throws {
         let order = try recents()
         let picker = try openPicker()

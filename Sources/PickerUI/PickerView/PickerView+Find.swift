@@ -14,7 +14,9 @@ extension PickerView {
 
     func makeFindBar() -> UnsafeMutablePointer<GtkWidget> {
         let bar = gtk_revealer_new()!
-        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_NONE)
+        // (Hidden, it takes no room: a slide of no duration. It never takes a click either.)
+        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP)
+        gtk_revealer_set_transition_duration(bar.opaque, 0)
         gtk_widget_set_halign(bar, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(bar, GTK_ALIGN_END)
         gtk_widget_set_margin_bottom(bar, 12)

@@ -14,8 +14,11 @@ extension PickerView {
     func makeLocationBar() -> UnsafeMutablePointer<GtkWidget> {
         let bar = gtk_revealer_new()!
         // At once: while a revealer slides, its child is not mapped, and the keys a person
-        // types right after Ctrl+L (or "/") went nowhere (the first 0.1-0.3 s of letters).
-        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_NONE)
+        // types right after Ctrl+L (or "/") went nowhere (the first 0.1-0.3 s of letters). A
+        // slide of no duration, not the NONE transition: hidden, that keeps its child's height
+        // over the grid, and took the clicks on the top row's upper half.
+        gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_DOWN)
+        gtk_revealer_set_transition_duration(bar.opaque, 0)
         gtk_widget_set_valign(bar, GTK_ALIGN_START)
         let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
         style(box, "location-bar", "card")
