@@ -223,7 +223,8 @@ func describe(_ asset: Asset, library: PhotoLibrary, at path: FilePath? = nil) -
     object.add("height", asset.height)
     object.add("orientation", asset.orientation)
     object.add("captured_at", asset.captureDate.iso8601)
-    object.add("date_source", asset.captureDate.source == .embedded ? "metadata" : "file")
+    // "file-changed": the file's time was ahead of the clock, so the time its status changed.
+    object.add("date_source", asset.captureDate.source == .embedded ? "metadata" : asset.captureDate.source == .fileChangeTime ? "file-changed" : "file")
     object.add("duration", asset.duration)
     object.add("favorite", asset.isFavorite)
     object.add("rating", asset.rating)

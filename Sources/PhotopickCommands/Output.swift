@@ -55,9 +55,10 @@ func escapedForLine(_ bytes: [UInt8]) -> [UInt8] {
     return result
 }
 
-/// One line on standard error, prefixed with the program name.
+/// One line on standard error, prefixed with the program name; a file name or an option's value
+/// in it cannot set the terminal's title or clear it (its control characters are escaped).
 func warn(_ message: String) {
-    let line = "photopick: \(message)\n"
+    let line = "photopick: \(message.escapedForTerminal)\n"
     _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
 }
 

@@ -42,6 +42,7 @@ extension String {
     // EPIPE, and StandardOutput ends the program with status 0, instead of SIGPIPE killing it (141).
     StartupTrace.mark("run")
     signal(SIGPIPE, SIG_IGN)
+    PixbufLoaders.dropUnsafeModuleFile()
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")
     if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
@@ -74,6 +75,14 @@ extension String {
         rest = [Array("photopick \(first)".utf8)] + arguments.dropFirst(2)
     }
     let run: @MainActor ([[UInt8]]) throws -> Int32 = name == "window" ? windowCommand : commands.first { $0.name == name }!.run
+    let status = runReporting(run, rest)
+    // A configuration file refused on the way (a named pipe as `folders`), said once.
+    for problem in ConfigurationFile.takeProblems() { warn(problem) }
+    return status
+}
+
+/// Runs a command; its errors become a line on standard error and a failing status.
+@MainActor private func runReporting(_ run: @MainActor ([[UInt8]]) throws -> Int32, _ rest: [[UInt8]]) -> Int32 {
     do {
         return try run(rest)
     } catch let error as UsageError {

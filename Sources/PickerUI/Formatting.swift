@@ -98,3 +98,11 @@ private extension Unicode.Scalar {
 func setTooltip(_ widget: UnsafeMutablePointer<GtkWidget>, _ text: String?) {
     gtk_widget_set_tooltip_text(widget, text.map(keepingKoreanWordsWhole))
 }
+
+/// Text for a widget that reads Pango markup (libadwaita 1.2's toast titles always do): a file
+/// named "Tom & Jerry.jpg" in a message made the toast's markup invalid, and it showed nothing.
+func markupEscaped(_ text: String) -> String {
+    guard let escaped = g_markup_escape_text(text, -1) else { return text }
+    defer { g_free(escaped) }
+    return String(cString: escaped)
+}

@@ -129,8 +129,11 @@ private final class KeyFileValues: StateValues {
     private let keyFile: OpaquePointer
 
     init?(_ file: FilePath) {
-        guard let keyFile = g_key_file_new() else { return nil }
-        guard file.withCString({ g_key_file_load_from_file(keyFile, $0, G_KEY_FILE_NONE, nil) }) != 0 else {
+        // Read as configuration is (a named pipe here kept the window from ever appearing).
+        guard let bytes = ConfigurationFile.read(file), let keyFile = g_key_file_new() else { return nil }
+        guard bytes.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { g_key_file_load_from_data(keyFile, $0.baseAddress, gsize($0.count), G_KEY_FILE_NONE, nil) }
+        }) != 0 else {
             g_key_file_free(keyFile)
             return nil
         }
@@ -170,6 +173,8 @@ private final class KeyFileValues: StateValues {
             state.picked.withCStringArray { g_key_file_set_string_list(keyFile, "picker", "picked", $0, gsize(state.picked.count)) }
         }
         let folder = file.parent
+        // (Nothing is kept then: the next run opens as a first one.)
+        guard XDGDirectories.refusalToMake(folder) == nil else { return }
         _ = folder.withCString { g_mkdir_with_parents($0, 0o700) }
         _ = file.withCString { g_key_file_save_to_file(keyFile, $0, nil) }
     }

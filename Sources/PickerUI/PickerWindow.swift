@@ -294,6 +294,7 @@ public enum PickerWindow {
         }
         // (The command line has printed them already.)
         for notice in session.library.notices { view.report(notice.message, printing: false) }
+        for problem in ConfigurationFile.takeProblems() { view.report(problem) }
         for problem in session.pendingProblems { view.report(problem) }
         session.pendingProblems = []
         if session.options.isDesktopApp { restorePicks(state.picked, in: view, library: session.library) }

@@ -26,6 +26,8 @@ final class VividCameraTests: XCTestCase {
     cd "$OUT"
     B="$PHOTOPICK"
     export HOME="$OUT/home" XDG_CONFIG_HOME="$OUT/home/.config"
+    # A person's home exists (Photopick does not make a missing one: issue 20).
+    mkdir -p "$HOME"
     "$B" cameras --json >cameras.json 2>cameras.err; echo $? >cameras.status
     "$B" cameras >cameras.txt 2>&1
     # No text overlay: the picture is only the colour bars.

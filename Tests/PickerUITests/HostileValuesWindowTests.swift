@@ -125,6 +125,20 @@ final class HostileValuesWindowTests: XCTestCase, @unchecked Sendable {
         return (value("window-width"), value("window-height"))
     }
 
+    /// A named pipe as state.ini kept the window from ever appearing (issue 20, finding 3): it
+    /// opens, says the file is ignored, and cancels.
+    nonisolated func testANamedPipeAsTheStateFileIsSaidAndIgnored() throws {
+        try MainActor.assumeIsolated {
+            let source = TestSupport.packageRoot.appendingPathComponent("data/demo-library/Phone/PXL_20240612_081500123.jpg")
+            try FileManager.default.copyItem(at: source, to: library.appendingPathComponent("photo.jpg"))
+            try FileManager.default.createDirectory(at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            XCTAssertEqual(mkfifo(stateFile.path, 0o600), 0)
+            let run = try openAndCancel()
+            XCTAssertEqual(run.status, 1, run.errors)
+            XCTAssertTrue(run.errors.contains("state.ini is not a regular file (a named pipe): it is ignored"), run.errors)
+        }
+    }
+
     nonisolated func testHostileVideosOpenAndCancel() throws {
         try MainActor.assumeIsolated {
             try HostileFiles.writeLibrary(in: library)

@@ -44,6 +44,65 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// An animated WebP's thumbnail is its first frame, where it sits on the canvas, decoded
+    /// alone: GdkPixbuf decoded every frame at the canvas size (issue 20, findings 1 and 2). The
+    /// frames are made by Pillow, the reference is Pillow's own first frame.
+    func testAnAnimatedWebPShowsItsFirstFrameDecodedAlone() throws {
+        let folder = TestSupport.temporaryDirectory("animated-webp")
+        let script = #"""
+        import sys
+        from PIL import Image, ImageDraw
+        out = sys.argv[1]
+        def frames(mode, background):
+            result = []
+            for i in range(4):
+                image = Image.new(mode, (320, 200), background)
+                draw = ImageDraw.Draw(image)
+                draw.rectangle((0, 0, 79, 49), fill=(200, 30, 30) + ((255,) if mode == "RGBA" else ()))
+                draw.rectangle((100 + i * 40, 100, 180 + i * 40, 180), fill=(30, 160, 60) + ((255,) if mode == "RGBA" else ()))
+                result.append(image)
+            return result
+        for name, mode, background, lossless in [("lossless", "RGBA", (0, 0, 0, 0), True), ("lossy-alpha", "RGBA", (0, 0, 0, 0), False),
+                                                 ("lossy", "RGB", (20, 60, 200), False)]:
+            images = frames(mode, background)
+            images[0].save(f"{out}/{name}.webp", save_all=True, append_images=images[1:], duration=100, loop=0, lossless=lossless, quality=90)
+            images[0].convert("RGBA").save(f"{out}/{name}-first.png")
+        """#
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, folder.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        for name in ["lossless", "lossy-alpha", "lossy"] {
+            let path = FilePath(folder.appendingPathComponent("\(name).webp").path)
+            let file = try OpenFile(path: path)
+            let frame = try XCTUnwrap(ImageHeaders.webpFirstFrame(of: file), name)
+            XCTAssertEqual([frame.canvasWidth, frame.canvasHeight, frame.x, frame.y], [320, 200, 0, 0], name)
+            guard case .success(let thumbnail) = thumbnailer().thumbnail(for: path, flavor: .large), let pixbuf = thumbnail.pixbuf,
+                  case .success(let expected) = Pixbuf.load(folder.appendingPathComponent("\(name)-first.png").path) else {
+                return XCTFail(name)
+            }
+            XCTAssertEqual([pixbuf.width, pixbuf.height], [256, 160], name)
+            // The red corner and the first frame's green square (later frames move it right).
+            for (x, y) in [(10, 10), (40, 20), (110, 110), (150, 150), (250, 150)] {
+                let scaled = expected.pixel(x: x * 320 / 256, y: y * 200 / 160)
+                XCTAssertTrue(isClose(pixbuf.pixel(x: x, y: y), scaled), "\(name) at \(x),\(y): \(pixbuf.pixel(x: x, y: y)) vs \(scaled)")
+            }
+        }
+        // A frame on part of a large canvas: put where it sits, the rest transparent.
+        let sparse = folder.appendingPathComponent("sparse.webp")
+        let corpus = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/make-hostile-corpus").path
+        let written = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import importlib.machinery, importlib.util, sys
+            loader = importlib.machinery.SourceFileLoader("corpus", sys.argv[1])
+            module = importlib.util.module_from_spec(importlib.util.spec_from_loader("corpus", loader)); loader.exec_module(module)
+            open(sys.argv[2], "wb").write(module.animated_webp(10000, 10000, 500))
+            """, corpus, sparse.path])
+        XCTAssertEqual(written.status, 0, written.error)
+        guard case .success(let thumbnail) = thumbnailer().thumbnail(for: FilePath(sparse.path), flavor: .large), let pixbuf = thumbnail.pixbuf else {
+            return XCTFail("the 10000 x 10000 animation of 500 frames")
+        }
+        XCTAssertEqual([pixbuf.width, pixbuf.height], [256, 256])
+        XCTAssertTrue(pixbuf.hasAlpha)
+    }
+
     func testMakeLibraryPhotosShowRedTopLeftAndYellowTopRight() throws {
         let generated = GeneratedLibrary.shared
         var checked = Set<Int>()

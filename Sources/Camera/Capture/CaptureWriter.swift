@@ -119,6 +119,7 @@ public struct CaptureWriter: Sendable {
     }
 
     private func makeFolders(_ folder: FilePath) throws(CameraFailure) {
+        if let refusal = XDGDirectories.refusalToMake(folder) { throw CameraFailure.failed("Cannot make the folder \(folder): \(refusal)") }
         var prefix = FilePath(bytes: [])
         for component in folder.bytes.split(separator: UInt8(ascii: "/")) {
             prefix = FilePath(bytes: prefix.bytes + [UInt8(ascii: "/")] + component)

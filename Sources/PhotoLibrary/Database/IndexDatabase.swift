@@ -185,6 +185,7 @@ enum IndexDatabase {
 
     /// mkdir -p with mode 0700; returns the reason on failure.
     private static func makeDirectories(_ directory: FilePath) -> String? {
+        if let refusal = XDGDirectories.refusalToMake(directory) { return refusal }
         var current: [UInt8] = []
         for component in directory.bytes.split(separator: UInt8(ascii: "/")) {
             current += [UInt8(ascii: "/")] + component

@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -164,6 +164,14 @@ enum Schema {
     /// their folders listed again even if unchanged.
     static let version4 = """
     UPDATE assets SET size = -1 WHERE date_source = 1 AND capture_offset IS NULL;
+    UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
+    """
+
+    /// A file time more than a day ahead was believed (a file dated 2255 sat first in Recents
+    /// for ever); such a file is now dated by its status change time (`Plausible.fileDate`).
+    /// Those rows are read again.
+    static let version5 = """
+    UPDATE assets SET size = -1 WHERE date_source = 0 AND captured_at > (CAST(strftime('%s', 'now') AS INTEGER) + 86400) * 1000;
     UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
     """
 }

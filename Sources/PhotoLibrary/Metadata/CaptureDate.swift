@@ -8,6 +8,10 @@ public struct CaptureDate: Hashable, Sendable {
         /// A date inside the file: EXIF or XMP DateTimeOriginal (in any EXIF block of a HEIF),
         /// IPTC DateCreated, or a container's creation time for videos.
         case embedded = 1
+        /// The file's modification time was over a day ahead of the clock (a file time as far
+        /// as 2255, which would sit first in Recents for ever): its earliest believable time,
+        /// the time its status last changed, which no program can set.
+        case fileChangeTime = 2
     }
 
     /// Milliseconds since 1970-01-01 UTC; the sort key of every album. A wall-clock date (a
@@ -116,7 +120,7 @@ public struct CaptureDate: Hashable, Sendable {
             gmtime_r(&seconds, &fields)  // a wall-clock date, kept as if on UTC
         } else {
             localtime_r(&seconds, &fields)
-            if source == .fileModificationTime { suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60)) }
+            suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60))  // a file time is an instant
         }
         let remainder = millisecondsSinceEpoch % 1000
         let milliseconds = Int(remainder < 0 ? remainder + 1000 : remainder)

@@ -135,12 +135,15 @@ public enum PixbufLoaders {
 
     /// A small text file's contents (the cache is a few kilobytes; more than 1 MB is not one).
     private static func readText(_ path: String) -> String? {
-        var contents: UnsafeMutablePointer<gchar>?
-        var length: gsize = 0
-        guard g_file_get_contents(path, &contents, &length, nil) != 0, let contents else { return nil }
-        defer { g_free(contents) }
-        guard length < 1 << 20 else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(start: contents, count: Int(length)), as: UTF8.self)
+        ConfigurationFile.read(FilePath(path)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// GdkPixbuf reads `GDK_PIXBUF_MODULE_FILE` itself, and waits forever on a named pipe there:
+    /// one that is not a regular file leaves the environment before GdkPixbuf starts (it then
+    /// reads its own default), and is said. Call before anything loads an image.
+    public static func dropUnsafeModuleFile() {
+        guard let value = getenv("GDK_PIXBUF_MODULE_FILE").map({ String(cString: $0) }), !value.isEmpty else { return }
+        if !ConfigurationFile.isSafeToOpen(FilePath(value)) { unsetenv("GDK_PIXBUF_MODULE_FILE") }
     }
 }
 

@@ -129,7 +129,7 @@ extension Indexer {
         switch outcome {
         case .media(let read):
             // The readers check what they read; this is the last check before it is kept.
-            let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds)
+            let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds, path: path)
             let traits = AlbumRules.traits(of: media, fileName: name)
             albumBits = traits.rawValue
             statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)

@@ -5,8 +5,9 @@ extension Indexer {
     // MARK: Walking
 
     func walk(from start: FilePath, root: Root, recursive: Bool, scope: ScanScope) throws {
-        // (`--library /proc`: said once when the library opened.)
-        if systemMounts.isVirtual(start) { return }
+        // (`--library /proc`, or a link to it: said once when the library opened.)
+        let resolvedRoot = SystemMounts.resolved(root.path)
+        if systemMounts.isVirtual(start, below: root.path, resolvedRoot: resolvedRoot) { return }
         // Known folders, read once: an unchanged folder is passed by its time alone.
         let known = scope == .changedFolders ? try knownFolders(under: root) : [:]
         var stack: [(path: FilePath, recursive: Bool)] = [(start, recursive)]
@@ -40,7 +41,7 @@ extension Indexer {
                 progress.foldersSeen += 1
                 // The kernel's virtual file systems (/proc, /sys …) hold no photos: not entered.
                 let subfolders = listing.entries.filter { $0.type == .directory }.map { folder.appending($0.name) }
-                    .filter { !systemMounts.isVirtual($0) }
+                    .filter { !systemMounts.isVirtual($0, below: root.path, resolvedRoot: resolvedRoot) }
                 let known = try knownChildFolders(of: folder)
                 for gone in known.subtracting(subfolders) { try removeFolderTree(gone) }
                 for subfolder in subfolders.reversed() where walkChildren || !known.contains(subfolder) {

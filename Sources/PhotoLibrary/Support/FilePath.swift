@@ -89,3 +89,33 @@ public func errorDescription(_ code: Int32) -> String {
     guard strerror_r(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+extension String {
+    /// The text as one safe line for a terminal: control characters (an escape sequence that
+    /// would set the title or clear the screen, a carriage return, a newline inside a file name)
+    /// become `\x1b`, `\r`, `\n`…, and C1 controls `\u{9b}`, as `ls --errors` writes names.
+    /// For messages on standard error; `-0` and `--json` keep names exact.
+    public var escapedForTerminal: String {
+        guard unicodeScalars.contains(where: \.isTerminalControl) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            guard scalar.isTerminalControl else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                let hex = String(scalar.value, radix: 16)
+                result += scalar.value < 0x80 ? "\\x" + (hex.count == 1 ? "0" : "") + hex : "\\u{\(hex)}"
+            }
+        }
+        return result
+    }
+}
+
+private extension Unicode.Scalar {
+    var isTerminalControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+}

@@ -33,6 +33,7 @@ public enum LibraryFolders {
         guard !folders.contains(folder) else { return }
         folders.append(folder)
         let directory = file.parent
+        if let refusal = XDGDirectories.refusalToMake(directory) { throw AddError(description: "cannot remember the folder \(folder): \(refusal)") }
         _ = directory.withCString { g_mkdir_with_parents($0, 0o700) }
         let temporary = directory.appending("folders.new")
         var bytes: [UInt8] = []

@@ -60,12 +60,32 @@ public enum Plausible {
 
     /// A date recorded inside a file, when believable. A camera whose clock says 2099 is wrong,
     /// and believing it would keep its photos above today's in Recents for ever; the caller falls
-    /// back to the file's modification time. File times themselves are passed through.
+    /// back to the file's modification time. File times are judged by `fileDate`.
     static func captureDate(_ date: CaptureDate?, now: Int64 = currentMilliseconds()) -> CaptureDate? {
         guard let date else { return nil }
         guard date.source == .embedded else { return date }
+        return isBelievable(date.millisecondsSinceEpoch, now: now) ? date : nil
+    }
+
+    /// From 1900 to a day after now.
+    static func isBelievable(_ milliseconds: Int64, now: Int64 = currentMilliseconds()) -> Bool {
         let latest = now.addingReportingOverflow(captureLeadMilliseconds).partialValue
-        return (earliestCaptureMilliseconds...latest).contains(date.millisecondsSinceEpoch) ? date : nil
+        return (earliestCaptureMilliseconds...latest).contains(milliseconds)
+    }
+
+    /// A file's modification time as its date, unless it is more than a day ahead (set by a tool,
+    /// a camera card written with a wrong clock): then the time the file's status last changed,
+    /// which the kernel sets and no program can, when that one is believable. (A time before
+    /// 1900 is kept: old scans are dated so on purpose, and they sort last, out of the way.)
+    static func fileDate(modificationTimeNanoseconds: Int64, path: FilePath?, now: Int64 = currentMilliseconds()) -> CaptureDate {
+        let modified = CaptureDate(fileModificationTimeNanoseconds: modificationTimeNanoseconds)
+        let latest = now.addingReportingOverflow(captureLeadMilliseconds).partialValue
+        guard modified.millisecondsSinceEpoch > latest, let path else { return modified }
+        var info = stat()
+        guard path.withCString({ stat($0, &info) }) == 0 else { return modified }
+        let changed = Int64(info.st_ctim.tv_sec).multipliedReportingOverflow(by: 1000).partialValue + Int64(info.st_ctim.tv_nsec) / 1_000_000
+        guard isBelievable(changed, now: now) else { return modified }
+        return CaptureDate(millisecondsSinceEpoch: changed, utcOffsetMinutes: nil, source: .fileChangeTime)
     }
 
     /// Milliseconds since 1970 by the system clock.
@@ -83,11 +103,11 @@ public enum Plausible {
 
 extension MediaFile {
     /// The file with every number that is out of range made unknown, and an unbelievable capture
-    /// date replaced by the file's modification time: what the index stores.
-    func plausible(modificationTimeNanoseconds: Int64) -> MediaFile {
+    /// date replaced by the file's own date (`Plausible.fileDate`): what the index stores.
+    func plausible(modificationTimeNanoseconds: Int64, path: FilePath? = nil) -> MediaFile {
         var checked = self
-        if Plausible.captureDate(captureDate) == nil {
-            checked.captureDate = CaptureDate(fileModificationTimeNanoseconds: modificationTimeNanoseconds)
+        if Plausible.captureDate(captureDate) == nil || captureDate.source != .embedded {
+            checked.captureDate = Plausible.fileDate(modificationTimeNanoseconds: modificationTimeNanoseconds, path: path)
         }
         let size = Plausible.size(width: width, height: height)
         checked.width = size?.width

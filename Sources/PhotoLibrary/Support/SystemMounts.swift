@@ -36,9 +36,29 @@ public struct SystemMounts: Sendable {
     /// Whether `folder` is one of them (a walk does not enter it).
     public func isVirtual(_ folder: FilePath) -> Bool { virtualMountPoints.contains(folder) }
 
-    /// The virtual mount points inside `root`, for saying once what is left out.
+    /// Whether `folder`, found below `root` whose links resolve to `resolvedRoot`, is one of them:
+    /// a root that is a link to /proc (or to /, holding proc) is judged where it leads. Such a
+    /// root read 31,876 files of /proc, /proc/kmsg among them.
+    func isVirtual(_ folder: FilePath, below root: FilePath, resolvedRoot: FilePath) -> Bool {
+        if isVirtual(folder) { return true }
+        guard resolvedRoot != root, let relative = folder.relative(to: root) else { return false }
+        return isVirtual(relative.isEmpty ? resolvedRoot : resolvedRoot.appending(relative))
+    }
+
+    /// The virtual mount points inside `root`, or inside where its links lead, for saying once
+    /// what is left out.
     public func virtual(inside root: FilePath) -> [FilePath] {
-        virtualMountPoints.filter { $0 == root || $0.relative(to: root) != nil }.sorted()
+        let resolved = Self.resolved(root)
+        return virtualMountPoints.filter { point in
+            [root, resolved].contains { point == $0 || point.relative(to: $0) != nil }
+        }.sorted()
+    }
+
+    /// `folder` with every link in it resolved (itself when it cannot be: missing, unreadable).
+    static func resolved(_ folder: FilePath) -> FilePath {
+        guard let real = folder.withCString({ realpath($0, nil) }) else { return folder }
+        defer { free(real) }
+        return FilePath(bytes: Array(UnsafeBufferPointer(start: UnsafeRawPointer(real).assumingMemoryBound(to: UInt8.self), count: strlen(real))))
     }
 
     private static func unescaped(_ bytes: [UInt8]) -> [UInt8] {

@@ -104,9 +104,9 @@ extension PickerView {
 
     public func report(_ problem: String, printing: Bool = true) {
         reported.append(problem)
-        if printing { FileHandle.standardError.write(Data("photopick: \(problem)\n".utf8)) }
+        if printing { FileHandle.standardError.write(Data("photopick: \(problem.escapedForTerminal)\n".utf8)) }
         guard isAlive else { return }
-        let toast = adw_toast_new(problem)!
+        let toast = adw_toast_new(markupEscaped(problem))!
         adw_toast_set_timeout(toast, 0)
         adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)
         adw_toast_overlay_add_toast(toasts.opaque, toast)
@@ -114,7 +114,7 @@ extension PickerView {
 
     /// A short message over the grid that goes by itself.
     func showToast(_ text: String) {
-        let toast = adw_toast_new(text)!
+        let toast = adw_toast_new(markupEscaped(text))!
         adw_toast_set_timeout(toast, 2)
         adw_toast_overlay_add_toast(toasts.opaque, toast)
     }

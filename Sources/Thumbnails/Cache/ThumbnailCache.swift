@@ -210,6 +210,7 @@ public final class ThumbnailCache: Sendable {
     }
 
     private func makeDirectories(_ folder: FilePath) throws(ThumbnailCacheError) {
+        if let refusal = XDGDirectories.refusalToMake(folder) { throw ThumbnailCacheError("cannot create \(folder): \(refusal)") }
         var current: [UInt8] = []
         for component in folder.bytes.split(separator: UInt8(ascii: "/")) {
             current += [UInt8(ascii: "/")] + component

@@ -33,9 +33,11 @@ public struct ExternalThumbnailer: Sendable {
     }
 
     static func parse(_ path: FilePath) -> ExternalThumbnailer? {
-        guard let keyFile = g_key_file_new() else { return nil }
+        guard let bytes = ConfigurationFile.read(path, limit: 64 << 10), let keyFile = g_key_file_new() else { return nil }
         defer { g_key_file_free(keyFile) }
-        guard path.withCString({ g_key_file_load_from_file(keyFile, $0, G_KEY_FILE_NONE, nil) }) != 0 else { return nil }
+        guard bytes.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { g_key_file_load_from_data(keyFile, $0.baseAddress, gsize($0.count), G_KEY_FILE_NONE, nil) }
+        }) != 0 else { return nil }
         func value(_ key: String) -> String? {
             guard let text = g_key_file_get_string(keyFile, "Thumbnailer Entry", key, nil) else { return nil }
             defer { g_free(text) }

@@ -36,6 +36,9 @@ public struct ImageDecoder: Sendable {
                 return .failure(.tooLarge(width: declared.width, height: declared.height, limit: maximumPixels))
             }
         }
+        // An animation costs canvas × frames in GdkPixbuf's WebP loader, which decodes them all:
+        // the first frame alone, at thumbnail size, is what a thumbnail shows.
+        if let frame = ImageHeaders.webpFirstFrame(of: file) { return decodeFirstFrame(frame, fittingIn: box) }
         var width: Int32 = 0, height: Int32 = 0
         let info = LoaderMessages.quietly { path.withCString { gdk_pixbuf_get_file_info($0, &width, &height) } }
         guard info != nil, width > 0, height > 0 else {
@@ -79,6 +82,44 @@ public struct ImageDecoder: Sendable {
 }
 
 extension ImageDecoder {
+    /// An animated WebP's first frame, decoded at the scale that fits its canvas in `box` and put
+    /// where it sits on a transparent canvas of that size (a frame may cover part of it).
+    func decodeFirstFrame(_ frame: ImageHeaders.WebPFirstFrame, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
+        let (canvasWidth, canvasHeight) = ThumbnailFlavor.fit(width: frame.canvasWidth, height: frame.canvasHeight, in: box)
+        let scale = Double(canvasWidth) / Double(frame.canvasWidth)
+        let frameWidth = max(1, Int((Double(frame.width) * scale).rounded())), frameHeight = max(1, Int((Double(frame.height) * scale).rounded()))
+        guard let loader = gdk_pixbuf_loader_new() else { return .failure(.undecodable("no WebP loader")) }
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        gdk_pixbuf_loader_set_size(loader, Int32(frameWidth), Int32(frameHeight))
+        var error: UnsafeMutablePointer<GError>?
+        let written = LoaderMessages.quietly {
+            frame.still.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), &error) }
+        }
+        // (A failed write has closed the loader already.)
+        guard written != 0, LoaderMessages.quietly({ gdk_pixbuf_loader_close(loader, &error) }) != 0,
+              let decoded = gdk_pixbuf_loader_get_pixbuf(loader) else {
+            return .failure(.undecodable(error.map { PixbufError(taking: $0).message } ?? "the WebP animation's first frame is damaged"))
+        }
+        g_object_ref(UnsafeMutableRawPointer(decoded))
+        let picture = Pixbuf(owning: decoded)
+        let whole = (width: frame.canvasWidth, height: frame.canvasHeight)
+        if frame.x == 0, frame.y == 0, frame.width == whole.width, frame.height == whole.height {
+            return .success(Decoded(pixbuf: picture, imageWidth: whole.width, imageHeight: whole.height))
+        }
+        guard let canvas = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 1, 8, Int32(canvasWidth), Int32(canvasHeight)) else {
+            return .failure(.temporary("out of memory for a \(canvasWidth)×\(canvasHeight) thumbnail"))
+        }
+        gdk_pixbuf_fill(canvas, 0)
+        let x = Int((Double(frame.x) * scale).rounded()), y = Int((Double(frame.y) * scale).rounded())
+        let width = min(Int(gdk_pixbuf_get_width(picture.pointer)), canvasWidth - x)
+        let height = min(Int(gdk_pixbuf_get_height(picture.pointer)), canvasHeight - y)
+        if width > 0, height > 0 {
+            gdk_pixbuf_composite(picture.pointer, canvas, Int32(x), Int32(y), Int32(width), Int32(height), Double(x), Double(y), 1, 1,
+                                 GDK_INTERP_NEAREST, 255)
+        }
+        return .success(Decoded(pixbuf: Pixbuf(owning: canvas), imageWidth: whole.width, imageHeight: whole.height))
+    }
+
     /// Decodes `path` to fit in `box` and writes it to `output` as a PNG: the child's side of
     /// `ExternalThumbnailer.isolatedRenderer` (`photopick render-thumbnail`).
     public func render(_ path: FilePath, fittingIn box: Int, to output: FilePath) -> ThumbnailFailure? {
