@@ -141,6 +141,31 @@ final class HostileSetupTests: XCTestCase {
         XCTAssertTrue(captured.hasPrefix(String(year)), "dated when it changed, not 2300: \(captured)")
     }
 
+    /// An index of schema 4 believed the file time far ahead: the upgrade reads that row again.
+    func testAnIndexThatBelievedAFileTimeFarAheadIsReadAgain() throws {
+        let home = folder("future-upgrade-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        let ahead = try photo(in: pictures, named: "ahead.png", from: "Screenshots/Screenshot_20240620-101500.png")
+        let future = timespec(tv_sec: 10_413_792_000, tv_nsec: 0)
+        var times = [future, future]
+        XCTAssertEqual(utimensat(AT_FDCWD, ahead.path, &times, 0), 0)
+        let environment = environment(home: home)
+        XCTAssertEqual(try TestSupport.run(TestSupport.photopick, ["index", "--library", pictures.path], environment: environment).status, 0)
+        let indexFolder = home.appendingPathComponent(".local/share/photopick")
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: indexFolder.path).first { $0.hasSuffix(".sqlite") })
+        // As schema 4 stored it: the file's time of 2300, from the file itself.
+        let downgrade = try TestSupport.run("/usr/bin/sqlite3", [indexFolder.appendingPathComponent(database).path, """
+            UPDATE assets SET captured_at = 10413792000000, date_source = 0;
+            PRAGMA user_version = 4;
+            """])
+        XCTAssertEqual(downgrade.status, 0, downgrade.error)
+        // (The file is as it was: only the upgrade can have it read again.)
+        let result = try TestSupport.run(TestSupport.photopick, ["ls", "--json", "--library", pictures.path], environment: environment)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [[String: Any]], result.error)
+        XCTAssertEqual(rows.first?["date_source"] as? String, "file-changed", "\(rows)")
+        XCTAssertEqual((rows.first?["captured_at"] as? String)?.hasPrefix("2300"), false)
+    }
+
     func testAMissingHomeIsNotMade() throws {
         let base = folder("missing-home")
         let pictures = base.appendingPathComponent("Pictures")
