@@ -79,14 +79,30 @@ enum IndexDatabase {
                 return try openHoldingLock(path, notices: &notices)
             }
             try migrate(connection, from: version)
+            // Not as a connection of ours left it: every page is checked before it is used.
+            if !IndexSeal.isIntact(databasePath: path) {
+                let check = try connection.uncachedStatement("PRAGMA quick_check")
+                var problems: [String] = []
+                while try check.step(), problems.count < 5 {
+                    // ("*** in database main ***\nPage 2630: …": one line a problem.)
+                    problems += (check.string(0) ?? "").split(separator: "\n").map(String.init).filter { !$0.hasPrefix("***") }
+                }
+                check.reset()
+                if problems != ["ok"] {
+                    throw DatabaseError(code: SQLITE_CORRUPT, message: problems.joined(separator: "; "))
+                }
+            }
+            connection.sealsOnClose = true
             return connection
         } catch let error as DatabaseError where error.isCorruption {
             DamageMark.clear(databasePath: path)  // marked by the failed read just now
+            IndexSeal.clear(databasePath: path)
             let aside = try moveAside(path, reason: "corrupt")
             notices.append(IndexNotice(kind: .rebuilt, message: "the index at \(path) was damaged (\(error.message)); kept it as \(aside) and rebuilt it"))
             let connection = try SQLiteConnection(path: path)
             try prepare(connection)
             try migrate(connection, from: 0)
+            connection.sealsOnClose = true
             return connection
         } catch let error as DatabaseError where error.code & 0xff == SQLITE_IOERR && access(path, R_OK) == 0 {
             // No room for the shared-memory and WAL files SQLite writes beside the index (a full
@@ -145,6 +161,7 @@ enum IndexDatabase {
     static func openAdditional(_ path: String) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA foreign_keys = OFF; PRAGMA temp_store = MEMORY")
+        connection.sealsOnClose = true
         return connection
     }
 

@@ -66,7 +66,12 @@ public final class SQLiteConnection: @unchecked Sendable {
     deinit {
         statements.removeAll()
         sqlite3_close_v2(handle)
+        // The file as this connection leaves it (its last checkpoint written): see IndexSeal.
+        if sealsOnClose { IndexSeal.record(databasePath: path) }
     }
+
+    /// Whether closing records the file's seal (connections to the index file, read-write).
+    var sealsOnClose = false
 
     /// Runs one or more statements without results.
     public func execute(_ sql: String) throws {
