@@ -45,7 +45,11 @@ let package = Package(
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.
-        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib"]),
+        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib", "CDecodeChannel"]),
+
+        // The decode worker's channel (a message and a file descriptor at a time) in C: Swift
+        // cannot import the CMSG macros.
+        .target(name: "CDecodeChannel"),
 
         // The camera: V4L2 devices, format choice, streaming on a worker, conversion to RGB,
         // captures written as JPEG. No GTK.

@@ -1,6 +1,7 @@
 import GObjectSupport
 import Glibc
 import PhotoLibrary
+import Thumbnails
 
 // photopick [COMMAND] [OPTIONS]: the picker window or a script command. The commands live in this
 // library (the executable only calls `run`), so the fuzz targets can parse command lines too.
@@ -65,6 +66,11 @@ extension String {
     }
     // Photopick's own child for thumbnails that must be killable (not a command for people).
     if first == "render-thumbnail" { return renderThumbnailCommand(Array(arguments.dropFirst(2))) }
+    // The window's decode worker (Thumbnails/Isolation): `decode-worker --memory BYTES`.
+    if first == "decode-worker" {
+        let budget = arguments.count > 3 ? UInt64(String(decoding: arguments[3], as: UTF8.self)) : nil
+        return DecodeWorker.run(memoryBudget: budget ?? UInt64(DecodeWorkerPool.defaultBudget))
+    }
     var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {

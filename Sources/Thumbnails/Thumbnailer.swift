@@ -33,6 +33,9 @@ public final class Thumbnailer: Sendable {
     private let thumbnailers: [ExternalThumbnailer]
     /// Renders the formats whose decoding cannot be bounded in time (SVG) in a child process.
     private let isolatedRenderer: ExternalThumbnailer?
+    /// Where images are decoded: worker processes (`photopick`'s own), or this process when nil
+    /// (a test process, a benchmark measuring the decoders themselves).
+    public let workers: DecodeWorkerPool?
 
     private let decodeCount = Atomic<Int>(0)
     private let mainThreadDecodeCount = Atomic<Int>(0)
@@ -41,13 +44,15 @@ public final class Thumbnailer: Sendable {
     public init(cache: ThumbnailCache = ThumbnailCache(), memory: MemoryCache = MemoryCache(),
                 decoder: ImageDecoder = ImageDecoder(), thumbnailers: [ExternalThumbnailer]? = nil,
                 thumbnailerTimeout: Double = 20,
-                isolatedRenderer: ExternalThumbnailer? = ExternalThumbnailer.isolatedRendererOfThisProgram) {
+                isolatedRenderer: ExternalThumbnailer? = ExternalThumbnailer.isolatedRendererOfThisProgram,
+                workers: DecodeWorkerPool? = DecodeWorkerPool.ofThisProgram) {
         self.cache = cache
         self.memory = memory
         self.decoder = decoder
         self.thumbnailers = thumbnailers ?? ExternalThumbnailer.installed()
         self.thumbnailerTimeout = thumbnailerTimeout
         self.isolatedRenderer = isolatedRenderer
+        self.workers = workers
     }
 
     /// Images decoded (and thumbnailers run) so far.
@@ -137,7 +142,10 @@ public final class Thumbnailer: Sendable {
         } else if head.isEmpty {
             made = .failure(.undecodable("empty file"))
         } else {
-            made = decoder.decode(file, fittingIn: flavor.pixels).map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
+            let decoded = workers?.decode(file, mimeType: mimeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
+                                          isCancelled: isCancelled)
+                ?? decoder.decode(file, fittingIn: flavor.pixels)
+            made = decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
         }
         switch made {
         case .success(let (pixbuf, imageSize)):

@@ -36,6 +36,12 @@ public enum ImageHeaders {
         }
     }
 
+    /// The stored pixel size of a JPEG, PNG, GIF or WebP read from its header (a decoder's
+    /// memory estimate).
+    public static func storedPixelSize(of file: OpenFile, mimeType: String) -> (width: Int, height: Int)? {
+        pixelSize(of: file, mimeType: mimeType)
+    }
+
     /// The stored pixel size of a JPEG, PNG, GIF or WebP read from its header.
     static func pixelSize(of file: OpenFile, mimeType: String) -> (width: Int, height: Int)? {
         let head = file.read(at: 0, count: 64)

@@ -34,6 +34,18 @@ public final class OpenFile {
         size = Int64(info.st_size)
     }
 
+    /// Takes over a descriptor received from elsewhere (the decode worker's file): it must be a
+    /// regular file; it is closed with this object, or at once when it is refused.
+    public init(adopting fd: Int32) throws(OpenError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .failed("not a regular file")
+        }
+        descriptor = fd
+        size = Int64(info.st_size)
+    }
+
     deinit { close(descriptor) }
 
     /// O_NOATIME (Linux, all architectures Swift runs on): Glibc's module leaves the GNU flags out.

@@ -1,0 +1,38 @@
+#ifndef PHOTOPICK_DECODE_CHANNEL_H
+#define PHOTOPICK_DECODE_CHANNEL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The decode worker's channel: one message and at most one file descriptor per call, over a
+ * Unix stream socket (SCM_RIGHTS). The CMSG macros cannot be imported into Swift, hence C. */
+
+/* Sends `length` bytes and, when `fd` >= 0, the descriptor with them. Returns 0, or -1 with
+ * errno set. Retries on EINTR; never raises SIGPIPE (MSG_NOSIGNAL). */
+int photopick_channel_send(int socket, const void *data, size_t length, int fd);
+
+/* Receives exactly `length` bytes and the descriptor sent with their first part (-1 when none
+ * came) into `fd`. Returns the bytes received: `length`, or 0 when the peer has gone (end of
+ * stream before anything came), or -1 with errno set (EPROTO when the peer stopped halfway).
+ * A descriptor received with a failed call is closed. */
+ssize_t photopick_channel_receive(int socket, void *data, size_t length, int *fd);
+
+#endif
+
+/* An anonymous file in memory for a decoded picture's pixels (memfd_create, close-on-exec,
+ * sealable). Returns the descriptor, or -1 with errno set. */
+int photopick_pixels_file(void);
+
+/* Seals a pixels file against growing, shrinking and writing: the receiver maps what it
+ * checked. Returns 0, or -1 with errno set. */
+int photopick_seal_pixels(int fd);
+
+/* The worker's own limits, set as it starts: it dies with its parent (PR_SET_PDEATHSIG) and can
+ * never gain privileges (PR_SET_NO_NEW_PRIVS). Returns 0, or -1 with errno set. */
+int photopick_worker_prepare(void);
+
+/* The address space the worker may have in all: what it uses now plus `budget` bytes. */
+int photopick_worker_limit_memory(unsigned long long budget);
+
+/* Processor time from now: `seconds` more, then SIGXCPU ends the process. */
+int photopick_worker_limit_cpu(unsigned int seconds);

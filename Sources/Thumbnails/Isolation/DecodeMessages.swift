@@ -1,0 +1,113 @@
+import Glibc
+
+/// The decode worker's messages, as fixed little-endian records (the worker and the window are
+/// the same program, but the reply comes from a process that may have been taken over by a
+/// hostile file: every field is checked before it is believed).
+///
+/// Request (24 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit.
+/// Reply (56 bytes, then `messageLength` bytes of text, with a pixels file when it succeeded):
+/// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length.
+enum DecodeMessages {
+    static let requestMagic: UInt32 = 0x5244_5050  // "PPDR"
+    static let replyMagic: UInt32 = 0x4144_5050    // "PPDA"
+    static let version: UInt32 = 1
+    static let requestSize = 24
+    static let replySize = 56
+    static let maximumMessage = 4096
+    /// The largest side a reply may have: the largest flavour, with room.
+    static let maximumSide = 4096
+
+    struct Request: Equatable {
+        var box: Int
+        var cpuSeconds: Int
+        var maximumPixels: Int
+
+        var bytes: [UInt8] {
+            var out: [UInt8] = []
+            out.append(le: requestMagic)
+            out.append(le: version)
+            out.append(le: UInt32(clamping: box))
+            out.append(le: UInt32(clamping: cpuSeconds))
+            out.append(le: UInt64(clamping: maximumPixels))
+            return out
+        }
+
+        init(box: Int, cpuSeconds: Int, maximumPixels: Int) {
+            self.box = box
+            self.cpuSeconds = cpuSeconds
+            self.maximumPixels = maximumPixels
+        }
+
+        /// Nil for anything that is not a request of this version with believable values.
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count == requestSize, bytes.le32(0) == requestMagic, bytes.le32(4) == version else { return nil }
+            let box = Int(bytes.le32(8)), seconds = Int(bytes.le32(12)), pixels = bytes.le64(16)
+            guard (1...maximumSide).contains(box), (1...3600).contains(seconds), pixels > 0, pixels <= 1 << 40 else { return nil }
+            self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels))
+        }
+    }
+
+    enum Outcome: UInt32 {
+        case decoded = 0, undecodable = 1, tooLarge = 2, temporary = 3
+    }
+
+    struct Reply {
+        var outcome: Outcome
+        var width = 0, height = 0, rowstride = 0
+        var hasAlpha = false
+        var imageWidth = 0, imageHeight = 0, limit = 0
+        var message = ""
+
+        var bytes: [UInt8] {
+            let text = Array(message.utf8.prefix(maximumMessage))
+            var out: [UInt8] = []
+            out.append(le: replyMagic)
+            out.append(le: outcome.rawValue)
+            for value in [width, height, rowstride] { out.append(le: UInt32(clamping: value)) }
+            out.append(le: UInt32(hasAlpha ? 1 : 0))
+            for value in [imageWidth, imageHeight, limit] { out.append(le: UInt64(clamping: value)) }
+            out.append(le: UInt32(text.count))
+            out.append(le: UInt32(0))
+            return out + text
+        }
+
+        /// The fixed part; `messageLength` says how many bytes of text follow. Nil for garbage.
+        static func header(_ bytes: [UInt8]) -> (reply: Reply, messageLength: Int)? {
+            guard bytes.count == replySize, bytes.le32(0) == replyMagic, let outcome = Outcome(rawValue: bytes.le32(4)) else { return nil }
+            let length = Int(bytes.le32(48))
+            guard length <= maximumMessage else { return nil }
+            var reply = Reply(outcome: outcome)
+            reply.width = Int(bytes.le32(8))
+            reply.height = Int(bytes.le32(12))
+            reply.rowstride = Int(bytes.le32(16))
+            reply.hasAlpha = bytes.le32(20) != 0
+            reply.imageWidth = Int(clamping: bytes.le64(24))
+            reply.imageHeight = Int(clamping: bytes.le64(32))
+            reply.limit = Int(clamping: bytes.le64(40))
+            return (reply, length)
+        }
+
+        /// Whether a decoded picture's sizes hold together: sides within the largest flavour,
+        /// a row that holds its pixels, and pixels that fit the file that came with them.
+        func pixelsFit(fileSize: Int) -> Bool {
+            guard outcome == .decoded, (1...maximumSide).contains(width), (1...maximumSide).contains(height) else { return false }
+            let channels = hasAlpha ? 4 : 3
+            guard rowstride >= width * channels, rowstride <= width * channels + 64 else { return false }
+            // (GdkPixbuf's last row is not padded.)
+            return (height - 1) * rowstride + width * channels <= fileSize
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    mutating func append(le value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) } }
+    mutating func append(le value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
+
+    func le32(_ offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(self[offset + $1]) << UInt32(8 * $1) }
+    }
+
+    func le64(_ offset: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(self[offset + $1]) << UInt64(8 * $1) }
+    }
+}

@@ -1,0 +1,337 @@
+import CDecodeChannel
+import CGdkPixbuf
+import Glibc
+import PhotoLibrary
+
+/// The window's side of the decode workers (`DecodeWorker`): long-lived `photopick
+/// decode-worker` processes, one per core at most, started when a decode first needs one. A
+/// decode goes to an idle worker with the file's descriptor and comes back as pixels in a memory
+/// file. A worker that crashes, runs out of its processor time or takes too long is killed and
+/// replaced, and its file is reported as damaged with the reason ("the WebP decoder crashed on
+/// this file"); the window stays up. Thread-safe: the loader's threads decode at once.
+///
+/// One memory budget holds for all workers together: a decode's need is estimated from the
+/// file's header before it starts (width × height × 4 bytes, less for a JPEG scaled while it
+/// is decoded), and a decode that would take the total over the budget waits for the others.
+/// One that needs more than the whole budget is refused at once. Each worker's address space is
+/// bounded by the budget as well, so an estimate that was wrong cannot take the machine.
+public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mutex`
+    public let executable: String
+    public let maximumWorkers: Int
+    /// Bytes all decodes may hold at once.
+    public let memoryBudget: Int
+    /// Processor seconds a decode may take: watched from here every 0.1 s, and bounded in the
+    /// worker too (RLIMIT_CPU, in whole seconds, a little later) should this process stall.
+    public let cpuSeconds: Double
+    /// Seconds a decode may take in all (a worker waiting on nothing is killed too).
+    public let wallSeconds: Double
+
+    private final class Worker {
+        let pid: pid_t
+        let socket: Int32
+        init(pid: pid_t, socket: Int32) {
+            self.pid = pid
+            self.socket = socket
+        }
+    }
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var idle: [Worker] = []
+    private var busy = 0
+    private var reserved = 0
+    private var started = 0
+    private var replaced = 0
+
+    public init(executable: String, maximumWorkers: Int = DecodeWorkerPool.defaultWorkers,
+                memoryBudget: Int = DecodeWorkerPool.defaultBudget, cpuSeconds: Double = 20, wallSeconds: Double = 60) {
+        self.executable = executable
+        self.maximumWorkers = max(1, maximumWorkers)
+        self.memoryBudget = memoryBudget
+        self.cpuSeconds = cpuSeconds
+        self.wallSeconds = wallSeconds
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        for worker in idle { stop(worker) }
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        changed.deallocate()
+    }
+
+    /// One a core, at most four (more would only share the same cores and memory).
+    public static var defaultWorkers: Int { max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
+
+    /// About 1 GB, less on a machine with under 8 GB: an eighth of its memory, at least 256 MB.
+    public static var defaultBudget: Int {
+        let memory = Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return min(1 << 30, max(256 << 20, memory / 8))
+    }
+
+    /// The pool of this program, when it is `photopick` (it is its own decode worker); nil in
+    /// a test process, which decodes in process unless a test makes a pool of its own.
+    public static let ofThisProgram: DecodeWorkerPool? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.hasSuffix("/photopick") ? DecodeWorkerPool(executable: path) : nil
+    }()
+
+    /// Workers started so far, and those replaced after a crash or a deadline (tests).
+    public var statistics: (started: Int, replaced: Int) { locked { (started, replaced) } }
+
+    /// The process ids of the workers at work now (tests stop or crash them from outside).
+    public var busyWorkerIDs: [pid_t] { locked { Array(working) } }
+    private var working: Set<pid_t> = []
+
+    // MARK: Decoding
+
+    /// Decodes `file` (of `mimeType`, for the words of a failure) to fit in `box` in a worker.
+    public func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int,
+                       isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
+        let need = Self.estimatedBytes(of: file, mimeType: mimeType, box: box)
+        guard need <= memoryBudget else {
+            return .failure(.undecodable("decoding it would take about \(need >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
+        }
+        let worker: Worker
+        switch take(reserving: need, isCancelled: isCancelled) {
+        case .success(let taken): worker = taken
+        case .failure(let failure): return .failure(failure)
+        }
+        _ = locked { working.insert(worker.pid) }
+        let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, isCancelled: isCancelled)
+        locked {
+            working.remove(worker.pid)
+            reserved -= need
+            busy -= 1
+            if case .success = result.outcome { idle.append(worker) } else { replaced += 1 }
+            pthread_cond_broadcast(changed)
+        }
+        if case .failure = result.outcome { stop(worker) }
+        return result.decoded
+    }
+
+    /// A worker for a decode needing `need` bytes: an idle one, a new one while there are fewer
+    /// than the maximum, or the next to come free; and room in the budget.
+    private func take(reserving need: Int, isCancelled: () -> Bool) -> Result<Worker, ThumbnailFailure> {
+        pthread_mutex_lock(mutex)
+        while true {
+            let roomy = reserved == 0 || reserved + need <= memoryBudget
+            if roomy, let worker = idle.popLast() {
+                busy += 1
+                reserved += need
+                pthread_mutex_unlock(mutex)
+                return .success(worker)
+            }
+            if roomy, busy + idle.count < maximumWorkers {
+                busy += 1
+                reserved += need
+                started += 1
+                pthread_mutex_unlock(mutex)
+                switch spawn() {
+                case .success(let worker): return .success(worker)
+                case .failure(let failure):
+                    locked {
+                        busy -= 1
+                        reserved -= need
+                        pthread_cond_broadcast(changed)
+                    }
+                    return .failure(failure)
+                }
+            }
+            if isCancelled() {
+                pthread_mutex_unlock(mutex)
+                return .failure(.cancelled)
+            }
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            deadline.tv_nsec += 100_000_000
+            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+            pthread_cond_timedwait(changed, mutex, &deadline)
+        }
+    }
+
+    private enum Outcome { case success, failure }
+
+    private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int,
+                     isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
+        let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels).bytes
+        let cpuAtStart = Self.processorSeconds(of: worker.pid)
+        guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
+            return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+        }
+        // Waited for in slices: a cancelled decode (the cell scrolled away) frees its worker.
+        let deadline = monotonicSeconds() + wallSeconds
+        while true {
+            var poller = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 100)
+            if ready > 0 { break }
+            if ready < 0 && errno != EINTR { return (.failure, .failure(crashed(worker, mimeType: mimeType))) }
+            if isCancelled() { return (.failure, .failure(.cancelled)) }
+            if let now = Self.processorSeconds(of: worker.pid), let start = cpuAtStart, now - start > cpuSeconds {
+                return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
+            }
+            if monotonicSeconds() > deadline {
+                return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file")))
+            }
+        }
+        var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
+        var pixels: Int32 = -1
+        let received = photopick_channel_receive(worker.socket, &header, header.count, &pixels)
+        guard received == header.count, let (reply, length) = DecodeMessages.Reply.header(header) else {
+            if pixels >= 0 { close(pixels) }
+            return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+        }
+        var text = [UInt8](repeating: 0, count: length)
+        var extra: Int32 = -1
+        if length > 0 {
+            guard photopick_channel_receive(worker.socket, &text, length, &extra) == length else {
+                if pixels >= 0 { close(pixels) }
+                return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+            }
+            if extra >= 0 { close(extra) }
+        }
+        let message = String(decoding: text, as: UTF8.self)
+        switch reply.outcome {
+        case .decoded:
+            guard pixels >= 0, let decoded = Self.picture(reply, pixels: pixels) else {
+                if pixels >= 0 { close(pixels) }
+                return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
+            }
+            close(pixels)
+            return (.success, .success(decoded))
+        case .undecodable:
+            if pixels >= 0 { close(pixels) }
+            return (.success, .failure(.undecodable(message)))
+        case .tooLarge:
+            if pixels >= 0 { close(pixels) }
+            return (.success, .failure(.tooLarge(width: reply.imageWidth, height: reply.imageHeight, limit: reply.limit)))
+        case .temporary:
+            if pixels >= 0 { close(pixels) }
+            return (.success, .failure(.temporary(message)))
+        }
+    }
+
+    /// The pixels mapped from the worker's sealed file into a picture of our own (copied: the
+    /// mapping goes at once).
+    private static func picture(_ reply: DecodeMessages.Reply, pixels: Int32) -> ImageDecoder.Decoded? {
+        var info = stat()
+        guard fstat(pixels, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, reply.pixelsFit(fileSize: Int(info.st_size)),
+              let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, pixels, 0), mapped != MAP_FAILED else { return nil }
+        defer { munmap(mapped, Int(info.st_size)) }
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, reply.hasAlpha ? 1 : 0, 8, Int32(reply.width), Int32(reply.height)) else { return nil }
+        let channels = reply.hasAlpha ? 4 : 3
+        let rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        guard let target = gdk_pixbuf_get_pixels(pixbuf) else { return nil }
+        for row in 0..<reply.height {
+            memcpy(target + row * rowstride, mapped + row * reply.rowstride, reply.width * channels)
+        }
+        return ImageDecoder.Decoded(pixbuf: Pixbuf(owning: pixbuf), imageWidth: reply.imageWidth, imageHeight: reply.imageHeight)
+    }
+
+    /// What became of a worker that stopped answering: killed, waited for, said in words.
+    private func crashed(_ worker: Worker, mimeType: String) -> ThumbnailFailure {
+        kill(worker.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        let decoder = "the \(Self.formatName(mimeType)) decoder"
+        switch signal {
+        case SIGXCPU: return .undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")
+        case SIGKILL, 0: return .undecodable("\(decoder) stopped on this file")
+        default:
+            let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+            return .undecodable("\(decoder) crashed on this file (\(name))")
+        }
+    }
+
+    private func stop(_ worker: Worker) {
+        close(worker.socket)
+        kill(worker.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    // MARK: Starting a worker
+
+    private func spawn() -> Result<Worker, ThumbnailFailure> {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            return .failure(.temporary("cannot start a decode worker: \(errorDescription(errno))"))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // (dup2 onto descriptor 3 leaves the copy without close-on-exec.)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], DecodeWorker.channel)
+        let arguments = [executable, "decode-worker", "--memory", String(memoryBudget)]
+        let cArguments = arguments.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, cArguments, environ)
+        close(ends[1])
+        guard result == 0 else {
+            close(ends[0])
+            return .failure(.temporary("cannot start a decode worker: \(errorDescription(result))"))
+        }
+        return .success(Worker(pid: pid, socket: ends[0]))
+    }
+
+    // MARK: Estimates
+
+    /// Bytes a decode of `file` holds at its peak: a JPEG is decoded at 1/2, 1/4 or 1/8 of its
+    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel; anything
+    /// else at full size, four bytes a pixel, plus the scaled copy. Unknown sizes count as a
+    /// 12-megapixel photo.
+    static func estimatedBytes(of file: OpenFile, mimeType: String, box: Int) -> Int {
+        guard let size = ImageHeaders.declaredSize(of: file) ?? ImageHeaders.storedPixelSize(of: file, mimeType: mimeType) else {
+            return 12_000_000 * 4
+        }
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        if overflow { return Int.max }
+        if mimeType == "image/jpeg" {
+            var scale = 1
+            while scale < 8, min(size.width, size.height) / (scale * 2) >= box { scale *= 2 }
+            return pixels / (scale * scale) * 3 + box * box * 4
+        }
+        return pixels.multipliedReportingOverflow(by: 4).overflow ? Int.max : pixels * 4 + box * box * 4
+    }
+
+    /// A worker's processor time so far (user and system), from /proc.
+    static func processorSeconds(of pid: pid_t) -> Double? {
+        guard let bytes = ConfigurationFile.read(FilePath("/proc/\(pid)/stat"), limit: 4096) else { return nil }
+        // "pid (name) state ppid …": the fields after the name's closing parenthesis; utime and
+        // stime are the 14th and 15th of the line.
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 13, let user = Double(String(decoding: fields[11], as: UTF8.self)),
+              let system = Double(String(decoding: fields[12], as: UTF8.self)) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// "20 s", "0.5 s".
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// "WebP", "TIFF": how the decoder of a type is called in a message.
+    static func formatName(_ mimeType: String) -> String {
+        let names = ["image/webp": "WebP", "image/tiff": "TIFF", "image/gif": "GIF", "image/png": "PNG", "image/jpeg": "JPEG",
+                     "image/heif": "HEIF", "image/heic": "HEIF", "image/avif": "AVIF", "image/bmp": "BMP", "image/x-icon": "ICO",
+                     "image/vnd.microsoft.icon": "ICO", "image/x-tga": "TGA", "image/x-portable-pixmap": "PNM", "image/jxl": "JPEG XL"]
+        return names[mimeType] ?? ContentType.description(of: mimeType)
+    }
+
+    private func locked<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+}

@@ -1,0 +1,151 @@
+import CGdkPixbuf
+import Foundation
+import Glibc
+import PhotoLibrary
+import TestSupport
+import XCTest
+@testable import Thumbnails
+
+/// Decoding in `photopick decode-worker` processes: the same pictures as in process, and a
+/// worker that crashes, runs past its deadline or out of its memory costs its file only, with a
+/// reason; the next file is decoded by a new worker (issue 20).
+final class DecodeWorkerTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = TestSupport.temporaryDirectory("decode-worker")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+        super.tearDown()
+    }
+
+    private func pool(budget: Int = 512 << 20, cpuSeconds: Double = 20, wallSeconds: Double = 60) -> DecodeWorkerPool {
+        DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 2, memoryBudget: budget, cpuSeconds: cpuSeconds, wallSeconds: wallSeconds)
+    }
+
+    private func make(_ name: String, _ arguments: [String]) throws -> OpenFile {
+        let path = folder.appendingPathComponent(name).path
+        let made = try TestSupport.run("/usr/bin/convert", arguments + [path])
+        XCTAssertEqual(made.status, 0, made.error)
+        return try OpenFile(path: FilePath(path))
+    }
+
+    /// A PNG of `width` × `height` grey pixels in a few kilobytes (rows of zeros compress well),
+    /// slow to decode in full.
+    private func largePNG(_ name: String, width: Int, height: Int) throws -> OpenFile {
+        let path = folder.appendingPathComponent(name)
+        let script = """
+            import struct, sys, zlib
+            w, h = int(sys.argv[2]), int(sys.argv[3])
+            def chunk(kind, data): return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+            raw = zlib.compressobj(9)
+            row = b"\\0" + b"\\x80" * (w * 3)
+            body = b"".join(raw.compress(row) for _ in range(h)) + raw.flush()
+            open(sys.argv[1], "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+            """
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, path.path, String(width), String(height)])
+        XCTAssertEqual(made.status, 0, made.error)
+        return try OpenFile(path: FilePath(path.path))
+    }
+
+    private func pixels(_ pixbuf: Pixbuf) -> [UInt8] {
+        let length = Int(gdk_pixbuf_get_byte_length(pixbuf.pointer))
+        return Array(UnsafeBufferPointer(start: gdk_pixbuf_read_pixels(pixbuf.pointer), count: length))
+    }
+
+    func testAWorkerDecodesTheSamePicturesAsThisProcess() throws {
+        let workers = pool()
+        let files = [
+            ("photo.jpg", "image/jpeg", try make("photo.jpg", ["-size", "1200x800", "gradient:red-blue", "-quality", "90"])),
+            ("alpha.png", "image/png", try make("alpha.png", ["-size", "300x200", "xc:none", "-fill", "#3a7", "-draw", "circle 150,100 150,20"])),
+            ("still.webp", "image/webp", try make("still.webp", ["-size", "640x480", "plasma:fractal", "-seed", "3"])),
+        ]
+        for (name, mimeType, file) in files {
+            guard case .success(let local) = ImageDecoder().decode(file, fittingIn: 256),
+                  case .success(let isolated) = workers.decode(file, mimeType: mimeType, fittingIn: 256, maximumPixels: 100_000_000) else {
+                return XCTFail(name)
+            }
+            XCTAssertEqual([isolated.pixbuf.width, isolated.pixbuf.height, isolated.imageWidth, isolated.imageHeight],
+                           [local.pixbuf.width, local.pixbuf.height, local.imageWidth, local.imageHeight], name)
+            XCTAssertEqual(isolated.pixbuf.hasAlpha, local.pixbuf.hasAlpha, name)
+            XCTAssertEqual(pixels(isolated.pixbuf), pixels(local.pixbuf), "\(name): the same pixels")
+        }
+        XCTAssertLessThanOrEqual(workers.statistics.started, 2, "workers are kept for the next file")
+        // A file no decoder reads: a reason, and the worker stays.
+        let text = folder.appendingPathComponent("text.png")
+        try Data("not a picture at all".utf8).write(to: text)
+        guard case .failure(.undecodable) = workers.decode(try OpenFile(path: FilePath(text.path)), mimeType: "image/png", fittingIn: 256,
+                                                            maximumPixels: 100_000_000) else { return XCTFail("a text file decoded") }
+        XCTAssertEqual(workers.statistics.replaced, 0)
+    }
+
+    func testACrashedWorkerCostsItsFileOnly() throws {
+        let workers = pool()
+        let slow = try largePNG("slow.png", width: 9000, height: 9000)
+        // The worker is made to crash in the middle of a decode, as a decoder a file took over would.
+        let crasher = Thread {
+            for _ in 0..<200 {
+                if let pid = workers.busyWorkerIDs.first { kill(pid, SIGSEGV); return }
+                usleep(10_000)
+            }
+        }
+        crasher.start()
+        let result = workers.decode(slow, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000)
+        guard case .failure(.undecodable(let reason)) = result else { return XCTFail("\(result)") }
+        XCTAssertEqual(reason, "the PNG decoder crashed on this file (Segmentation fault)")
+        XCTAssertEqual(workers.statistics.replaced, 1)
+        let next = try make("next.jpg", ["-size", "400x300", "xc:orange"])
+        let nextResult = workers.decode(next, mimeType: "image/jpeg", fittingIn: 128, maximumPixels: 100_000_000)
+        guard case .success(let decoded) = nextResult else { return XCTFail("the next file, in a new worker: \(nextResult)") }
+        XCTAssertEqual(decoded.pixbuf.width, 128)
+    }
+
+    func testAWorkerPastItsDeadlinesIsStoppedAndReplaced() throws {
+        // Out of processor time: a full decode of 81 megapixels takes 0.7 s of it here.
+        let busy = pool(cpuSeconds: 0.2)
+        let slow = try largePNG("slow.png", width: 9000, height: 9000)
+        guard case .failure(.undecodable(let reason)) = busy.decode(slow, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000) else {
+            return XCTFail("a decode past its processor time")
+        }
+        XCTAssertEqual(reason, "the PNG decoder used more than 0.2 s of processor time on this file")
+        // Waiting on nothing (stopped): the wall deadline.
+        let waiting = pool(wallSeconds: 1)
+        let stopper = Thread {
+            for _ in 0..<200 {
+                if let pid = waiting.busyWorkerIDs.first { kill(pid, SIGSTOP); return }
+                usleep(10_000)
+            }
+        }
+        stopper.start()
+        guard case .failure(.undecodable(let late)) = waiting.decode(slow, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000) else {
+            return XCTFail("a decode past its time")
+        }
+        XCTAssertEqual(late, "the PNG decoder took longer than 1 s on this file")
+        let next = try make("next.png", ["-size", "64x64", "xc:teal"])
+        guard case .success = waiting.decode(next, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) else {
+            return XCTFail("the next file")
+        }
+    }
+
+    func testMemoryIsBoundedByOneBudget() throws {
+        let workers = pool(budget: 96 << 20)
+        // Over the budget by its header (81 megapixels, about 309 MB): refused before any decode.
+        let large = try largePNG("large.png", width: 9000, height: 9000)
+        guard case .failure(.undecodable(let reason)) = workers.decode(large, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000) else {
+            return XCTFail("a decode over the budget")
+        }
+        XCTAssertTrue(reason.contains("more than the 96 MB allowed"), reason)
+        XCTAssertEqual(workers.statistics.started, 0, "no worker was needed to say so")
+        // A TIFF's size is not read from its header: the worker's own bound stops its decode.
+        let tiff = try make("large.tif", ["-size", "6000x6000", "xc:red", "-compress", "zip"])
+        let result = workers.decode(tiff, mimeType: "image/tiff", fittingIn: 256, maximumPixels: 100_000_000)
+        guard case .failure(.undecodable(let bounded)) = result else { return XCTFail("a TIFF of 36 megapixels decoded in 96 MB: \(result)") }
+        XCTAssertFalse(bounded.isEmpty)
+        let next = try make("next.png", ["-size", "64x64", "xc:teal"])
+        guard case .success = workers.decode(next, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) else {
+            return XCTFail("the next file")
+        }
+    }
+}
