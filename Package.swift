@@ -100,6 +100,7 @@ if Context.environment["PHOTOPICK_FUZZ"] == "1" {
         ("fuzz-decode", "Decode", ["PhotoLibrary", "Thumbnails"]),
         ("fuzz-thumbnailer", "Thumbnailer", ["PhotoLibrary", "Thumbnails"]),
         ("fuzz-command-line", "CommandLine", ["PhotopickCommands"]),
+        ("fuzz-worker-messages", "WorkerMessages", ["PhotoLibrary", "Thumbnails", "CDecodeChannel"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -142,7 +142,10 @@ public final class Thumbnailer: Sendable {
         } else if head.isEmpty {
             made = .failure(.undecodable("empty file"))
         } else {
-            let decoded = workers?.decode(file, mimeType: mimeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
+            // The worker picks its loader by this type (it cannot sniff): the content's, else the
+            // name's (an XPM's content reads as C source).
+            let decodeType = mimeType.hasPrefix("image/") ? mimeType : ContentType.guess(fileName: path.lastComponent).mimeType
+            let decoded = workers?.decode(file, mimeType: decodeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
                                           isCancelled: isCancelled)
                 ?? decoder.decode(file, fittingIn: flavor.pixels)
             made = decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }

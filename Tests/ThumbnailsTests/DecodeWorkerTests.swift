@@ -81,6 +81,23 @@ final class DecodeWorkerTests: XCTestCase {
         XCTAssertEqual(workers.statistics.replaced, 0)
     }
 
+    /// The worker is shut in: it cannot open a file it was not handed, nor make a socket; and
+    /// it still decodes what it is handed (the formats' modules were loaded before).
+    func testTheWorkerCanOpenNothingAndMakeNoSocket() throws {
+        let workers = pool()
+        XCTAssertEqual(workers.checkSandbox(), "open /etc/passwd: Permission denied; socket: Permission denied; sandbox: on")
+        for (name, type, arguments) in [("shut-in.png", "image/png", ["-size", "64x48", "xc:navy"]),
+                                        ("shut-in.webp", "image/webp", ["-size", "64x48", "xc:olive"]),
+                                        ("shut-in.gif", "image/gif", ["-size", "64x48", "xc:maroon"])] {
+            let file = try make(name, arguments)
+            guard case .success(let decoded) = workers.decode(file, mimeType: type, fittingIn: 64, maximumPixels: 100_000_000) else {
+                return XCTFail("\(name) in the sandbox")
+            }
+            XCTAssertEqual([decoded.pixbuf.width, decoded.pixbuf.height], [64, 48], name)
+        }
+        XCTAssertEqual(workers.statistics.started, 1, "one worker did all of it")
+    }
+
     func testACrashedWorkerCostsItsFileOnly() throws {
         let workers = pool()
         let slow = try largePNG("slow.png", width: 9000, height: 9000)

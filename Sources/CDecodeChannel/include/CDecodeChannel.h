@@ -36,3 +36,8 @@ int photopick_worker_limit_memory(unsigned long long budget);
 
 /* Processor time from now: `seconds` more, then SIGXCPU ends the process. */
 int photopick_worker_limit_cpu(unsigned int seconds);
+
+/* Shuts the worker in: from here on a system call outside what decoding from descriptors
+ * needs fails with EACCES (opening files, sockets, running programs, mapping executable
+ * memory), for every thread. Returns 0, or -1 with errno set (a kernel without seccomp). */
+int photopick_worker_enter_sandbox(void);

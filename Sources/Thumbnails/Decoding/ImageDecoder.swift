@@ -26,8 +26,9 @@ public struct ImageDecoder: Sendable {
 
     /// Decodes `file` to fit in `box` × `box` pixels, upright (EXIF orientation applied), and for
     /// animations the first frame.
-    public func decode(_ file: OpenFile, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
-        let path = file.reopenablePath
+    /// `mimeType`, when given, picks the loader (a decode worker cannot read the MIME database
+    /// GdkPixbuf sniffs with); else GdkPixbuf recognises the format itself.
+    public func decode(_ file: OpenFile, fittingIn box: Int, mimeType: String? = nil) -> Result<Decoded, ThumbnailFailure> {
         // Our own reading of the header comes first: some loaders allocate the whole image just
         // to say its size (a 64 x 16,711,728 WebP asked for 3.2 GB; bench/fuzz found it).
         if let declared = ImageHeaders.declaredSize(of: file) {
@@ -39,14 +40,6 @@ public struct ImageDecoder: Sendable {
         // An animation costs canvas × frames in GdkPixbuf's WebP loader, which decodes them all:
         // the first frame alone, at thumbnail size, is what a thumbnail shows.
         if let frame = ImageHeaders.webpFirstFrame(of: file) { return decodeFirstFrame(frame, fittingIn: box) }
-        var width: Int32 = 0, height: Int32 = 0
-        let info = LoaderMessages.quietly { path.withCString { gdk_pixbuf_get_file_info($0, &width, &height) } }
-        guard info != nil, width > 0, height > 0 else {
-            return .failure(.undecodable("not an image format this system can read"))
-        }
-        guard Int(width) * Int(height) <= maximumPixels else {
-            return .failure(.tooLarge(width: Int(width), height: Int(height), limit: maximumPixels))
-        }
         if let scans = JPEGScans.count(in: file), scans > JPEGScans.limit {
             return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
         }
@@ -55,13 +48,10 @@ public struct ImageDecoder: Sendable {
         if JPEGScans.isCutOff(file) == true {
             return .failure(.undecodable("the JPEG file is cut off (no end of image)"))
         }
-        let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: box)
-        var error: UnsafeMutablePointer<GError>?
-        let decoded = LoaderMessages.quietly {
-            path.withCString { gdk_pixbuf_new_from_file_at_scale($0, Int32(targetWidth), Int32(targetHeight), 1, &error) }
-        }
-        guard let scaled = decoded else {
-            return .failure(.undecodable(PixbufError(taking: error).message))
+        let width: Int, height: Int, scaled: OpaquePointer
+        switch load(file, fittingIn: box, mimeType: mimeType) {
+        case .success(let loaded): (scaled, width, height) = loaded
+        case .failure(let failure): return .failure(failure)
         }
         // GdkPixbuf hands back what it decoded of a cut-off PNG or GIF, grey below the cut,
         // without an error: such a file is damaged, not a photo to send.
@@ -77,7 +67,68 @@ public struct ImageDecoder: Sendable {
             pixbuf = Pixbuf(owning: upright)
         }
         let turned = ["5", "6", "7", "8"].contains(orientation)
-        return .success(Decoded(pixbuf: pixbuf, imageWidth: Int(turned ? height : width), imageHeight: Int(turned ? width : height)))
+        return .success(Decoded(pixbuf: pixbuf, imageWidth: turned ? height : width, imageHeight: turned ? width : height))
+    }
+
+    /// The file's picture, scaled to fit `box` as it is decoded, read through its descriptor
+    /// (a decode worker opens nothing by name): the bytes go to a GdkPixbufLoader, which says the
+    /// image's size before it decodes a pixel; the size to decode at is set then, and a size above
+    /// the pixel limit stops the reading. Returns the picture (a new reference) and the size.
+    func load(_ file: OpenFile, fittingIn box: Int, mimeType: String? = nil) -> Result<(OpaquePointer, Int, Int), ThumbnailFailure> {
+        let chosen = mimeType.flatMap { type in LoaderMessages.quietly { gdk_pixbuf_loader_new_with_mime_type(type, nil) } }
+        guard let loader = chosen ?? gdk_pixbuf_loader_new() else { return .failure(.temporary("no image loader")) }
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        final class Prepared {
+            let box: Int, limit: Int
+            var width = 0, height = 0
+            var tooLarge = false
+            init(box: Int, limit: Int) { self.box = box; self.limit = limit }
+        }
+        let prepared = Prepared(box: box, limit: maximumPixels)
+        let context = Unmanaged.passRetained(prepared).toOpaque()
+        let callback: @convention(c) (UnsafeMutablePointer<GdkPixbufLoader>?, Int32, Int32, UnsafeMutableRawPointer?) -> Void = { loader, width, height, data in
+            let prepared = Unmanaged<Prepared>.fromOpaque(data!).takeUnretainedValue()
+            prepared.width = Int(width)
+            prepared.height = Int(height)
+            guard width > 0, height > 0, Int(width) * Int(height) <= prepared.limit else {
+                prepared.tooLarge = true
+                return
+            }
+            let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: Int(width), height: Int(height), in: prepared.box)
+            gdk_pixbuf_loader_set_size(loader, Int32(targetWidth), Int32(targetHeight))
+        }
+        g_signal_connect_data(UnsafeMutableRawPointer(loader), "size-prepared", unsafeBitCast(callback, to: GCallback.self), context,
+                              { data, _ in Unmanaged<AnyObject>.fromOpaque(data!).release() }, GConnectFlags(rawValue: 0))
+        var error: UnsafeMutablePointer<GError>?
+        var offset: Int64 = 0
+        var failed = false
+        let chunk = 256 << 10
+        LoaderMessages.quietly {
+            while offset < file.size, !prepared.tooLarge {
+                let bytes = file.read(at: offset, count: chunk)
+                if bytes.isEmpty { break }
+                let written = bytes.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), &error) }
+                // (A failed write has closed the loader already: closing it again would be a GLib critical.)
+                if written == 0 { failed = true; return }
+                offset += Int64(bytes.count)
+            }
+            // (Stopped for its size: the loader says the image is incomplete; that is not the reason.)
+            if prepared.tooLarge { _ = gdk_pixbuf_loader_close(loader, nil) } else if gdk_pixbuf_loader_close(loader, &error) == 0 { failed = true }
+        }
+        if prepared.tooLarge {
+            if let error { g_error_free(error) }
+            return .failure(.tooLarge(width: prepared.width, height: prepared.height, limit: maximumPixels))
+        }
+        if prepared.width == 0 {
+            if let error { g_error_free(error) }
+            return .failure(.undecodable("not an image format this system can read"))
+        }
+        guard !failed, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader) else {
+            return .failure(.undecodable(PixbufError(taking: error).message))
+        }
+        if let error { g_error_free(error) }
+        g_object_ref(UnsafeMutableRawPointer(pixbuf))
+        return .success((pixbuf, prepared.width, prepared.height))
     }
 }
 
@@ -88,7 +139,10 @@ extension ImageDecoder {
         let (canvasWidth, canvasHeight) = ThumbnailFlavor.fit(width: frame.canvasWidth, height: frame.canvasHeight, in: box)
         let scale = Double(canvasWidth) / Double(frame.canvasWidth)
         let frameWidth = max(1, Int((Double(frame.width) * scale).rounded())), frameHeight = max(1, Int((Double(frame.height) * scale).rounded()))
-        guard let loader = gdk_pixbuf_loader_new() else { return .failure(.undecodable("no WebP loader")) }
+        // (Named, not sniffed: a decode worker cannot read the MIME database.)
+        guard let loader = LoaderMessages.quietly({ gdk_pixbuf_loader_new_with_mime_type("image/webp", nil) }) ?? gdk_pixbuf_loader_new() else {
+            return .failure(.undecodable("no WebP loader"))
+        }
         defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
         gdk_pixbuf_loader_set_size(loader, Int32(frameWidth), Int32(frameHeight))
         var error: UnsafeMutablePointer<GError>?

@@ -4,23 +4,29 @@ import Glibc
 /// the same program, but the reply comes from a process that may have been taken over by a
 /// hostile file: every field is checked before it is believed).
 ///
-/// Request (24 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit.
+/// Request (92 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit,
+/// kind (0 decode; 1 a check of the sandbox, with no file), the file's MIME type (64 bytes, NUL
+/// padded: the worker cannot read the MIME database to sniff it, shut in as it is).
 /// Reply (56 bytes, then `messageLength` bytes of text, with a pixels file when it succeeded):
 /// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length.
 enum DecodeMessages {
     static let requestMagic: UInt32 = 0x5244_5050  // "PPDR"
     static let replyMagic: UInt32 = 0x4144_5050    // "PPDA"
     static let version: UInt32 = 1
-    static let requestSize = 24
+    static let requestSize = 92
+    static let mimeTypeSize = 64
     static let replySize = 56
     static let maximumMessage = 4096
     /// The largest side a reply may have: the largest flavour, with room.
     static let maximumSide = 4096
 
     struct Request: Equatable {
+        enum Kind: UInt32 { case decode = 0, checkSandbox = 1 }
         var box: Int
         var cpuSeconds: Int
         var maximumPixels: Int
+        var kind = Kind.decode
+        var mimeType = ""
 
         var bytes: [UInt8] {
             var out: [UInt8] = []
@@ -29,26 +35,36 @@ enum DecodeMessages {
             out.append(le: UInt32(clamping: box))
             out.append(le: UInt32(clamping: cpuSeconds))
             out.append(le: UInt64(clamping: maximumPixels))
-            return out
+            out.append(le: kind.rawValue)
+            let type = Array(mimeType.utf8.prefix(mimeTypeSize - 1))
+            return out + type + [UInt8](repeating: 0, count: mimeTypeSize - type.count)
         }
 
-        init(box: Int, cpuSeconds: Int, maximumPixels: Int) {
+        init(box: Int, cpuSeconds: Int, maximumPixels: Int, kind: Kind = .decode, mimeType: String = "") {
             self.box = box
             self.cpuSeconds = cpuSeconds
             self.maximumPixels = maximumPixels
+            self.kind = kind
+            self.mimeType = mimeType
         }
 
         /// Nil for anything that is not a request of this version with believable values.
         init?(_ bytes: [UInt8]) {
             guard bytes.count == requestSize, bytes.le32(0) == requestMagic, bytes.le32(4) == version else { return nil }
             let box = Int(bytes.le32(8)), seconds = Int(bytes.le32(12)), pixels = bytes.le64(16)
-            guard (1...maximumSide).contains(box), (1...3600).contains(seconds), pixels > 0, pixels <= 1 << 40 else { return nil }
-            self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels))
+            guard (1...maximumSide).contains(box), (1...3600).contains(seconds), pixels > 0, pixels <= 1 << 40,
+                  let kind = Kind(rawValue: bytes.le32(24)) else { return nil }
+            // A MIME type is letters, digits and a few marks ("image/svg+xml"), or nothing.
+            let type = bytes[28...].prefix { $0 != 0 }
+            guard type.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
+            self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels), kind: kind, mimeType: String(decoding: type, as: UTF8.self))
         }
     }
 
     enum Outcome: UInt32 {
         case decoded = 0, undecodable = 1, tooLarge = 2, temporary = 3
+        /// The answer to a check of the sandbox: what each forbidden step met, in `message`.
+        case checked = 4
     }
 
     struct Reply {

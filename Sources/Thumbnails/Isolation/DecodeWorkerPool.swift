@@ -90,6 +90,32 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     // MARK: Decoding
 
+    /// Asks a worker what its sandbox lets through (it tries to open a file and make a socket).
+    public func checkSandbox() -> String? {
+        guard case .success(let worker) = take(reserving: 0, isCancelled: { false }) else { return nil }
+        let request = DecodeMessages.Request(box: 1, cpuSeconds: 5, maximumPixels: 1, kind: .checkSandbox).bytes
+        var answer: String?
+        if photopick_channel_send(worker.socket, request, request.count, -1) == 0 {
+            var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
+            var fd: Int32 = -1
+            if photopick_channel_receive(worker.socket, &header, header.count, &fd) == header.count,
+               let (reply, length) = DecodeMessages.Reply.header(header), reply.outcome == .checked {
+                var text = [UInt8](repeating: 0, count: length)
+                var extra: Int32 = -1
+                if length == 0 || photopick_channel_receive(worker.socket, &text, length, &extra) == length { answer = String(decoding: text, as: UTF8.self) }
+                if extra >= 0 { close(extra) }
+            }
+            if fd >= 0 { close(fd) }
+        }
+        locked {
+            busy -= 1
+            if answer != nil { idle.append(worker) }
+            pthread_cond_broadcast(changed)
+        }
+        if answer == nil { stop(worker) }
+        return answer
+    }
+
     /// Decodes `file` (of `mimeType`, for the words of a failure) to fit in `box` in a worker.
     public func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int,
                        isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
@@ -159,7 +185,8 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int,
                      isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
-        let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels).bytes
+        let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels,
+                                             mimeType: mimeType).bytes
         let cpuAtStart = Self.processorSeconds(of: worker.pid)
         guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
             return (.failure, .failure(crashed(worker, mimeType: mimeType)))
@@ -213,12 +240,15 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         case .temporary:
             if pixels >= 0 { close(pixels) }
             return (.success, .failure(.temporary(message)))
+        case .checked:
+            if pixels >= 0 { close(pixels) }
+            return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder answered out of turn")))
         }
     }
 
     /// The pixels mapped from the worker's sealed file into a picture of our own (copied: the
     /// mapping goes at once).
-    private static func picture(_ reply: DecodeMessages.Reply, pixels: Int32) -> ImageDecoder.Decoded? {
+    static func picture(_ reply: DecodeMessages.Reply, pixels: Int32) -> ImageDecoder.Decoded? {
         var info = stat()
         guard fstat(pixels, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, reply.pixelsFit(fileSize: Int(info.st_size)),
               let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, pixels, 0), mapped != MAP_FAILED else { return nil }
