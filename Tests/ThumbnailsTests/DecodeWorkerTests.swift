@@ -166,3 +166,36 @@ final class DecodeWorkerTests: XCTestCase {
         }
     }
 }
+
+/// The messages' own rules, as a hostile worker or window could bend them.
+final class DecodeMessagesTests: XCTestCase {
+    func testRequestsParseAsTheyAreWrittenAndNothingElse() {
+        let request = DecodeMessages.Request(box: 256, cpuSeconds: 21, maximumPixels: 100_000_000, mimeType: "image/svg+xml")
+        XCTAssertEqual(DecodeMessages.Request(request.bytes), request)
+        // A MIME type of 64 letters and no end within its field (found by bench/fuzz): refused,
+        // since what would be written back is not what was read.
+        var unended = request.bytes
+        for index in 28..<92 { unended[index] = UInt8(ascii: "a") }
+        XCTAssertNil(DecodeMessages.Request(unended))
+        var control = request.bytes
+        control[30] = 0x1b
+        XCTAssertNil(DecodeMessages.Request(control), "a control character in the type")
+        var box = request.bytes
+        box[8...11] = [0, 0, 0, 0]
+        XCTAssertNil(DecodeMessages.Request(box), "a box of no size")
+    }
+
+    func testARepliesPixelsMustFitTheFileThatCameWithThem() {
+        var reply = DecodeMessages.Reply(outcome: .decoded)
+        reply.width = 100
+        reply.height = 50
+        reply.rowstride = 300
+        XCTAssertTrue(reply.pixelsFit(fileSize: 300 * 50))
+        XCTAssertFalse(reply.pixelsFit(fileSize: 300 * 49), "a row short")
+        reply.rowstride = 299
+        XCTAssertFalse(reply.pixelsFit(fileSize: 1 << 20), "rows narrower than their pixels")
+        reply.rowstride = 300
+        reply.width = 5000
+        XCTAssertFalse(reply.pixelsFit(fileSize: 1 << 30), "wider than any flavour")
+    }
+}

@@ -54,9 +54,10 @@ enum DecodeMessages {
             let box = Int(bytes.le32(8)), seconds = Int(bytes.le32(12)), pixels = bytes.le64(16)
             guard (1...maximumSide).contains(box), (1...3600).contains(seconds), pixels > 0, pixels <= 1 << 40,
                   let kind = Kind(rawValue: bytes.le32(24)) else { return nil }
-            // A MIME type is letters, digits and a few marks ("image/svg+xml"), or nothing.
+            // A MIME type is letters, digits and a few marks ("image/svg+xml"), or nothing, and
+            // ends within its field (a fuzzer found 64 letters and no end: not what we write).
             let type = bytes[28...].prefix { $0 != 0 }
-            guard type.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
+            guard type.count < mimeTypeSize, type.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
             self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels), kind: kind, mimeType: String(decoding: type, as: UTF8.self))
         }
     }

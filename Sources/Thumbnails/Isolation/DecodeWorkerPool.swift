@@ -191,14 +191,17 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
             return (.failure, .failure(crashed(worker, mimeType: mimeType)))
         }
-        // Waited for in slices: a cancelled decode (the cell scrolled away) frees its worker.
-        let deadline = monotonicSeconds() + wallSeconds
+        // Waited for in slices. A cancelled decode (the cell scrolled away) is let finish, as one
+        // in process would: killing the worker would cost the next decode a new one (its start
+        // and its loaders). Only a cancelled decode still running after a second frees it.
+        let started = monotonicSeconds()
+        let deadline = started + wallSeconds
         while true {
             var poller = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 100)
             if ready > 0 { break }
             if ready < 0 && errno != EINTR { return (.failure, .failure(crashed(worker, mimeType: mimeType))) }
-            if isCancelled() { return (.failure, .failure(.cancelled)) }
+            if monotonicSeconds() - started > 1, isCancelled() { return (.failure, .failure(.cancelled)) }
             if let now = Self.processorSeconds(of: worker.pid), let start = cpuAtStart, now - start > cpuSeconds {
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
             }
