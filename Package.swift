@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CExiv2Guard", dependencies: ["CGExiv2"]),
 
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
-        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2", "CExiv2Guard"]),
+        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2", "CExiv2Guard", "CDecodeChannel"]),
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.
@@ -82,6 +82,7 @@ let package = Package(
         .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "Camera", "PhotoLibrary", "Thumbnails", "CGtk"]),
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
+        .executableTarget(name: "crash-journal-probe", dependencies: ["PhotoLibrary"], path: "Tests/CrashJournalProbe"),
         .executableTarget(name: "gobject-support-probe", dependencies: ["GObjectSupport", "CGLib"], path: "Tests/GObjectSupportProbe"),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "PhotoLibrary", "TestSupport", "CGdkPixbuf", "CGLib"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "PhotoLibrary", "TestSupport", "CGdkPixbuf"]),

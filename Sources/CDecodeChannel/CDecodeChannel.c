@@ -19,45 +19,61 @@
 #include <unistd.h>
 
 int photopick_channel_send(int socket, const void *data, size_t length, int fd) {
+    return photopick_channel_send_fds(socket, data, length, &fd, fd >= 0 ? 1 : 0);
+}
+
+int photopick_channel_send_fds(int socket, const void *data, size_t length, const int *fds, int count) {
+    if (count < 0 || count > PHOTOPICK_CHANNEL_MAX_FDS) {
+        errno = EINVAL;
+        return -1;
+    }
     const char *bytes = data;
     size_t sent = 0;
-    int attach = fd >= 0;
+    int attach = count > 0;
     while (sent < length) {
         struct iovec part = { .iov_base = (void *)(bytes + sent), .iov_len = length - sent };
-        union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+        union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * PHOTOPICK_CHANNEL_MAX_FDS)]; } control;
         struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1 };
         if (attach) {
             memset(&control, 0, sizeof control);
             message.msg_control = control.space;
-            message.msg_controllen = sizeof control.space;
+            message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
             struct cmsghdr *header = CMSG_FIRSTHDR(&message);
             header->cmsg_level = SOL_SOCKET;
             header->cmsg_type = SCM_RIGHTS;
-            header->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(header), &fd, sizeof(int));
+            header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+            memcpy(CMSG_DATA(header), fds, sizeof(int) * (size_t)count);
         }
-        ssize_t count = sendmsg(socket, &message, MSG_NOSIGNAL);
-        if (count < 0) {
+        ssize_t written = sendmsg(socket, &message, MSG_NOSIGNAL);
+        if (written < 0) {
             if (errno == EINTR) continue;
             return -1;
         }
-        attach = 0;  /* the descriptor went with the first bytes */
-        sent += (size_t)count;
+        attach = 0;  /* the descriptors went with the first bytes */
+        sent += (size_t)written;
     }
     return 0;
 }
 
 ssize_t photopick_channel_receive(int socket, void *data, size_t length, int *fd) {
+    int count = 0;
+    *fd = -1;
+    ssize_t received = photopick_channel_receive_fds(socket, data, length, fd, 1, &count);
+    if (count == 0) *fd = -1;
+    return received;
+}
+
+ssize_t photopick_channel_receive_fds(int socket, void *data, size_t length, int *fds, int capacity, int *count) {
     char *bytes = data;
     size_t received = 0;
-    *fd = -1;
+    *count = 0;
     while (received < length) {
         struct iovec part = { .iov_base = bytes + received, .iov_len = length - received };
-        union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * 4)]; } control;
+        union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * PHOTOPICK_CHANNEL_MAX_FDS)]; } control;
         struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space,
                                   .msg_controllen = sizeof control.space };
-        ssize_t count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
-        if (count < 0) {
+        ssize_t got = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+        if (got < 0) {
             if (errno == EINTR) continue;
             goto failed;
         }
@@ -67,21 +83,37 @@ ssize_t photopick_channel_receive(int socket, void *data, size_t length, int *fd
             for (size_t index = 0; index < count_fds; index++) {
                 int received_fd;
                 memcpy(&received_fd, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
-                /* One descriptor a message: any other is closed, never leaked. */
-                if (*fd < 0) *fd = received_fd; else close(received_fd);
+                /* Descriptors beyond what the caller takes are closed, never leaked. */
+                if (*count < capacity) fds[(*count)++] = received_fd; else close(received_fd);
             }
         }
-        if (count == 0) {
+        /* A control buffer that was too small leaves the descriptors it cut off unknown. */
+        if (message.msg_flags & MSG_CTRUNC) {
+            errno = EPROTO;
+            goto failed;
+        }
+        if (got == 0) {
             if (received == 0) return 0;
             errno = EPROTO;
             goto failed;
         }
-        received += (size_t)count;
+        received += (size_t)got;
     }
     return (ssize_t)received;
 failed:
-    if (*fd >= 0) { close(*fd); *fd = -1; }
+    for (int index = 0; index < *count; index++) close(fds[index]);
+    *count = 0;
     return -1;
+}
+
+int photopick_progress_file(void) {
+    int fd = memfd_create("photopick-progress", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, 4096) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int photopick_pixels_file(void) {
@@ -94,6 +126,11 @@ int photopick_seal_pixels(int fd) {
 
 int photopick_worker_prepare(void) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    /* A crash ends a worker at once. The Swift runtime's backtracer handles these signals in
+     * every Swift program; in a worker it cannot start its helper (no exec in the sandbox), and
+     * a crash signal sent from outside (kill -SEGV) was then survived, as if nothing happened. */
+    const int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
+    for (size_t index = 0; index < sizeof crashes / sizeof crashes[0]; index++) signal(crashes[index], SIG_DFL);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return 0;
 }
@@ -177,4 +214,43 @@ int photopick_worker_enter_sandbox(void) {
     struct sock_fprog program = { .len = (unsigned short)(sizeof filter / sizeof filter[0]), .filter = filter };
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program);
 #endif
+}
+
+static __thread volatile unsigned char *journal_byte;
+static __thread int journal_slot;
+static const int journal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
+static struct sigaction journal_previous[sizeof journal_signals / sizeof journal_signals[0]];
+
+static void journal_handler(int signal_number) {
+    if (journal_byte) *journal_byte = (unsigned char)(journal_slot + 1);
+    for (size_t index = 0; index < sizeof journal_signals / sizeof journal_signals[0]; index++) {
+        if (journal_signals[index] == signal_number) sigaction(signal_number, &journal_previous[index], NULL);
+    }
+    /* Delivered once this handler returns (the signal is blocked meanwhile): a fault would
+     * happen again anyway, an abort is raised again, and the earlier handler (the Swift
+     * runtime's backtracer, or the default) then ends the process as it would have. */
+    raise(signal_number);
+}
+
+void photopick_crash_journal_install(void) {
+    static int installed;
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST)) return;
+    for (size_t index = 0; index < sizeof journal_signals / sizeof journal_signals[0]; index++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = journal_handler;
+        /* On the thread's alternate stack when it has one (a stack overflow is a SIGSEGV too). */
+        action.sa_flags = SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(journal_signals[index], &action, &journal_previous[index]);
+    }
+}
+
+void photopick_crash_journal_enter(volatile unsigned char *crash_byte, int slot) {
+    journal_slot = slot;
+    journal_byte = crash_byte;
+}
+
+void photopick_crash_journal_leave(void) {
+    journal_byte = NULL;
 }

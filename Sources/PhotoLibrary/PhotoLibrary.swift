@@ -49,8 +49,16 @@ public final class PhotoLibrary: @unchecked Sendable {
         scanLock = memoryOnly || frozen ? nil : resolved.databasePath.flatMap { FileLock(path: $0 + ".scan-lock") }
         readLock = memoryOnly || frozen ? writeLock : Lock()
         indexer = Indexer(database: writer)
+        if !memoryOnly, !frozen, let path = resolved.databasePath { indexer.journal = CrashJournal(indexPath: path) }
         self.notices = notices
         noteSystemFolders(SystemMounts.current)
+    }
+
+    /// Where scans parse the headers of photos and videos: `MetadataWorkers.ofThisProgram` by
+    /// default (nil in a test process: in process). Set before a scan.
+    public var metadataWorkers: MetadataWorkers? {
+        get { indexer.metadataWorkers }
+        set { indexer.metadataWorkers = newValue }
     }
 
     /// Says once which of the kernel's folders (/proc, /sys …) inside the roots are left out.

@@ -71,6 +71,8 @@ extension String {
         let budget = arguments.count > 3 ? UInt64(String(decoding: arguments[3], as: UTF8.self)) : nil
         return DecodeWorker.run(memoryBudget: budget ?? UInt64(DecodeWorkerPool.defaultBudget))
     }
+    // The index's metadata worker (PhotoLibrary/Metadata/Isolation).
+    if first == "metadata-worker" { return MetadataWorker.run() }
     var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {

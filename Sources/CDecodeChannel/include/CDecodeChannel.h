@@ -17,7 +17,20 @@ int photopick_channel_send(int socket, const void *data, size_t length, int fd);
  * A descriptor received with a failed call is closed. */
 ssize_t photopick_channel_receive(int socket, void *data, size_t length, int *fd);
 
-#endif
+/* The most descriptors one message carries (a metadata worker's batch of files). */
+#define PHOTOPICK_CHANNEL_MAX_FDS 64
+
+/* As `photopick_channel_send`, with `count` descriptors (at most PHOTOPICK_CHANNEL_MAX_FDS). */
+int photopick_channel_send_fds(int socket, const void *data, size_t length, const int *fds, int count);
+
+/* As `photopick_channel_receive`, keeping up to `capacity` descriptors in `fds` (how many in
+ * `count`); any beyond are closed. On failure none is kept (`count` is 0). */
+ssize_t photopick_channel_receive_fds(int socket, void *data, size_t length, int *fds, int capacity, int *count);
+
+/* A page of memory shared with a worker (memfd, close-on-exec), where it says which file of a
+ * batch it is on: a crash is then put down to that file. Returns the descriptor, or -1. */
+int photopick_progress_file(void);
+
 
 /* An anonymous file in memory for a decoded picture's pixels (memfd_create, close-on-exec,
  * sealable). Returns the descriptor, or -1 with errno set. */
@@ -41,3 +54,14 @@ int photopick_worker_limit_cpu(unsigned int seconds);
  * needs fails with EACCES (opening files, sockets, running programs, mapping executable
  * memory), for every thread. Returns 0, or -1 with errno set (a kernel without seccomp). */
 int photopick_worker_enter_sandbox(void);
+
+/* The crash journal's signal side (PhotoLibrary's CrashJournal). A reader thread says which
+ * journal byte and slot it is on while it reads a file; should the process then die of a
+ * crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: a Swift trap is one), the
+ * handler writes slot + 1 into that byte (a shared mapping of the journal file, so it outlives
+ * the process) and hands the signal on to whatever handled it before. Installed once. */
+void photopick_crash_journal_install(void);
+void photopick_crash_journal_enter(volatile unsigned char *crash_byte, int slot);
+void photopick_crash_journal_leave(void);
+
+#endif

@@ -83,6 +83,15 @@ public enum ContentType {
     }
 
     /// A readable name for a type, such as "plain text document", for error messages.
+    /// Whether `text` is shaped like a MIME type ("image/svg+xml"): a type and a subtype of
+    /// letters, digits and marks, as a message from a worker must hold.
+    static func isPlausibleMIMEType(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (3...127).contains(bytes.count), bytes.filter({ $0 == UInt8(ascii: "/") }).count == 1,
+              bytes.first != UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/") else { return false }
+        return bytes.allSatisfy { (0x21...0x7e).contains($0) }
+    }
+
     public static func description(of mimeType: String) -> String {
         guard let type = g_content_type_from_mime_type(mimeType) else { return mimeType }
         defer { g_free(type) }

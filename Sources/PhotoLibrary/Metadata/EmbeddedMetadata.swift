@@ -1,6 +1,7 @@
 import CExiv2Guard
 import CGExiv2
 import CGLib
+import Glibc
 import Synchronization
 
 /// EXIF and XMP fields the index keeps, read through gexiv2 (exiv2).
@@ -25,21 +26,40 @@ struct EmbeddedMetadata {
     /// `exifBlocks` are still read.
     static func read(_ file: OpenFile, exifBlocks: [[UInt8]] = []) throws(MetadataReadError) -> EmbeddedMetadata {
         let refusal = ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength))
-        let path = file.reopenablePath
         let result = ExifLibrary.serialized {
             Result { () throws(MetadataReadError) -> EmbeddedMetadata in
-                try readUnserialized(path: refusal == nil ? path : nil, refusal: refusal, exifBlocks: exifBlocks)
+                try readUnserialized(file: refusal == nil ? file : nil, refusal: refusal, exifBlocks: exifBlocks)
             }
         }
         return try result.get()
     }
 
-    private static func readUnserialized(path: FilePath?, refusal: String?, exifBlocks: [[UInt8]]) throws(MetadataReadError) -> EmbeddedMetadata {
+    private static func readUnserialized(file: OpenFile?, refusal: String?, exifBlocks: [[UInt8]]) throws(MetadataReadError) -> EmbeddedMetadata {
         ExifLibrary.initializeOnce()
         var sources: [Metadata] = []
         defer { sources.forEach { g_object_unref($0) } }
         var fileError = refusal.map { MetadataReadError(message: $0) }
-        if let path {
+        // In a metadata worker nothing can be opened by name: exiv2 reads the file mapped into
+        // memory (it only touches the pages it parses), and the mapping goes once it is done.
+        var mapped: (address: UnsafeMutableRawPointer, length: Int)?
+        defer { if let mapped { munmap(mapped.address, mapped.length) } }
+        if let file, ExifLibrary.readsFromMemory {
+            if file.size <= 0 || file.size > ExifLibrary.largestMappedFile {
+                fileError = MetadataReadError(message: file.size <= 0 ? "empty file" : "too large to read its metadata")
+            } else if let address = mmap(nil, Int(file.size), PROT_READ, MAP_PRIVATE, file.descriptor, 0), address != MAP_FAILED {
+                mapped = (address, Int(file.size))
+                do {
+                    sources.append(try open { metadata, error in
+                        guarded_gexiv2_metadata_open_buf(metadata, address.assumingMemoryBound(to: UInt8.self), glong(file.size), &error)
+                    })
+                } catch {
+                    fileError = error
+                }
+            } else {
+                fileError = MetadataReadError(message: "cannot map the file: \(errorDescription(errno))")
+            }
+        } else if let file {
+            let path = file.reopenablePath
             do {
                 sources.append(try open { metadata, error in path.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, &error) } })
             } catch {
@@ -158,6 +178,11 @@ enum ExifLibrary {
     }()
 
     static func initializeOnce() { _ = initialized }
+
+    /// Set in a metadata worker, which can open nothing by name: files are read mapped instead.
+    nonisolated(unsafe) static var readsFromMemory = false
+    /// The largest file a worker maps for exiv2 (its address space is bounded).
+    static let largestMappedFile: Int64 = 2 << 30
 
     /// How much of a file `refusal(forHead:)` looks at.
     static let headLength = 32

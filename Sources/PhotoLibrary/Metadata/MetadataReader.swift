@@ -16,37 +16,85 @@ enum MetadataReader {
     /// (`isPartial`), in a fraction of a full read and without exiv2; anything else is read in full.
     /// Both give the same date (see `QuickDate`), so Recents' order is final after this pass.
     static func readDate(path: FilePath, version: FileVersion) -> ReadOutcome {
-        if let file = try? OpenFile(path: path) {
-            let head = file.read(at: 0, count: QuickDate.headLength)
-            switch QuickDate.answer(file, head: head) {
-            case .embedded(let date)?:
-                return .media(MediaFile(kind: .photo, mimeType: "image/jpeg", captureDate: date, isPartial: true))
-            case .fileTime?:
-                let mimeType = ContentType.commonType(content: head) ?? "image/jpeg"
-                return .media(MediaFile(kind: .photo, mimeType: mimeType,
-                                        captureDate: CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds),
-                                        isPartial: true))
-            case nil:
-                break
-            }
-        }
-        return read(path: path, version: version)
+        read([(path, version)], datesOnly: true, workers: nil, journal: nil)[0]
     }
 
     static func read(path: FilePath, version: FileVersion) -> ReadOutcome {
+        read([(path, version)], datesOnly: false, workers: nil, journal: nil)[0]
+    }
+
+    /// Reads a batch of files (the index reads in chunks): what a file's name and first bytes
+    /// decide is decided here; the headers of its photos and videos are parsed by one of
+    /// `workers` in a single request (exiv2 and the header readers then run in a sandboxed
+    /// process), or here when there are none. What is read here is read in `journal`.
+    static func read(_ files: [(path: FilePath, version: FileVersion)], datesOnly: Bool, workers: MetadataWorkers?,
+                     journal: CrashJournal?) -> [ReadOutcome] {
+        var outcomes: [ReadOutcome?] = []
+        var jobs: [HeaderJob] = []
+        var positions: [Int] = []
+        for (path, version) in files {
+            // (The content sniffer and the quick date reader run here: in the journal.)
+            let classified = journal.map { journal in journal.reading(path) { classify(path: path, version: version, datesOnly: datesOnly, journal: journal) } }
+                ?? classify(path: path, version: version, datesOnly: datesOnly, journal: nil)
+            switch classified {
+            case .decided(let outcome):
+                outcomes.append(outcome)
+            case .parse(let job):
+                positions.append(outcomes.count)
+                outcomes.append(nil)
+                jobs.append(job)
+            }
+        }
+        if !jobs.isEmpty {
+            let parsed = workers?.parse(jobs) ?? jobs.map { job in journal?.reading(job.path) { parse(job) } ?? parse(job) }
+            for (position, outcome) in zip(positions, parsed) { outcomes[position] = outcome }
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// A photo or video whose headers are still to be read: the part a metadata worker does.
+    struct HeaderJob {
+        let file: OpenFile
+        let path: FilePath
+        var message: MetadataMessages.Job
+    }
+
+    enum Classification {
+        case decided(ReadOutcome)
+        case parse(HeaderJob)
+    }
+
+    /// What the file's name and first bytes say: not media, a failure, the quick date (with
+    /// `datesOnly`), or a photo or video whose headers are to be parsed.
+    static func classify(path: FilePath, version: FileVersion, datesOnly: Bool, journal: CrashJournal?) -> Classification {
         let nameGuess = ContentType.guess(fileName: path.lastComponent)
         let file: OpenFile
         do {
             file = try OpenFile(path: path)
         } catch {
             switch error {
-            case .vanished: return .vanished
-            case .failed(let reason): return nameGuess.isMedia ? .failed(reason) : .notMedia
+            case .vanished: return .decided(.vanished)
+            case .failed(let reason): return .decided(nameGuess.isMedia ? .failed(reason) : .notMedia)
+            }
+        }
+        if let suspicion = journal?.suspicion(of: path) { return .decided(.failed(suspicion)) }
+        if datesOnly {
+            let head = file.read(at: 0, count: QuickDate.headLength)
+            switch QuickDate.answer(file, head: head) {
+            case .embedded(let date)?:
+                return .decided(.media(MediaFile(kind: .photo, mimeType: "image/jpeg", captureDate: date, isPartial: true)))
+            case .fileTime?:
+                let mimeType = ContentType.commonType(content: head) ?? "image/jpeg"
+                return .decided(.media(MediaFile(kind: .photo, mimeType: mimeType,
+                                                 captureDate: CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds),
+                                                 isPartial: true)))
+            case nil:
+                break
             }
         }
         let head = file.read(at: 0, count: sniffLength)
         if head.isEmpty {
-            return nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia
+            return .decided(nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia)
         }
         var contentGuess = ContentType.guess(content: head)
         // XBM is C source: sniffed as text. When the name says an image type and that type's
@@ -61,16 +109,22 @@ enum MetadataReader {
             contentGuess = nameGuess.isVideo ? nameGuess : ContentType.Guess(mimeType: video, isUncertain: false)
         }
         guard contentGuess.isMedia else {
-            guard nameGuess.isMedia else { return .notMedia }
+            guard nameGuess.isMedia else { return .decided(.notMedia) }
             let what = contentGuess.isUncertain ? "unrecognised data" : ContentType.description(of: contentGuess.mimeType)
-            return .failed("not a \(ContentType.description(of: nameGuess.mimeType)): the content is \(what)")
+            return .decided(.failed("not a \(ContentType.description(of: nameGuess.mimeType)): the content is \(what)"))
         }
         let modificationDate = CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds)
-        if contentGuess.isVideo {
-            return readVideo(file, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
-        }
-        return readPhoto(file, path: path, mimeType: contentGuess.mimeType, modificationDate: modificationDate)
+        return .parse(HeaderJob(file: file, path: path, message: MetadataMessages.Job(
+            kind: contentGuess.isVideo ? .video : .photo, mimeType: contentGuess.mimeType, fallbackDate: modificationDate)))
     }
+
+    /// Reads a photo's or video's headers (in a metadata worker, or here).
+    static func parse(_ file: OpenFile, _ job: MetadataMessages.Job) -> ReadOutcome {
+        job.kind == .video ? readVideo(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
+            : readPhoto(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
+    }
+
+    static func parse(_ job: HeaderJob) -> ReadOutcome { parse(job.file, job.message) }
 
     /// Containers GStreamer plays video from that content sniffing names by their format, and
     /// the video type each is when its name does not say.
@@ -97,7 +151,7 @@ enum MetadataReader {
         }
     }
 
-    private static func readPhoto(_ file: OpenFile, path: FilePath, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
+    private static func readPhoto(_ file: OpenFile, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
         var media = MediaFile(kind: .photo, mimeType: mimeType, captureDate: modificationDate)
         var storedSize: (width: Int, height: Int)?
         // A HEIF's boxes say its size and hold its EXIF items; exiv2 reads neither reliably.

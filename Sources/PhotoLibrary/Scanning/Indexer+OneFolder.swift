@@ -37,11 +37,19 @@ extension Indexer {
         // Files are read on the reader threads, a window ahead of the writes made here (SQLite has
         // one writer): reading and writing overlap, and reading uses every core.
         let readDatesOnly = self.readDatesOnly
-        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] index -> (FileVersion?, ReadOutcome) in
-            let path = folder.appending(toRead[index].name)
-            guard let version = toRead[index].version ?? Self.regularFileVersion(of: path) else { return (nil, .vanished) }
-            return (version, readDatesOnly ? MetadataReader.readDate(path: path, version: version)
-                                           : MetadataReader.read(path: path, version: version))
+        let workers = metadataWorkers, journal = self.journal
+        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] range -> [(FileVersion?, ReadOutcome)] in
+            // A chunk is read as one batch: its photos' and videos' headers go to a worker together.
+            var files: [(path: FilePath, version: FileVersion)] = []
+            var versions: [FileVersion?] = []
+            for index in range {
+                let path = folder.appending(toRead[index].name)
+                let version = toRead[index].version ?? Self.regularFileVersion(of: path)
+                versions.append(version)
+                if let version { files.append((path, version)) }
+            }
+            var read = MetadataReader.read(files, datesOnly: readDatesOnly, workers: workers, journal: journal).makeIterator()
+            return versions.map { version in version.map { ($0, read.next()!) } ?? (nil, .vanished) }
         }
         for (index, file) in toRead.enumerated() {
             let (readVersion, outcome) = outcomes[index]

@@ -26,8 +26,9 @@ extension Indexer {
                                         version: FileVersion(size: select.int64(4), modificationTimeNanoseconds: select.int64(5),
                                                              inode: UInt64(bitPattern: select.int64(6)))))
         }
-        let outcomes = ReadAhead(count: rows.count, on: pool) { [rows] index in
-            MetadataReader.read(path: rows[index].path, version: rows[index].version)
+        let workers = metadataWorkers, journal = self.journal
+        let outcomes = ReadAhead(count: rows.count, on: pool) { [rows] range in
+            MetadataReader.read(range.map { (rows[$0].path, rows[$0].version) }, datesOnly: false, workers: workers, journal: journal)
         }
         outcomes.start()
         return PartialRows(rows: rows, outcomes: outcomes)

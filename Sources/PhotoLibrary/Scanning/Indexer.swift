@@ -46,6 +46,11 @@ final class Indexer {
     var isCancelled: (() -> Bool)?
     /// The kernel's virtual file systems, which a walk does not enter (tests give their own).
     var systemMounts = SystemMounts.current
+    /// Where the headers of photos and videos are parsed: sandboxed worker processes when this
+    /// is `photopick`, this process otherwise (tests give their own workers).
+    var metadataWorkers = MetadataWorkers.ofThisProgram
+    /// What the readers in this process are reading, for the start after a crash (nil: none kept).
+    var journal: CrashJournal?
 
     /// Threads that read files for the scan (one per core), ahead of its writes.
     let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount)

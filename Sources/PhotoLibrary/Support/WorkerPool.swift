@@ -191,8 +191,10 @@ public final class WorkerPool: @unchecked Sendable {
 final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     private let count: Int
     private let pool: WorkerPool
-    private let compute: @Sendable (Int) -> Value
-    private let chunk = 64
+    /// The results of a chunk, in order (a chunk of files is one request to a metadata worker).
+    private let computeChunk: @Sendable (Range<Int>) -> [Value]
+    static var chunkSize: Int { 64 }
+    private let chunk = ReadAhead.chunkSize
     private let window = 1024
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -202,10 +204,14 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     /// The result the reader waits for (nil: it is not waiting): only that one is worth a wake-up.
     private var awaited: Int?
 
-    init(count: Int, on pool: WorkerPool, compute: @escaping @Sendable (Int) -> Value) {
+    convenience init(count: Int, on pool: WorkerPool, compute: @escaping @Sendable (Int) -> Value) {
+        self.init(count: count, on: pool, computeChunk: { range in range.map(compute) })
+    }
+
+    init(count: Int, on pool: WorkerPool, computeChunk: @escaping @Sendable (Range<Int>) -> [Value]) {
         self.count = count
         self.pool = pool
-        self.compute = compute
+        self.computeChunk = computeChunk
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -232,7 +238,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
             if pool.isStopping {
                 awaited = nil
                 pthread_mutex_unlock(mutex)
-                return compute(index)
+                return computeChunk(index..<(index + 1))[0]
             }
             awaited = index
             var deadline = timespec()
@@ -252,13 +258,11 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
             let range = submitted..<min(end, submitted + chunk)
             submitted = range.upperBound
             let accepted = pool.submit { [self] in
-                for index in range {
-                    let value = compute(index)
-                    pthread_mutex_lock(mutex)
-                    results[index] = value
-                    if awaited == index { pthread_cond_signal(condition) }
-                    pthread_mutex_unlock(mutex)
-                }
+                let values = computeChunk(range)
+                pthread_mutex_lock(mutex)
+                for (index, value) in zip(range, values) { results[index] = value }
+                if let awaited, range.contains(awaited) { pthread_cond_signal(condition) }
+                pthread_mutex_unlock(mutex)
             }
             if !accepted { return }
         }

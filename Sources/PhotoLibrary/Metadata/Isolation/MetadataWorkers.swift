@@ -1,0 +1,206 @@
+import CDecodeChannel
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The index's side of the metadata workers (`MetadataWorker`): long-lived `photopick
+/// metadata-worker` processes, one per core at most, started when a scan first needs one. The
+/// headers of a batch of photos and videos (exiv2's reads, and our own header readers) are
+/// parsed in one request: the index's readers hand over a chunk of 64 files at a time, so the
+/// round trip is shared by all of them. A worker that crashes, or spends more than its
+/// processor time or its wall time on one file, is killed; that file is recorded as failed with
+/// the reason ("the metadata reader crashed on this file (Segmentation fault)") and the rest of
+/// the batch goes to a new worker. Thread-safe.
+public final class MetadataWorkers: @unchecked Sendable {  // the idle workers behind `idle`'s lock
+    public let executable: String
+    public let maximumWorkers: Int
+    /// Processor seconds one file may take (watched from here; RLIMIT_CPU backs it up in the worker).
+    public let cpuSecondsPerFile: Double
+    /// Seconds one file may take in all.
+    public let wallSecondsPerFile: Double
+
+    private final class Worker: @unchecked Sendable {  // used by one batch at a time
+        let process: WorkerProcess
+        /// Which file of the batch the worker is on (a shared page; `UInt32.max` between batches).
+        let progress: UnsafeMutablePointer<UInt32>
+        init(process: WorkerProcess, progress: UnsafeMutablePointer<UInt32>) {
+            self.process = process
+            self.progress = progress
+        }
+        deinit {
+            munmap(progress, 4096)
+            process.stop()
+        }
+    }
+
+    private let idle = Mutex<[Worker]>([])
+    private let slots: DispatchSemaphore
+    private let counts = Mutex<(started: Int, replaced: Int)>((0, 0))
+
+    public init(executable: String, maximumWorkers: Int = WorkerPool.processorCount,
+                cpuSecondsPerFile: Double = 20, wallSecondsPerFile: Double = 60) {
+        self.executable = executable
+        self.maximumWorkers = max(1, maximumWorkers)
+        self.cpuSecondsPerFile = cpuSecondsPerFile
+        self.wallSecondsPerFile = wallSecondsPerFile
+        slots = DispatchSemaphore(value: self.maximumWorkers)
+    }
+
+    /// The workers of this program, when it is `photopick`; nil in a test process, which reads
+    /// in process unless a test makes workers of its own.
+    public static let ofThisProgram: MetadataWorkers? = WorkerProcess.photopickExecutable.map { MetadataWorkers(executable: $0) }
+
+    /// Workers started so far, and those replaced after a crash or a deadline (tests).
+    public var statistics: (started: Int, replaced: Int) { counts.withLock { $0 } }
+
+    /// The workers at work on a batch now, and which file of it each is on (tests crash them
+    /// from outside).
+    public var busyWorkers: [(pid: pid_t, file: Int?)] {
+        busy.withLock { $0.map { worker in (worker.process.pid, worker.progress.pointee == UInt32.max ? nil : Int(worker.progress.pointee)) } }
+    }
+    private let busy = Mutex<[Worker]>([])
+
+    // MARK: Parsing
+
+    /// The outcomes of `jobs`, in order. Files a worker could not be started for are parsed here.
+    func parse(_ jobs: [MetadataReader.HeaderJob]) -> [ReadOutcome] {
+        var outcomes = [ReadOutcome?](repeating: nil, count: jobs.count)
+        var remaining = Array(jobs.indices)
+        var unplaced = 0
+        while !remaining.isEmpty {
+            let batch = Array(remaining.prefix(MetadataMessages.maximumBatch))
+            switch run(batch.map { jobs[$0] }) {
+            case .answered(let answers):
+                for (index, answer) in zip(batch, answers) { outcomes[index] = answer }
+                remaining.removeFirst(batch.count)
+            case .failed(let position?, let reason):
+                outcomes[batch[position]] = .failed(reason)
+                remaining.remove(at: position)
+                unplaced = 0
+            case .failed(nil, let reason):
+                // Not on any file (between batches, or at its start): the batch is asked again;
+                // a worker that keeps failing so is given up on, and its first file blamed.
+                unplaced += 1
+                if unplaced >= 3 {
+                    outcomes[batch[0]] = .failed(reason)
+                    remaining.removeFirst()
+                    unplaced = 0
+                }
+            case .noWorker:
+                for index in remaining { outcomes[index] = MetadataReader.parse(jobs[index]) }
+                remaining.removeAll()
+            }
+        }
+        return outcomes.map { $0! }
+    }
+
+    private enum BatchResult {
+        case answered([ReadOutcome])
+        /// The file at `position` cost the worker its life (or its deadline): the others are to be
+        /// asked again. Nil when the worker was on none.
+        case failed(position: Int?, reason: String)
+        case noWorker
+    }
+
+    private func run(_ jobs: [MetadataReader.HeaderJob]) -> BatchResult {
+        slots.wait()
+        defer { slots.signal() }
+        guard let worker = idle.withLock({ $0.popLast() }) ?? spawn() else { return .noWorker }
+        worker.progress.pointee = UInt32.max
+        busy.withLock { $0.append(worker) }
+        defer { busy.withLock { $0.removeAll { $0 === worker } } }
+        let payload = MetadataMessages.requestPayload(jobs.map(\.message))
+        let request = MetadataMessages.headerBytes(magic: MetadataMessages.requestMagic, count: jobs.count, payload: payload.count) + payload
+        let descriptors = jobs.map(\.file.descriptor)
+        guard photopick_channel_send_fds(worker.process.socket, request, request.count, descriptors, Int32(descriptors.count)) == 0 else {
+            return failure(worker, jobs)
+        }
+        // Each file gets its own processor and wall time: the clock starts again whenever the
+        // worker moves on to the next file.
+        var current = UInt32.max
+        var fileStarted = monotonicSeconds()
+        var cpuAtFileStart = worker.process.processorSeconds ?? 0
+        let timedOut = worker.process.waitForReply { () -> String? in
+            let now = worker.progress.pointee
+            if now != current {
+                current = now
+                fileStarted = monotonicSeconds()
+                cpuAtFileStart = worker.process.processorSeconds ?? cpuAtFileStart
+                return nil
+            }
+            if let cpu = worker.process.processorSeconds, cpu - cpuAtFileStart > cpuSecondsPerFile {
+                return "reading its metadata used more than \(Self.seconds(cpuSecondsPerFile)) of processor time"
+            }
+            if monotonicSeconds() - fileStarted > wallSecondsPerFile {
+                return "reading its metadata took longer than \(Self.seconds(wallSecondsPerFile))"
+            }
+            return nil
+        }
+        if let timedOut {
+            let position = Int(worker.progress.pointee)
+            worker.process.stop()
+            counts.withLock { $0.replaced += 1 }
+            return .failed(position: jobs.indices.contains(position) ? position : nil, reason: timedOut)
+        }
+        var header = [UInt8](repeating: 0, count: MetadataMessages.headerSize)
+        var stray: Int32 = -1
+        guard photopick_channel_receive(worker.process.socket, &header, header.count, &stray) == header.count,
+              let (count, length) = MetadataMessages.header(header, magic: MetadataMessages.replyMagic,
+                                                           maximumPayload: MetadataMessages.maximumReplyPayload),
+              count == jobs.count else {
+            if stray >= 0 { close(stray) }
+            return failure(worker, jobs)
+        }
+        if stray >= 0 { close(stray) }
+        var body = [UInt8](repeating: 0, count: length)
+        if length > 0 {
+            guard photopick_channel_receive(worker.process.socket, &body, length, &stray) == length else { return failure(worker, jobs) }
+            if stray >= 0 { close(stray) }
+        }
+        guard let outcomes = MetadataMessages.outcomes(body, count: count) else {
+            worker.process.stop()
+            counts.withLock { $0.replaced += 1 }
+            // Not an answer of ours: the worker was taken over by one of these files, which one is not known.
+            return .answered(jobs.map { _ in .failed("the metadata reader gave back an answer that does not hold together") })
+        }
+        idle.withLock { $0.append(worker) }
+        return .answered(outcomes)
+    }
+
+    /// A worker that stopped answering: the file it was on is blamed, in words.
+    private func failure(_ worker: Worker, _ jobs: [MetadataReader.HeaderJob]) -> BatchResult {
+        let position = Int(worker.progress.pointee)
+        let end = worker.process.stopAndDescribe()
+        counts.withLock { $0.replaced += 1 }
+        let reason: String
+        switch end {
+        case .crashed(let signal): reason = "the metadata reader crashed on this file (\(signal))"
+        case .outOfProcessorTime: reason = "reading its metadata used more than \(Self.seconds(cpuSecondsPerFile)) of processor time"
+        case .stopped: reason = "the metadata reader stopped on this file"
+        }
+        return .failed(position: jobs.indices.contains(position) ? position : nil, reason: reason)
+    }
+
+    private func spawn() -> Worker? {
+        let shared = photopick_progress_file()
+        guard shared >= 0 else { return nil }
+        guard let mapped = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, shared, 0), mapped != MAP_FAILED else {
+            close(shared)
+            return nil
+        }
+        let progress = mapped.bindMemory(to: UInt32.self, capacity: 1)
+        progress.pointee = UInt32.max
+        guard case .success(let process) = WorkerProcess.start(executable, ["metadata-worker"], sharedFiles: [shared]) else {
+            close(shared)
+            munmap(mapped, 4096)
+            return nil
+        }
+        counts.withLock { $0.started += 1 }
+        return Worker(process: process, progress: progress)
+    }
+
+    /// "20 s", "0.5 s".
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,121 @@
+import Glibc
+
+/// A child process of this program that works for it over a Unix socket (descriptor 3), as the
+/// decode and metadata workers do: started with its output to /dev/null, stopped with SIGKILL,
+/// and described in words when it ended on its own.
+public final class WorkerProcess {
+    public let pid: pid_t
+    public let socket: Int32
+    /// Descriptors handed to the worker beside its socket (from 4 on), kept open here too.
+    public let sharedFiles: [Int32]
+    private var reaped = false
+
+    /// The descriptor the worker's socket has in the worker.
+    public static let channel: Int32 = 3
+
+    private init(pid: pid_t, socket: Int32, sharedFiles: [Int32]) {
+        self.pid = pid
+        self.socket = socket
+        self.sharedFiles = sharedFiles
+    }
+
+    deinit { stop() }
+
+    /// Starts `executable` with `arguments`; `sharedFiles` become its descriptors 4, 5, ….
+    /// Returns the reason on failure.
+    public static func start(_ executable: String, _ arguments: [String], sharedFiles: [Int32] = []) -> Result<WorkerProcess, WorkerStartError> {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            return .failure(WorkerStartError(reason: errorDescription(errno)))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // (dup2 onto a new number leaves the copy without close-on-exec.)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], channel)
+        for (index, fd) in sharedFiles.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, channel + 1 + Int32(index)) }
+        let cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, cArguments, environ)
+        close(ends[1])
+        guard result == 0 else {
+            close(ends[0])
+            return .failure(WorkerStartError(reason: errorDescription(result)))
+        }
+        return .success(WorkerProcess(pid: pid, socket: ends[0], sharedFiles: sharedFiles))
+    }
+
+    /// Kills the worker (if it still runs) and waits for it; returns its wait status.
+    @discardableResult
+    public func stop() -> Int32 {
+        guard !reaped else { return 0 }
+        reaped = true
+        close(socket)
+        sharedFiles.forEach { close($0) }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    /// Kills the worker, waits for it, and says how it had ended: "crashed (Segmentation fault)",
+    /// "used more than its processor time", or "stopped" (killed, or ended by itself).
+    public func stopAndDescribe() -> WorkerEnd {
+        let status = stop()
+        let signal = status & 0x7f
+        switch signal {
+        case SIGXCPU: return .outOfProcessorTime
+        case SIGKILL, 0: return .stopped
+        default: return .crashed(strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)")
+        }
+    }
+
+    public enum WorkerEnd: Equatable {
+        case crashed(String)
+        case outOfProcessorTime
+        case stopped
+    }
+
+    /// The worker's processor time so far (user and system), from /proc.
+    public var processorSeconds: Double? { Self.processorSeconds(of: pid) }
+
+    public static func processorSeconds(of pid: pid_t) -> Double? {
+        guard let bytes = ConfigurationFile.read(FilePath("/proc/\(pid)/stat"), limit: 4096) else { return nil }
+        // "pid (name) state ppid …": the fields after the name's closing parenthesis; utime and
+        // stime are the 14th and 15th of the line.
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 13, let user = Double(String(decoding: fields[11], as: UTF8.self)),
+              let system = Double(String(decoding: fields[12], as: UTF8.self)) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Waits until the worker's socket has something to read, or `check` says why to stop
+    /// waiting (asked every 0.1 s). Nil when there is something to read.
+    public func waitForReply<Reason>(check: () -> Reason?) -> Reason? {
+        while true {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 100)
+            if ready > 0 { return nil }
+            if ready < 0 && errno != EINTR { return nil }  // the read that follows says what is wrong
+            if let reason = check() { return reason }
+        }
+    }
+
+    /// The path of this program when it is `photopick` (its own worker), else nil (a test process).
+    public static let photopickExecutable: String? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.hasSuffix("/photopick") ? path : nil
+    }()
+}
+
+public struct WorkerStartError: Error {
+    public let reason: String
+}
