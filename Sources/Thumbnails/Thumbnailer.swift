@@ -73,8 +73,15 @@ public final class Thumbnailer: Sendable {
         guard memory.thumbnail(for: key) == nil else { return nil }
         if let stored = try? cache.path(forFile: path, flavor: flavor), stored.withCString({ access($0, F_OK) }) == 0 { return nil }
         guard let preview = ExifThumbnail.read(in: file), min(preview.width, preview.height) * 2 >= side,
-              let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) else { return nil }
+              let pixbuf = decodePreview(preview, of: file, fittingIn: flavor.pixels) else { return nil }
         return Thumbnail(pixbuf: pixbuf, source: .embedded)
+    }
+
+    /// An EXIF thumbnail decoded in a worker when there are workers (libjpeg on bytes the file
+    /// chose), else here.
+    private func decodePreview(_ preview: EmbeddedPreview, of file: OpenFile, fittingIn box: Int) -> Pixbuf? {
+        guard let workers else { return decoder.decode(preview, fittingIn: box) }
+        return workers.decodeEmbeddedPreview(file, fittingIn: box, maximumPixels: decoder.maximumPixels)
     }
 
     /// The thumbnail of `path` fitting in `flavor`'s box. `isCancelled` is checked before the
@@ -124,7 +131,7 @@ public final class Thumbnailer: Sendable {
         // its size at once: a little soft for a moment, never a grey square for the decode's time.
         if let firstPaint, let side = firstPaintSide, mimeType == "image/jpeg",
            let preview = ExifThumbnail.read(in: file), min(preview.width, preview.height) * 2 >= side,
-           let pixbuf = decoder.decode(preview, fittingIn: flavor.pixels) {
+           let pixbuf = decodePreview(preview, of: file, fittingIn: flavor.pixels) {
             firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
         }
 

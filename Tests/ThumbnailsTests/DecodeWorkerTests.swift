@@ -81,6 +81,26 @@ final class DecodeWorkerTests: XCTestCase {
         XCTAssertEqual(workers.statistics.replaced, 0)
     }
 
+    /// The grid's first paint, a JPEG's EXIF thumbnail, is decoded in a worker too, to the same pixels.
+    func testEmbeddedPreviewsDecodeInAWorkerToTheSamePixels() throws {
+        let workers = pool()
+        let generated = GeneratedLibrary.shared
+        let photos = generated.files.filter { $0["exif_thumbnail"] as? Bool == true && $0["corrupt"] == nil }.prefix(8)
+        XCTAssertEqual(photos.count, 8)
+        for entry in photos {
+            let file = try OpenFile(path: generated.path(of: entry))
+            let preview = try XCTUnwrap(ExifThumbnail.read(in: file))
+            let local = try XCTUnwrap(ImageDecoder().decode(preview, fittingIn: 128))
+            let isolated = try XCTUnwrap(workers.decodeEmbeddedPreview(file, fittingIn: 128, maximumPixels: 100_000_000))
+            XCTAssertEqual([isolated.width, isolated.height], [local.width, local.height])
+            XCTAssertEqual(pixels(isolated), pixels(local))
+        }
+        // A JPEG without one: nothing, and the worker stays.
+        let plain = try make("plain.jpg", ["-size", "64x48", "xc:navy", "-strip"])
+        XCTAssertNil(workers.decodeEmbeddedPreview(plain, fittingIn: 128, maximumPixels: 100_000_000))
+        XCTAssertEqual(workers.statistics.replaced, 0)
+    }
+
     /// The worker is shut in: it cannot open a file it was not handed, nor make a socket; and
     /// it still decodes what it is handed (the formats' modules were loaded before).
     func testTheWorkerCanOpenNothingAndMakeNoSocket() throws {

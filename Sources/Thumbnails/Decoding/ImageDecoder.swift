@@ -214,7 +214,9 @@ extension ImageDecoder {
     public func decode(_ preview: EmbeddedPreview, fittingIn box: Int) -> Pixbuf? {
         // A preview is the file's bytes too: the same limit on scans as for the photo.
         if let scans = JPEGScans.count(in: preview.data), scans > JPEGScans.limit { return nil }
-        guard let loader = gdk_pixbuf_loader_new() else { return nil }
+        // A JPEG by its frame header (ExifThumbnail reads only those): named, not sniffed, so that
+        // it decodes in a worker too, which cannot read the MIME database GdkPixbuf sniffs with.
+        guard let loader = LoaderMessages.quietly({ gdk_pixbuf_loader_new_with_type("jpeg", nil) }) else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
         // The size is known from the metadata: set it before decoding, as for full images.
         let (width, height) = ThumbnailFlavor.fit(width: preview.width, height: preview.height, in: box)

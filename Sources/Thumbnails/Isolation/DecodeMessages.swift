@@ -5,7 +5,8 @@ import Glibc
 /// hostile file: every field is checked before it is believed).
 ///
 /// Request (92 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit,
-/// kind (0 decode; 1 a check of the sandbox, with no file), the file's MIME type (64 bytes, NUL
+/// kind (0 decode; 1 a check of the sandbox, with no file; 2 decode the EXIF thumbnail embedded
+/// in a JPEG, the grid's first paint), the file's MIME type (64 bytes, NUL
 /// padded: the worker cannot read the MIME database to sniff it, shut in as it is).
 /// Reply (56 bytes, then `messageLength` bytes of text, with a pixels file when it succeeded):
 /// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length.
@@ -21,7 +22,7 @@ enum DecodeMessages {
     static let maximumSide = 4096
 
     struct Request: Equatable {
-        enum Kind: UInt32 { case decode = 0, checkSandbox = 1 }
+        enum Kind: UInt32 { case decode = 0, checkSandbox = 1, embeddedPreview = 2 }
         var box: Int
         var cpuSeconds: Int
         var maximumPixels: Int

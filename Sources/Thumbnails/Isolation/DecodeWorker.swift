@@ -48,7 +48,18 @@ public enum DecodeWorker {
                 let file = try OpenFile(adopting: fd)
                 var bounded = decoder
                 bounded.maximumPixels = request.maximumPixels
-                switch bounded.decode(file, fittingIn: request.box, mimeType: request.mimeType.isEmpty ? nil : request.mimeType) {
+                let decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>
+                if request.kind == .embeddedPreview {
+                    // (Read again from the file here: the window's reading of it is not believed.)
+                    if let preview = ExifThumbnail.read(in: file), let pixbuf = bounded.decode(preview, fittingIn: request.box) {
+                        decoded = .success(ImageDecoder.Decoded(pixbuf: pixbuf, imageWidth: preview.width, imageHeight: preview.height))
+                    } else {
+                        decoded = .failure(.undecodable("no embedded preview that decodes"))
+                    }
+                } else {
+                    decoded = bounded.decode(file, fittingIn: request.box, mimeType: request.mimeType.isEmpty ? nil : request.mimeType)
+                }
+                switch decoded {
                 case .success(let decoded):
                     (reply, pixels) = Self.reply(decoded)
                 case .failure(.tooLarge(let width, let height, let limit)):

@@ -116,10 +116,22 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         return answer
     }
 
+    /// Decodes the EXIF thumbnail embedded in the JPEG `file` to fit in `box`, in a worker (the
+    /// grid's first paint: small, but libjpeg's input all the same).
+    public func decodeEmbeddedPreview(_ file: OpenFile, fittingIn box: Int, maximumPixels: Int) -> Pixbuf? {
+        try? decode(file, mimeType: "image/jpeg", fittingIn: box, maximumPixels: maximumPixels, kind: .embeddedPreview).get().pixbuf
+    }
+
     /// Decodes `file` (of `mimeType`, for the words of a failure) to fit in `box` in a worker.
     public func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int,
                        isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
-        let need = Self.estimatedBytes(of: file, mimeType: mimeType, box: box)
+        decode(file, mimeType: mimeType, fittingIn: box, maximumPixels: maximumPixels, kind: .decode, isCancelled: isCancelled)
+    }
+
+    private func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
+                        isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
+        // An EXIF thumbnail is at most 64 KB of JPEG: its pixels, and the copy that fits the box.
+        let need = kind == .embeddedPreview ? 2 * box * box * 4 : Self.estimatedBytes(of: file, mimeType: mimeType, box: box)
         guard need <= memoryBudget else {
             return .failure(.undecodable("decoding it would take about \(need >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
         }
@@ -129,7 +141,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         case .failure(let failure): return .failure(failure)
         }
         _ = locked { working.insert(worker.pid) }
-        let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, isCancelled: isCancelled)
+        let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
         locked {
             working.remove(worker.pid)
             reserved -= need
@@ -183,10 +195,10 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private enum Outcome { case success, failure }
 
-    private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int,
+    private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
                      isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
         let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels,
-                                             mimeType: mimeType).bytes
+                                             kind: kind, mimeType: mimeType).bytes
         let cpuAtStart = Self.processorSeconds(of: worker.pid)
         guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
             return (.failure, .failure(crashed(worker, mimeType: mimeType)))
