@@ -150,7 +150,9 @@ final class GridCell {
         gtk_widget_set_has_tooltip(root, 1)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
             guard let self, !self.name.isEmpty else { return false }
-            gtk_tooltip_set_text(tooltip, keepingKoreanWordsWhole(self.name))
+            // A file that cannot be shown: under its translated words, what the decoder said
+            // (in English, as GLib's and the loaders' messages are).
+            gtk_tooltip_set_text(tooltip, keepingKoreanWordsWhole(self.name) + (self.problemDetail.map { "\n" + $0 } ?? ""))
             return true
         })
     }
@@ -234,6 +236,7 @@ final class GridCell {
                 guard let problem = CellProblem(failure) else { return }
                 self.picker?.noteUnshowable(id, problem)
                 self.show(problem: problem)
+                self.problemDetail = failure.description
                 self.describe(self.accessibleName(for: asset, number: self.picker?.selection.number(of: id)))
             }
         }
@@ -290,6 +293,7 @@ final class GridCell {
         gtk_picture_set_paintable(picture.opaque, nil)
         gtk_widget_set_visible(status, 0)
         gtk_widget_set_visible(problem, 0)
+        problemDetail = nil
         gtk_widget_remove_css_class(root, "broken")
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
@@ -391,6 +395,9 @@ final class GridCell {
     /// widget under the pointer each time (0.3 ms a bind, most of the binding time while
     /// scrolling): the tooltip asks for it instead, when it is about to show.
     private var name = ""
+    /// Why the thumbnail failed, in the decoder's words ("cannot decode: the PNG decoder crashed
+    /// on this file (Segmentation fault)"), for the tooltip; nil while nothing failed.
+    private(set) var problemDetail: String?
     /// What a screen reader says for the cell (tests).
     var accessibleText: String { name }
 
