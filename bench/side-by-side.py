@@ -19,8 +19,10 @@ Sections (--sections, comma-separated; all by default):
   listing     unchanged rescan, `ls --cached --album Recents --limit 50`, the same without --cached,
               and `albums`, at 1k and 60k, --listing-runs rounds
   thumbnails  thumbnail-benchmark (cold with the page cache dropped, disk-cache hit, memory hit) on
-              2,000 small JPEGs of the 60k library and 20 JPEGs of 12 MP, vipsthumbnail once per
-              round as a reference for the machine's noise
+              2,000 small JPEGs of the 60k library and 20 JPEGs of 12 MP (and with --real-photos
+              DIR, 40 real camera JPEGs), vipsthumbnail once per round as a reference for the
+              machine's noise; a build's thumbnail-benchmark decodes in the photopick beside it
+              when it has decode workers (issue 20), as the window does
   picker      picker-benchmark first-frame with a warm thumbnail cache at 1k, 60k and 1M (synthetic
               rows), with a cold thumbnail cache at 60k, and scroll through 60k; needs a display
   first-paint-12mp  picker-benchmark first-frame on a folder of the 20 JPEGs of 12 MP (indexed once
@@ -218,6 +220,7 @@ def main():
     parser.add_argument("--index-runs", type=int, default=4)
     parser.add_argument("--listing-runs", type=int, default=9)
     parser.add_argument("--thumbnail-runs", type=int, default=4)
+    parser.add_argument("--real-photos", default="", help="a folder of real camera JPEGs: a third thumbnail set, its first 40")
     parser.add_argument("--picker-runs", type=int, default=5)
     parser.add_argument("--scroll-seconds", type=float, default=10)
     parser.add_argument("--speed", type=float, default=3000)
@@ -339,6 +342,10 @@ def main():
                                 os.path.join(big_folder, "big-%02d.jpg" % index)], check=True)
         twelve = sorted(os.path.join(big_folder, f) for f in os.listdir(big_folder) if f.endswith(".jpg"))[:20]
         sets = {"2000 small JPEGs (60k library)": photos, "20 JPEGs of 12 megapixels": twelve}
+        if args.real_photos:
+            # Real camera photos (bench/make-real-photos): 2-5 MB JPEGs of 6-24 megapixels.
+            real = sorted(os.path.join(args.real_photos, f) for f in os.listdir(args.real_photos) if f.lower().endswith(".jpg"))
+            sets["%d real camera JPEGs" % min(len(real), 40)] = real[:40]
         section = {"load_before": loadavg(), "sets": {}}
         results["thumbnails"] = section
         for name in sets:

@@ -46,16 +46,21 @@ func now() -> Double {
     return (now() - started, failures)
 }
 
-let coldLoader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache()))
+// Decoding as the window does it: in `photopick decode-worker` processes when a photopick sits
+// beside this program (bench/side-by-side.py's build folders, .build/release), else in process.
+let besideUs = FilePath(String(cString: realpath("/proc/self/exe", nil))).parent.appending("photopick")
+let workers = access(besideUs.displayString, X_OK) == 0 ? DecodeWorkerPool(executable: besideUs.displayString) : nil
+let coldLoader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(), workers: workers))
 let cold = pass(coldLoader)
 let coldDecodes = coldLoader.thumbnailer.decodes, coldMain = coldLoader.thumbnailer.mainThreadDecodes
 coldLoader.shutdown()
-let warmLoader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(byteLimit: 512 << 20)))
+let warmLoader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(byteLimit: 512 << 20), workers: workers))
 let disk = pass(warmLoader)
 let memory = pass(warmLoader)
 let warmDecodes = warmLoader.thumbnailer.decodes, warmMain = warmLoader.thumbnailer.mainThreadDecodes
 warmLoader.shutdown()
 print("""
 {"files": \(files.count), "cold_seconds": \(cold.seconds), "disk_seconds": \(disk.seconds), "memory_seconds": \(memory.seconds), \
-"failures": \(cold.failures), "decodes": \(coldDecodes + warmDecodes), "main_thread_decodes": \(coldMain + warmMain)}
+"failures": \(cold.failures), "decodes": \(coldDecodes + warmDecodes), "main_thread_decodes": \(coldMain + warmMain), \
+"decode_workers": \(workers?.statistics.started ?? 0)}
 """)
