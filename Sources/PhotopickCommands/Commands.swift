@@ -1,6 +1,7 @@
 import GObjectSupport
 import Glibc
 import PhotoLibrary
+import Thumbnails
 
 /// Exit statuses: 0 done, 1 failed (or, for the window, cancelled), 2 bad usage.
 enum ExitStatus {
@@ -144,7 +145,7 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let terminator: [UInt8] = parser.flag("null") ? [0] : [UInt8(ascii: "\n")]
 
     if parser.flag("errors") {
-        let problems = try library.problems().prefix(limit ?? .max)
+        let problems = try (library.problems() + thumbnailProblems(library)).prefix(limit ?? .max)
         if parser.flag("json") {
             output.write("[")
             for (index, problem) in problems.enumerated() {
@@ -330,4 +331,19 @@ func listOptions() -> OptionParser {
 /// `photopick index`'s options (also read by the man page).
 func indexOptions() -> OptionParser {
     OptionParser(parameters: N_("- index the library now"), summary: N_("Indexes the library folders now, with progress, and exits."), options: [libraryOption])
+}
+
+/// The library's files whose thumbnail could not be made, with the recorded reason ("cannot
+/// decode: the PNG decoder crashed on this file (Segmentation fault)"): the window shows them as
+/// damaged cells, and they are not tried again until they change.
+private func thumbnailProblems(_ library: PhotoLibrary) throws -> [IndexProblem] {
+    let cache = ThumbnailCache()
+    return try library.assets(ids: library.fetchAssets(in: .smart(.recents)).allIDs).compactMap { asset in
+        var info = stat()
+        guard asset.path.withCString({ stat($0, &info) }) == 0,
+              let original = try? ThumbnailCache.Original(path: asset.path, modificationTime: Int64(info.st_mtim.tv_sec), size: Int64(info.st_size),
+                                                          mimeType: nil),
+              let reason = cache.failureReason(for: original) else { return nil }
+        return IndexProblem(path: asset.path, reason: "no thumbnail: " + reason, isFolder: false)
+    }
 }

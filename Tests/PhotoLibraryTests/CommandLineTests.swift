@@ -29,6 +29,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.error, "", "nothing to say: the reader had what it wanted")
     }
 
+    /// A photo whose thumbnail could not be made (a damaged file, a decoder that crashed on it)
+    /// is listed by `ls --errors` with the recorded reason, beside what the index could not read.
+    func testLsErrorsListsAFileWhoseThumbnailFailed() throws {
+        let folder = TestSupport.temporaryDirectory("thumbnail-errors")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let source = generated.files.first { $0["kind"] as? String == "photo" && ($0["path"] as? String)?.hasSuffix(".jpg") == true && $0["corrupt"] == nil }!
+        let whole = try Data(contentsOf: URL(fileURLWithPath: generated.path(of: source).displayString))
+        try whole.write(to: library.appendingPathComponent("good.jpg"))
+        // A download that stopped halfway: its header is whole, its picture cut off.
+        try whole.prefix(whole.count / 2).write(to: library.appendingPathComponent("cut.jpg"))
+        let environment = ["XDG_DATA_HOME": Self.dataHome, "XDG_CACHE_HOME": folder.appendingPathComponent("cache").path]
+        let thumbnails = try TestSupport.run(TestSupport.photopick, ["thumbnail", library.appendingPathComponent("good.jpg").path,
+                                                                     library.appendingPathComponent("cut.jpg").path], environment: environment)
+        XCTAssertEqual(thumbnails.status, 1, "one of the two failed")
+        let errors = try TestSupport.run(TestSupport.photopick, ["ls", "--errors", "--library", library.path], environment: environment)
+        XCTAssertEqual(errors.status, 0, errors.error)
+        XCTAssertEqual(String(decoding: errors.output, as: UTF8.self),
+                       library.appendingPathComponent("cut.jpg").path + ": no thumbnail: cannot decode: the JPEG file is cut off (no end of image)\n")
+    }
+
     /// A full disk (here /dev/full) is a failure that says so, not a silent status 1.
     func testWritingToAFullDeviceSaysWhy() throws {
         let script = "\"$0\" ls --library \"$1\" >/dev/full"

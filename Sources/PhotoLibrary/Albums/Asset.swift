@@ -64,4 +64,10 @@ public struct IndexProblem: Hashable, Sendable {
     public let path: FilePath
     public let reason: String
     public let isFolder: Bool
+
+    public init(path: FilePath, reason: String, isFolder: Bool) {
+        self.path = path
+        self.reason = reason
+        self.isFolder = isFolder
+    }
 }

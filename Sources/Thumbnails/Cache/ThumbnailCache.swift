@@ -102,6 +102,15 @@ public final class ThumbnailCache: Sendable {
     }
 
     /// Whether a failure was recorded for this version of the file.
+    /// Why this version of the file could not be thumbnailed, as recorded (`ls --errors`); nil
+    /// when no failure of it is on record. Reads the record's keys only, never its pixels.
+    public func failureReason(for original: Original) -> String? {
+        guard let file = try? OpenFile(path: failurePath(for: original)), let header = ThumbnailHeader.read(file),
+              header.text["Thumb::URI"] == original.uri, header.text["Thumb::MTime"].flatMap({ Int64($0) }) == original.modificationTime,
+              header.text["Thumb::Size"].map({ Int64($0) == original.size }) ?? true else { return nil }
+        return header.text["X-Photopick::Reason"] ?? "could not be thumbnailed"
+    }
+
     public func hasFailure(for original: Original) -> Bool {
         validThumbnail(at: failurePath(for: original), uri: original.uri, original: original) != nil
     }
