@@ -49,7 +49,11 @@ public final class PhotoLibrary: @unchecked Sendable {
         scanLock = memoryOnly || frozen ? nil : resolved.databasePath.flatMap { FileLock(path: $0 + ".scan-lock") }
         readLock = memoryOnly || frozen ? writeLock : Lock()
         indexer = Indexer(database: writer)
-        if !memoryOnly, !frozen, let path = resolved.databasePath { indexer.journal = CrashJournal(indexPath: path) }
+        if !memoryOnly, !frozen, let path = resolved.databasePath {
+            let journal = CrashJournal.shared(indexPath: path)
+            journal.gatherCrashes()
+            indexer.journal = journal
+        }
         self.notices = notices
         noteSystemFolders(SystemMounts.current)
     }

@@ -129,6 +129,9 @@ public enum PickerWindow {
         if !options.isDBusService {
             let controller = makeController(session, state: PickerState.load())
             controller.startScan()
+            // A first run's grid waits on its first screen's decodes: the decode workers start
+            // now, beside the scan, not when the first one is asked for (50 ms later on the grid).
+            if session.library.isEmpty { session.loader.thumbnailer.workers?.prestart() }
             session.earlyController = controller
         }
         // (GtkApplication would end the process when it cannot open one.)

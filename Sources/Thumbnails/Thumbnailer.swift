@@ -77,6 +77,19 @@ public final class Thumbnailer: Sendable {
         return Thumbnail(pixbuf: pixbuf, source: .embedded)
     }
 
+    /// Formats decoded in this process even when there are workers: GdkPixbuf's XPM loader keeps
+    /// what it is given in a temporary file, which a worker cannot make (it failed every XPM).
+    static let decodedInProcess: Set<String> = ["image/x-xpixmap"]
+
+    /// The crash journal of the decodes made here (no workers, or a format they cannot take).
+    private var decodingJournal: CrashJournal? {
+        journalPath.withLock { path in
+            if path == nil { path = .some(cache.decodingJournalPath()) }
+            return path!.map { CrashJournal.shared(indexPath: $0) }
+        }
+    }
+    private let journalPath = Mutex<String??>(nil)
+
     /// An EXIF thumbnail decoded in a worker when there are workers (libjpeg on bytes the file
     /// chose), else here.
     private func decodePreview(_ preview: EmbeddedPreview, of file: OpenFile, fittingIn box: Int) -> Pixbuf? {
@@ -152,9 +165,17 @@ public final class Thumbnailer: Sendable {
             // The worker picks its loader by this type (it cannot sniff): the content's, else the
             // name's (an XPM's content reads as C source).
             let decodeType = mimeType.hasPrefix("image/") ? mimeType : ContentType.guess(fileName: path.lastComponent).mimeType
-            let decoded = workers?.decode(file, mimeType: decodeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
-                                          isCancelled: isCancelled)
-                ?? decoder.decode(file, fittingIn: flavor.pixels)
+            let decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>
+            if let workers, !Self.decodedInProcess.contains(decodeType) {
+                decoded = workers.decode(file, mimeType: decodeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
+                                         isCancelled: isCancelled)
+            } else if let journal = decodingJournal, let suspicion = journal.suspicion(of: path) {
+                decoded = .failure(.undecodable(suspicion))
+            } else {
+                // Here, in the journal: a crash in a loader is not met again at the next start.
+                decoded = decodingJournal.map { $0.reading(path) { decoder.decode(file, fittingIn: flavor.pixels) } }
+                    ?? decoder.decode(file, fittingIn: flavor.pixels)
+            }
             made = decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
         }
         switch made {

@@ -81,6 +81,25 @@ final class DecodeWorkerTests: XCTestCase {
         XCTAssertEqual(workers.statistics.replaced, 0)
     }
 
+    /// XPM's loader keeps its input in a temporary file, which a worker cannot make: an XPM is
+    /// decoded in process, so it is shown (a worker failed every one), and nothing else is.
+    func testAnXPMIsShownThoughItsLoaderCannotRunInAWorker() throws {
+        let workers = pool()
+        _ = try make("icon.xpm", ["-size", "32x24", "xc:red"])
+        let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(folder.appendingPathComponent("cache").path)), thumbnailers: [],
+                                      workers: workers)
+        guard case .success(let thumbnail) = thumbnailer.thumbnail(for: FilePath(folder.appendingPathComponent("icon.xpm").path), flavor: .normal),
+              let pixbuf = thumbnail.pixbuf else { return XCTFail("the XPM was not shown") }
+        XCTAssertEqual([pixbuf.width, pixbuf.height], [32, 24])
+        XCTAssertEqual(workers.statistics.started, 0, "no worker was asked")
+        // A PNG beside it goes to a worker as before.
+        _ = try make("beside.png", ["-size", "32x24", "xc:blue"])
+        guard case .success = thumbnailer.thumbnail(for: FilePath(folder.appendingPathComponent("beside.png").path), flavor: .normal) else {
+            return XCTFail("the PNG")
+        }
+        XCTAssertEqual(workers.statistics.started, 1)
+    }
+
     /// The grid's first paint, a JPEG's EXIF thumbnail, is decoded in a worker too, to the same pixels.
     func testEmbeddedPreviewsDecodeInAWorkerToTheSamePixels() throws {
         let workers = pool()

@@ -20,20 +20,53 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
     /// The reason a suspect is listed with.
     public static let suspicion = "Photopick stopped while reading this file once; it is not read again until it changes"
 
+    private let indexPath: String
     private let journalPath: String
     private let suspectsPath: String
     private let mapping: UnsafeMutableRawPointer?
     private let claimed = Atomic<UInt32>(0)
-    private let suspects: [FilePath: FileVersion]
+    private let suspects: Mutex<[FilePath: FileVersion]>
+
+    /// The journal kept beside `indexPath` (an index, or any file a reader works for: the
+    /// thumbnail cache has one), one per process: two libraries of one index share it.
+    public static func shared(indexPath: String) -> CrashJournal {
+        journals.withLock { journals in
+            if let journal = journals[indexPath] { return journal }
+            let journal = CrashJournal(indexPath: indexPath)
+            journals[indexPath] = journal
+            return journal
+        }
+    }
+    private static let journals = Mutex<[String: CrashJournal]>([:])
 
     /// The journal of the index at `indexPath`; the suspects of processes that crashed reading
     /// for it before are gathered first. Without a writable folder it journals nothing.
+    /// (`shared(indexPath:)` is the one to use; tests make their own.)
     public init(indexPath: String) {
+        self.indexPath = indexPath
         journalPath = "\(indexPath).reading-\(getpid())"
         suspectsPath = "\(indexPath).suspects"
-        var suspects = Self.readSuspects(suspectsPath)
+        suspects = Mutex(Self.readSuspects(suspectsPath))
+        // (Gathered before this process's own journal is made: it is never among them.)
         let found = Self.gatherCrashes(indexPath: indexPath)
-        if !found.isEmpty {
+        mapping = Self.map(journalPath)
+        take(found)
+        if mapping != nil {
+            photopick_crash_journal_install()
+            CrashJournal.removeAtExit(journalPath)
+        }
+    }
+
+    /// Takes in the journals that processes now gone left beside the index: the file a crashed
+    /// one was on becomes a suspect (kept in `<index>.suspects`). Done as the journal is made,
+    /// and again whenever a library opens the index (another process may have crashed since).
+    public func gatherCrashes() {
+        take(Self.gatherCrashes(indexPath: indexPath))
+    }
+
+    private func take(_ found: [FilePath]) {
+        guard !found.isEmpty else { return }
+        suspects.withLock { suspects in
             for path in found {
                 var info = stat()
                 guard path.withCString({ lstat($0, &info) }) == 0 else { continue }
@@ -42,12 +75,6 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
                                              inode: UInt64(info.st_ino))
             }
             Self.writeSuspects(suspects, to: suspectsPath)
-        }
-        self.suspects = suspects
-        mapping = Self.map(journalPath)
-        if mapping != nil {
-            photopick_crash_journal_install()
-            CrashJournal.removeAtExit(journalPath)
         }
     }
 
@@ -59,7 +86,7 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
 
     /// The reason `path` is not read, when a crash put it under suspicion and it has not changed since.
     public func suspicion(of path: FilePath) -> String? {
-        guard let version = suspects[path] else { return nil }
+        guard let version = suspects.withLock({ $0[path] }) else { return nil }
         var info = stat()
         guard path.withCString({ lstat($0, &info) }) == 0, Int64(info.st_size) == version.size,
               Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) == version.modificationTimeNanoseconds else { return nil }

@@ -106,6 +106,11 @@ public final class WorkerProcess {
         }
     }
 
+    /// "20 s", "0.5 s": a limit in a message.
+    public static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
     /// The path of this program when it is `photopick` (its own worker), else nil (a test process).
     public static let photopickExecutable: String? = {
         var buffer = [CChar](repeating: 0, count: 4096)

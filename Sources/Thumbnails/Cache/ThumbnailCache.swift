@@ -76,6 +76,15 @@ public final class ThumbnailCache: Sendable {
         root.appending("fail").appending(failureFolderName).appending(Self.fileName(forURI: original.uri))
     }
 
+    /// Where the crash journal of decodes made in this process is kept: in the cache's own
+    /// failure folder (fail/photopick-VERSION/decoding.reading-PID), made when first needed.
+    /// Nil when it cannot be made.
+    public func decodingJournalPath() -> String? {
+        let folder = root.appending("fail").appending(failureFolderName)
+        guard (try? makeDirectories(folder)) != nil else { return nil }
+        return folder.appending("decoding").displayString
+    }
+
     /// Whether a file is inside the cache itself (never thumbnailed, as the spec says).
     public func contains(_ path: FilePath) -> Bool { path.relative(to: root) != nil }
 

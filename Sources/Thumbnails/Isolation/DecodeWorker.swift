@@ -12,7 +12,7 @@ import PhotoLibrary
 /// (SIGXCPU then ends it); its address space is bounded once, as it starts. Pixels go back in a
 /// sealed memory file; a failure goes back as words.
 public enum DecodeWorker {
-    public static let channel: Int32 = 3
+    public static let channel = WorkerProcess.channel
 
     /// Runs until the window closes its end; returns the exit status.
     public static func run(memoryBudget: UInt64) -> Int32 {

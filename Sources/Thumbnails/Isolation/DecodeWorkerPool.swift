@@ -27,12 +27,10 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     public let wallSeconds: Double
 
     private final class Worker {
-        let pid: pid_t
-        let socket: Int32
-        init(pid: pid_t, socket: Int32) {
-            self.pid = pid
-            self.socket = socket
-        }
+        let process: WorkerProcess
+        var pid: pid_t { process.pid }
+        var socket: Int32 { process.socket }
+        init(_ process: WorkerProcess) { self.process = process }
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -73,13 +71,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// The pool of this program, when it is `photopick` (it is its own decode worker); nil in
     /// a test process, which decodes in process unless a test makes a pool of its own.
-    public static let ofThisProgram: DecodeWorkerPool? = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.hasSuffix("/photopick") ? DecodeWorkerPool(executable: path) : nil
-    }()
+    public static let ofThisProgram: DecodeWorkerPool? = WorkerProcess.photopickExecutable.map { DecodeWorkerPool(executable: $0) }
 
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { locked { (started, replaced) } }
@@ -87,6 +79,44 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// The process ids of the workers at work now (tests stop or crash them from outside).
     public var busyWorkerIDs: [pid_t] { locked { Array(working) } }
     private var working: Set<pid_t> = []
+
+    /// Starts the workers now, off the calling thread, so that the first decodes do not wait
+    /// for them (a worker takes about 45 ms to start and load its loaders). For a first run,
+    /// whose grid waits on its first screen's decodes; a warm start decodes nothing.
+    public func prestart() {
+        let missing = locked { () -> Int in
+            let count = maximumWorkers - busy - idle.count
+            busy += max(0, count)
+            started += max(0, count)
+            return max(0, count)
+        }
+        guard missing > 0 else { return }
+        final class Box: @unchecked Sendable { let pool: DecodeWorkerPool; let count: Int; init(_ pool: DecodeWorkerPool, _ count: Int) { self.pool = pool; self.count = count } }
+        let box = Box(self, missing)
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(box).toOpaque()
+        let made = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            for _ in 0..<box.count {
+                let worker = try? box.pool.spawn().get()
+                box.pool.locked {
+                    box.pool.busy -= 1
+                    if let worker { box.pool.idle.append(worker) } else { box.pool.started -= 1 }
+                    pthread_cond_broadcast(box.pool.changed)
+                }
+            }
+            return nil
+        }, context)
+        if made == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Box>.fromOpaque(context).release()
+            locked {
+                busy -= missing
+                started -= missing
+            }
+        }
+    }
 
     // MARK: Decoding
 
@@ -280,53 +310,23 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// What became of a worker that stopped answering: killed, waited for, said in words.
     private func crashed(_ worker: Worker, mimeType: String) -> ThumbnailFailure {
-        kill(worker.pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
-        let signal = status & 0x7f
         let decoder = "the \(Self.formatName(mimeType)) decoder"
-        switch signal {
-        case SIGXCPU: return .undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")
-        case SIGKILL, 0: return .undecodable("\(decoder) stopped on this file")
-        default:
-            let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
-            return .undecodable("\(decoder) crashed on this file (\(name))")
+        switch worker.process.stopAndDescribe() {
+        case .outOfProcessorTime: return .undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")
+        case .stopped: return .undecodable("\(decoder) stopped on this file")
+        case .crashed(let signal): return .undecodable("\(decoder) crashed on this file (\(signal))")
         }
     }
 
-    private func stop(_ worker: Worker) {
-        close(worker.socket)
-        kill(worker.pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
-    }
+    private func stop(_ worker: Worker) { worker.process.stop() }
 
     // MARK: Starting a worker
 
     private func spawn() -> Result<Worker, ThumbnailFailure> {
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            return .failure(.temporary("cannot start a decode worker: \(errorDescription(errno))"))
+        switch WorkerProcess.start(executable, ["decode-worker", "--memory", String(memoryBudget)]) {
+        case .success(let process): return .success(Worker(process))
+        case .failure(let error): return .failure(.temporary("cannot start a decode worker: \(error.reason)"))
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // (dup2 onto descriptor 3 leaves the copy without close-on-exec.)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], DecodeWorker.channel)
-        let arguments = [executable, "decode-worker", "--memory", String(memoryBudget)]
-        let cArguments = arguments.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, cArguments, environ)
-        close(ends[1])
-        guard result == 0 else {
-            close(ends[0])
-            return .failure(.temporary("cannot start a decode worker: \(errorDescription(result))"))
-        }
-        return .success(Worker(pid: pid, socket: ends[0]))
     }
 
     // MARK: Estimates
@@ -350,21 +350,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     }
 
     /// A worker's processor time so far (user and system), from /proc.
-    static func processorSeconds(of pid: pid_t) -> Double? {
-        guard let bytes = ConfigurationFile.read(FilePath("/proc/\(pid)/stat"), limit: 4096) else { return nil }
-        // "pid (name) state ppid …": the fields after the name's closing parenthesis; utime and
-        // stime are the 14th and 15th of the line.
-        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 13, let user = Double(String(decoding: fields[11], as: UTF8.self)),
-              let system = Double(String(decoding: fields[12], as: UTF8.self)) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    static func processorSeconds(of pid: pid_t) -> Double? { WorkerProcess.processorSeconds(of: pid) }
 
-    /// "20 s", "0.5 s".
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
+    static func seconds(_ value: Double) -> String { WorkerProcess.seconds(value) }
 
     /// "WebP", "TIFF": how the decoder of a type is called in a message.
     static func formatName(_ mimeType: String) -> String {

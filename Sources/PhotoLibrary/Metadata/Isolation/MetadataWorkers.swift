@@ -199,8 +199,5 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
         return Worker(process: process, progress: progress)
     }
 
-    /// "20 s", "0.5 s".
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
+    static func seconds(_ value: Double) -> String { WorkerProcess.seconds(value) }
 }
