@@ -8,6 +8,7 @@ let package = Package(
     name: "Photopick",
     products: [
         .executable(name: "photopick", targets: ["photopick"]),
+        .executable(name: "photopick-worker", targets: ["photopick-worker"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
     ],
@@ -64,6 +65,7 @@ let package = Package(
         // The command-line program: its commands and their options, the window command, output.
         .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),
         .executableTarget(name: "photopick", dependencies: ["PhotopickCommands"]),
+        .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],

@@ -98,6 +98,8 @@ public enum PickerWindow {
         var pendingProblems: [String] = []
         /// The first window's controller, its scan started before GTK starts up.
         var earlyController: PickerController?
+        /// The index was empty when the window started: its grid will wait on decodes.
+        var isFirstRun = false
         let loader: ThumbnailLoader
         let options: Options
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
@@ -128,10 +130,8 @@ public enum PickerWindow {
         // is asked for a window.)
         if !options.isDBusService {
             let controller = makeController(session, state: PickerState.load())
+            session.isFirstRun = session.library.isEmpty
             controller.startScan()
-            // A first run's grid waits on its first screen's decodes: the decode workers start
-            // now, beside the scan, not when the first one is asked for (50 ms later on the grid).
-            if session.library.isEmpty { session.loader.thumbnailer.workers?.prestart() }
             session.earlyController = controller
         }
         // (GtkApplication would end the process when it cannot open one.)
@@ -314,6 +314,13 @@ public enum PickerWindow {
             }
         }
         if StartupTrace.isOn { traceFirstFrames(of: window) }
+        // A first run's grid waits on its first screen's decodes: the decode workers start once
+        // the window is up (before, they took the cores from GTK's start-up and the mapping came
+        // 0.1 s later), while the scan dates the files, not when the first decode is asked for.
+        if session.isFirstRun {
+            let loader = session.loader
+            Signal.connect(window.raw, "map") { () -> Void in loader.thumbnailer.workers?.prestart() }
+        }
         gtk_window_present(window.cast())
         StartupTrace.mark("presented")
         // After the window is on its way: opening devices never delays its first frame.

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import PhotoLibrary
 
 /// `meson setup` and `meson install` into a temporary prefix, as a distribution package would:
 /// each file lands where the desktop looks for it, and the installed program runs.
@@ -23,6 +24,7 @@ final class InstallTests: XCTestCase {
         let share = prefix.appendingPathComponent("share")
         let expected = [
             "bin/photopick",
+            "libexec/photopick-worker",
             "share/applications/\(appID).desktop",
             "share/metainfo/\(appID).metainfo.xml",
             "share/icons/hicolor/scalable/apps/\(appID).svg",
@@ -37,6 +39,12 @@ final class InstallTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) is installed")
         }
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("bin/photopick").path))
+        // The installed photopick finds its worker program in the prefix's libexec.
+        let worker = try TestSupport.run(prefix.appendingPathComponent("libexec/photopick-worker").path, [])
+        XCTAssertEqual(worker.status, 2)
+        XCTAssertEqual(worker.error, "photopick-worker: a child of photopick, not a program to run by hand\n")
+        XCTAssertEqual(WorkerProcess.workerExecutable(besidePhotopick: prefix.appendingPathComponent("bin/photopick").path),
+                       prefix.appendingPathComponent("libexec/photopick-worker").path)
         // gnome.post_install: the icon cache and the desktop database of the prefix.
         XCTAssertTrue(FileManager.default.fileExists(atPath: share.appendingPathComponent("icons/hicolor/icon-theme.cache").path))
 

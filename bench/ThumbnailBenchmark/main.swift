@@ -49,7 +49,8 @@ func now() -> Double {
 // Decoding as the window does it: in `photopick decode-worker` processes when a photopick sits
 // beside this program (bench/side-by-side.py's build folders, .build/release), else in process.
 let besideUs = FilePath(String(cString: realpath("/proc/self/exe", nil))).parent.appending("photopick")
-let workers = access(besideUs.displayString, X_OK) == 0 ? DecodeWorkerPool(executable: besideUs.displayString) : nil
+let workers = access(besideUs.displayString, X_OK) == 0
+    ? DecodeWorkerPool(executable: WorkerProcess.workerExecutable(besidePhotopick: besideUs.displayString)) : nil
 let coldLoader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(), workers: workers))
 let cold = pass(coldLoader)
 let coldDecodes = coldLoader.thumbnailer.decodes, coldMain = coldLoader.thumbnailer.mainThreadDecodes

@@ -111,7 +111,7 @@ public final class WorkerProcess {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
-    /// The path of this program when it is `photopick` (its own worker), else nil (a test process).
+    /// The path of this program when it is `photopick`, else nil (a test process).
     public static let photopickExecutable: String? = {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -119,6 +119,21 @@ public final class WorkerProcess {
         let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return path.hasSuffix("/photopick") ? path : nil
     }()
+
+    /// What runs this program's workers: `photopick-worker` beside photopick (the build tree) or
+    /// in ../libexec (an installed prefix), which starts in 20-30 ms without the window's
+    /// libraries; else photopick itself, which has the same `decode-worker` and
+    /// `metadata-worker` commands. Nil when this program is not photopick.
+    public static let workerExecutable: String? = photopickExecutable.map { photopick in
+        workerExecutable(besidePhotopick: photopick)
+    }
+
+    /// The worker program for the photopick at `photopick` (tests, benchmarks).
+    public static func workerExecutable(besidePhotopick photopick: String) -> String {
+        let folder = FilePath(photopick).parent
+        let candidates = [folder.appending("photopick-worker"), folder.parent.appending("libexec").appending("photopick-worker")]
+        return candidates.first { $0.withCString { access($0, X_OK) } == 0 }?.displayString ?? photopick
+    }
 }
 
 public struct WorkerStartError: Error {

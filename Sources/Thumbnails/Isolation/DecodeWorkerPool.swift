@@ -71,7 +71,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// The pool of this program, when it is `photopick` (it is its own decode worker); nil in
     /// a test process, which decodes in process unless a test makes a pool of its own.
-    public static let ofThisProgram: DecodeWorkerPool? = WorkerProcess.photopickExecutable.map { DecodeWorkerPool(executable: $0) }
+    public static let ofThisProgram: DecodeWorkerPool? = WorkerProcess.workerExecutable.map { DecodeWorkerPool(executable: $0) }
 
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { locked { (started, replaced) } }

@@ -48,7 +48,7 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
 
     /// The workers of this program, when it is `photopick`; nil in a test process, which reads
     /// in process unless a test makes workers of its own.
-    public static let ofThisProgram: MetadataWorkers? = WorkerProcess.photopickExecutable.map { MetadataWorkers(executable: $0) }
+    public static let ofThisProgram: MetadataWorkers? = WorkerProcess.workerExecutable.map { MetadataWorkers(executable: $0) }
 
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { counts.withLock { $0 } }
