@@ -120,6 +120,16 @@ int photopick_pixels_file(void) {
     return memfd_create("photopick-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 }
 
+int photopick_shared_pixels_file(size_t size) {
+    int fd = memfd_create("photopick-shared-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)size) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int photopick_seal_pixels(int fd) {
     return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 }

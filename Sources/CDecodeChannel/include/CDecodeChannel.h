@@ -36,6 +36,12 @@ int photopick_progress_file(void);
  * sealable). Returns the descriptor, or -1 with errno set. */
 int photopick_pixels_file(void);
 
+/* A memory file of `size` bytes shared with a decode worker for the lifetime of the worker: it
+ * writes each picture's pixels there (a new memory file a picture cost each decode a dozen
+ * system calls and the page faults of fresh pages on both sides, 0.5 ms of a 2 ms thumbnail).
+ * Sealed against shrinking and growing, so the window's mapping of it always holds. */
+int photopick_shared_pixels_file(size_t size);
+
 /* Seals a pixels file against growing, shrinking and writing: the receiver maps what it
  * checked. Returns 0, or -1 with errno set. */
 int photopick_seal_pixels(int fd);

@@ -9,7 +9,8 @@ import Glibc
 /// in a JPEG, the grid's first paint), the file's MIME type (64 bytes, NUL
 /// padded: the worker cannot read the MIME database to sniff it, shut in as it is).
 /// Reply (56 bytes, then `messageLength` bytes of text, with a pixels file when it succeeded):
-/// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length.
+/// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length,
+/// and whether the pixels are in the memory file the worker shares with the window instead.
 enum DecodeMessages {
     static let requestMagic: UInt32 = 0x5244_5050  // "PPDR"
     static let replyMagic: UInt32 = 0x4144_5050    // "PPDA"
@@ -74,6 +75,8 @@ enum DecodeMessages {
         var width = 0, height = 0, rowstride = 0
         var hasAlpha = false
         var imageWidth = 0, imageHeight = 0, limit = 0
+        /// The pixels are at the start of the worker's shared memory file (no file came with them).
+        var inSharedFile = false
         var message = ""
 
         var bytes: [UInt8] {
@@ -85,7 +88,7 @@ enum DecodeMessages {
             out.append(le: UInt32(hasAlpha ? 1 : 0))
             for value in [imageWidth, imageHeight, limit] { out.append(le: UInt64(clamping: value)) }
             out.append(le: UInt32(text.count))
-            out.append(le: UInt32(0))
+            out.append(le: UInt32(inSharedFile ? 1 : 0))
             return out + text
         }
 
@@ -102,6 +105,7 @@ enum DecodeMessages {
             reply.imageWidth = Int(clamping: bytes.le64(24))
             reply.imageHeight = Int(clamping: bytes.le64(32))
             reply.limit = Int(clamping: bytes.le64(40))
+            reply.inSharedFile = bytes.le32(52) != 0
             return (reply, length)
         }
 

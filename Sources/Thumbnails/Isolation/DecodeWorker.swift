@@ -21,6 +21,13 @@ public enum DecodeWorker {
         // (Set once: the decoder's own allocations, whatever the file, stay inside it.)
         guard photopick_worker_limit_memory(memoryBudget) == 0 else { return 3 }
         let decoder = ImageDecoder()
+        // The memory file shared with the window (descriptor 4), when it handed one over.
+        var sharedInfo = stat()
+        var shared: (address: UnsafeMutableRawPointer, size: Int)?
+        if fstat(channel + 1, &sharedInfo) == 0, sharedInfo.st_size > 0,
+           let address = mmap(nil, Int(sharedInfo.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, channel + 1, 0), address != MAP_FAILED {
+            shared = (address, Int(sharedInfo.st_size))
+        }
         // Every loader in memory first: GdkPixbuf opens a format's module the first time it
         // meets that format, and nothing is opened once the worker is shut in.
         preloadLoaders()
@@ -61,7 +68,7 @@ public enum DecodeWorker {
                 }
                 switch decoded {
                 case .success(let decoded):
-                    (reply, pixels) = Self.reply(decoded)
+                    (reply, pixels) = Self.reply(decoded, shared: shared)
                 case .failure(.tooLarge(let width, let height, let limit)):
                     reply = DecodeMessages.Reply(outcome: .tooLarge, imageWidth: width, imageHeight: height, limit: limit)
                 case .failure(.temporary(let reason)):
@@ -111,10 +118,23 @@ public enum DecodeWorker {
         return "open /etc/passwd: \(openResult); socket: \(socketResult); sandbox: " + (sandboxProblem.map { "off (\($0))" } ?? "on")
     }
 
-    /// The decoded picture in a sealed memory file, and what describes it.
-    private static func reply(_ decoded: ImageDecoder.Decoded) -> (DecodeMessages.Reply, Int32) {
+    /// The decoded picture in the shared memory file when it fits, else in a sealed memory file
+    /// of its own, and what describes it.
+    private static func reply(_ decoded: ImageDecoder.Decoded, shared: (address: UnsafeMutableRawPointer, size: Int)?) -> (DecodeMessages.Reply, Int32) {
         let pixbuf = decoded.pixbuf.pointer
         let length = Int(gdk_pixbuf_get_byte_length(pixbuf))
+        var reply = DecodeMessages.Reply(outcome: .decoded)
+        reply.width = Int(gdk_pixbuf_get_width(pixbuf))
+        reply.height = Int(gdk_pixbuf_get_height(pixbuf))
+        reply.rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        reply.hasAlpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
+        reply.imageWidth = decoded.imageWidth
+        reply.imageHeight = decoded.imageHeight
+        if let shared, length <= shared.size, let data = gdk_pixbuf_read_pixels(pixbuf) {
+            memcpy(shared.address, data, length)
+            reply.inSharedFile = true
+            return (reply, -1)
+        }
         let fd = photopick_pixels_file()
         guard fd >= 0, let data = gdk_pixbuf_read_pixels(pixbuf) else {
             if fd >= 0 { close(fd) }
@@ -131,13 +151,6 @@ public enum DecodeWorker {
             written += count
         }
         _ = photopick_seal_pixels(fd)
-        var reply = DecodeMessages.Reply(outcome: .decoded)
-        reply.width = Int(gdk_pixbuf_get_width(pixbuf))
-        reply.height = Int(gdk_pixbuf_get_height(pixbuf))
-        reply.rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
-        reply.hasAlpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
-        reply.imageWidth = decoded.imageWidth
-        reply.imageHeight = decoded.imageHeight
         return (reply, fd)
     }
 }

@@ -28,10 +28,20 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private final class Worker {
         let process: WorkerProcess
+        /// The memory file the worker writes pixels into, mapped here read-only.
+        let shared: (address: UnsafeRawPointer, size: Int)?
         var pid: pid_t { process.pid }
         var socket: Int32 { process.socket }
-        init(_ process: WorkerProcess) { self.process = process }
+        init(_ process: WorkerProcess, shared: (address: UnsafeRawPointer, size: Int)?) {
+            self.process = process
+            self.shared = shared
+        }
+        deinit { if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) } }
     }
+
+    /// The shared memory file's size: the largest flavour's pixels (1024² × 4) twice over; a
+    /// larger picture comes in a memory file of its own.
+    static let sharedPixelsSize = 8 << 20
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -229,7 +239,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                      isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
         let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels,
                                              kind: kind, mimeType: mimeType).bytes
-        let cpuAtStart = Self.processorSeconds(of: worker.pid)
+        // (Read from /proc only once a decode has run 0.1 s: most take milliseconds, and each read
+        // cost them more than the hand-over. The worker's RLIMIT_CPU counts from the start.)
+        var cpuAtStart: Double?
         guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
             return (.failure, .failure(crashed(worker, mimeType: mimeType)))
         }
@@ -244,7 +256,11 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             if ready > 0 { break }
             if ready < 0 && errno != EINTR { return (.failure, .failure(crashed(worker, mimeType: mimeType))) }
             if monotonicSeconds() - started > 1, isCancelled() { return (.failure, .failure(.cancelled)) }
-            if let now = Self.processorSeconds(of: worker.pid), let start = cpuAtStart, now - start > cpuSeconds {
+            guard let start = cpuAtStart else {
+                cpuAtStart = Self.processorSeconds(of: worker.pid)
+                continue
+            }
+            if let now = Self.processorSeconds(of: worker.pid), now - start > cpuSeconds {
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
             }
             if monotonicSeconds() > deadline {
@@ -270,6 +286,12 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         let message = String(decoding: text, as: UTF8.self)
         switch reply.outcome {
         case .decoded:
+            if pixels < 0, reply.inSharedFile, let shared = worker.shared {
+                guard let decoded = Self.picture(reply, from: shared.address, size: shared.size) else {
+                    return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
+                }
+                return (.success, .success(decoded))
+            }
             guard pixels >= 0, let decoded = Self.picture(reply, pixels: pixels) else {
                 if pixels >= 0 { close(pixels) }
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
@@ -298,6 +320,13 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         guard fstat(pixels, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, reply.pixelsFit(fileSize: Int(info.st_size)),
               let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, pixels, 0), mapped != MAP_FAILED else { return nil }
         defer { munmap(mapped, Int(info.st_size)) }
+        return picture(reply, from: UnsafeRawPointer(mapped), size: Int(info.st_size))
+    }
+
+    /// The pixels at `address` (`size` bytes) copied into a picture of our own.
+    static func picture(_ reply: DecodeMessages.Reply, from address: UnsafeRawPointer, size: Int) -> ImageDecoder.Decoded? {
+        guard reply.pixelsFit(fileSize: size) else { return nil }
+        let mapped = address
         guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, reply.hasAlpha ? 1 : 0, 8, Int32(reply.width), Int32(reply.height)) else { return nil }
         let channels = reply.hasAlpha ? 4 : 3
         let rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
@@ -323,9 +352,18 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     // MARK: Starting a worker
 
     private func spawn() -> Result<Worker, ThumbnailFailure> {
-        switch WorkerProcess.start(executable, ["decode-worker", "--memory", String(memoryBudget)]) {
-        case .success(let process): return .success(Worker(process))
-        case .failure(let error): return .failure(.temporary("cannot start a decode worker: \(error.reason)"))
+        let sharedFile = photopick_shared_pixels_file(Self.sharedPixelsSize)
+        var shared: (address: UnsafeRawPointer, size: Int)?
+        if sharedFile >= 0, let address = mmap(nil, Self.sharedPixelsSize, PROT_READ, MAP_SHARED, sharedFile, 0), address != MAP_FAILED {
+            shared = (UnsafeRawPointer(address), Self.sharedPixelsSize)
+        }
+        // (WorkerProcess keeps the descriptor and closes it with the worker; the mapping stays.)
+        switch WorkerProcess.start(executable, ["decode-worker", "--memory", String(memoryBudget)], sharedFiles: shared != nil ? [sharedFile] : []) {
+        case .success(let process): return .success(Worker(process, shared: shared))
+        case .failure(let error):
+            if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) }
+            if sharedFile >= 0 { close(sharedFile) }
+            return .failure(.temporary("cannot start a decode worker: \(error.reason)"))
         }
     }
 
