@@ -62,7 +62,10 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// default (nil in a test process: in process). Set before a scan.
     public var metadataWorkers: MetadataWorkers? {
         get { indexer.metadataWorkers }
-        set { indexer.metadataWorkers = newValue }
+        set {
+            indexer.metadataWorkers = newValue
+            indexer.backgroundMetadataWorkers = newValue
+        }
     }
 
     /// Says once which of the kernel's folders (/proc, /sys …) inside the roots are left out.

@@ -26,7 +26,7 @@ extension Indexer {
                                         version: FileVersion(size: select.int64(4), modificationTimeNanoseconds: select.int64(5),
                                                              inode: UInt64(bitPattern: select.int64(6)))))
         }
-        let workers = metadataWorkers, journal = self.journal
+        let workers = pool === detailReaders ? backgroundMetadataWorkers : metadataWorkers, journal = self.journal
         let outcomes = ReadAhead(count: rows.count, on: pool) { [rows] range in
             MetadataReader.read(range.map { (rows[$0].path, rows[$0].version) }, datesOnly: false, workers: workers, journal: journal)
         }

@@ -49,6 +49,8 @@ final class Indexer {
     /// Where the headers of photos and videos are parsed: sandboxed worker processes when this
     /// is `photopick`, this process otherwise (tests give their own workers).
     var metadataWorkers = MetadataWorkers.ofThisProgram
+    /// Those the second pass uses behind the first screen (a lower priority, as `detailReaders`).
+    var backgroundMetadataWorkers = MetadataWorkers.inBackgroundOfThisProgram
     /// What the readers in this process are reading, for the start after a crash (nil: none kept).
     var journal: CrashJournal?
 

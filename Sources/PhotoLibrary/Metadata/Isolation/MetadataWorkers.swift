@@ -37,9 +37,15 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
     private let slots: DispatchSemaphore
     private let counts = Mutex<(started: Int, replaced: Int)>((0, 0))
 
+    /// The nice value the workers run at: 10 for the reads a scan makes behind the first
+    /// screen, as its own threads there (the workers' exiv2 then gives way to the thumbnails the
+    /// person waits for, as it did in process).
+    public let niceness: Int32
+
     public init(executable: String, maximumWorkers: Int = WorkerPool.processorCount,
-                cpuSecondsPerFile: Double = 20, wallSecondsPerFile: Double = 60) {
+                cpuSecondsPerFile: Double = 20, wallSecondsPerFile: Double = 60, niceness: Int32 = 0) {
         self.executable = executable
+        self.niceness = niceness
         self.maximumWorkers = max(1, maximumWorkers)
         self.cpuSecondsPerFile = cpuSecondsPerFile
         self.wallSecondsPerFile = wallSecondsPerFile
@@ -49,6 +55,10 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
     /// The workers of this program, when it is `photopick`; nil in a test process, which reads
     /// in process unless a test makes workers of its own.
     public static let ofThisProgram: MetadataWorkers? = WorkerProcess.workerExecutable.map { MetadataWorkers(executable: $0) }
+    /// The same, at a lower priority, for the reads behind the first screen.
+    public static let inBackgroundOfThisProgram: MetadataWorkers? = WorkerProcess.workerExecutable.map {
+        MetadataWorkers(executable: $0, niceness: 10)
+    }
 
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { counts.withLock { $0 } }
@@ -195,6 +205,7 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
             munmap(mapped, 4096)
             return nil
         }
+        if niceness != 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(process.pid), niceness) }
         counts.withLock { $0.started += 1 }
         return Worker(process: process, progress: progress)
     }
