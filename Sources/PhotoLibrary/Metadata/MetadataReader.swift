@@ -46,7 +46,7 @@ enum MetadataReader {
             }
         }
         if !jobs.isEmpty {
-            let parsed = workers?.parse(jobs) ?? jobs.map { job in journal?.reading(job.path) { parse(job) } ?? parse(job) }
+            let parsed = workers?.parse(jobs, journal: journal) ?? jobs.map { job in journal?.reading(job.path) { parse(job) } ?? parse(job) }
             for (position, outcome) in zip(positions, parsed) { outcomes[position] = outcome }
         }
         return outcomes.map { $0! }

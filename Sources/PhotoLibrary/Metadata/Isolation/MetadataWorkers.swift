@@ -72,8 +72,9 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
 
     // MARK: Parsing
 
-    /// The outcomes of `jobs`, in order. Files a worker could not be started for are parsed here.
-    func parse(_ jobs: [MetadataReader.HeaderJob]) -> [ReadOutcome] {
+    /// The outcomes of `jobs`, in order. Files a worker could not be started for are parsed
+    /// here, in `journal`.
+    func parse(_ jobs: [MetadataReader.HeaderJob], journal: CrashJournal?) -> [ReadOutcome] {
         var outcomes = [ReadOutcome?](repeating: nil, count: jobs.count)
         var remaining = Array(jobs.indices)
         var unplaced = 0
@@ -97,7 +98,10 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
                     unplaced = 0
                 }
             case .noWorker:
-                for index in remaining { outcomes[index] = MetadataReader.parse(jobs[index]) }
+                for index in remaining {
+                    let job = jobs[index]
+                    outcomes[index] = journal.map { $0.reading(job.path) { MetadataReader.parse(job) } } ?? MetadataReader.parse(job)
+                }
                 remaining.removeAll()
             }
         }
