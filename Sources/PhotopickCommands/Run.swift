@@ -66,11 +66,8 @@ extension String {
     }
     // Photopick's own child for thumbnails that must be killable (not a command for people).
     if first == "render-thumbnail" { return renderThumbnailCommand(Array(arguments.dropFirst(2))) }
-    // The window's decode worker (Thumbnails/Isolation): `decode-worker --memory BYTES`.
-    if first == "decode-worker" {
-        let budget = arguments.count > 3 ? UInt64(String(decoding: arguments[3], as: UTF8.self)) : nil
-        return DecodeWorker.run(memoryBudget: budget ?? UInt64(DecodeWorkerPool.defaultBudget))
-    }
+    // The window's decode worker (Thumbnails/Isolation): `decode-worker --memory BYTES --formats F`.
+    if first == "decode-worker" { return DecodeWorker.run(arguments: arguments.dropFirst(2).map { String(decoding: $0, as: UTF8.self) }) }
     // The index's metadata worker (PhotoLibrary/Metadata/Isolation).
     if first == "metadata-worker" { return MetadataWorker.run() }
     var name = "window"

@@ -8,13 +8,12 @@ import Thumbnails
 // the page cache was cold); a worker needs GLib, GdkPixbuf and exiv2 only. The pools use it
 // when it is installed beside photopick, and photopick itself otherwise.
 //
-//   photopick-worker decode-worker --memory BYTES
+//   photopick-worker decode-worker --memory BYTES --formats everyday|every
 //   photopick-worker metadata-worker
 let arguments = CommandLine.arguments
 switch arguments.count > 1 ? arguments[1] : "" {
 case "decode-worker":
-    let budget = arguments.count > 3 ? UInt64(arguments[3]) : nil
-    exit(DecodeWorker.run(memoryBudget: budget ?? UInt64(DecodeWorkerPool.defaultBudget)))
+    exit(DecodeWorker.run(arguments: Array(arguments.dropFirst(2))))
 case "metadata-worker":
     exit(MetadataWorker.run())
 default:

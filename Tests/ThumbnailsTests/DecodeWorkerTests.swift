@@ -83,6 +83,59 @@ final class DecodeWorkerTests: XCTestCase {
 
     /// XPM's loader keeps its input in a temporary file, which a worker cannot make: an XPM is
     /// decoded in process, so it is shown (a worker failed every one), and nothing else is.
+    /// The loader modules a worker has mapped (`libpixbufloader-tiff.so`…).
+    private func loaders(of pid: pid_t) -> Set<String> {
+        // (Read to its end: the file's size says 0, and a read of that size stops at its first page.)
+        guard let handle = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps")) else { return [] }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else { return [] }
+        let maps = String(decoding: data, as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: "/").last.map(String.init).flatMap { $0.hasPrefix("libpixbufloader-") ? $0 : nil }
+        })
+    }
+
+    func testPhotosAreDecodedByWorkersWithoutTheRareFormatsLoadersAndARareFormatStartsItsOwn() throws {
+        let workers = pool()
+        let everyday = [
+            ("photo.jpg", "image/jpeg", try make("photo.jpg", ["-size", "800x600", "gradient:red-blue"])),
+            ("anim.gif", "image/gif", try make("anim.gif", ["-size", "64x64", "xc:red", "xc:blue", "-loop", "0"])),
+        ]
+        let rare = [
+            ("scan.tiff", "image/tiff", try make("scan.tiff", ["-size", "320x240", "plasma:fractal", "-seed", "5"])),
+            ("phone.heic", "image/heif", try make("phone.heic", ["-size", "320x240", "gradient:green-yellow"])),
+        ]
+        for (name, mimeType, file) in everyday + rare {
+            guard case .success(let local) = ImageDecoder().decode(file, fittingIn: 128),
+                  case .success(let isolated) = workers.decode(file, mimeType: mimeType, fittingIn: 128, maximumPixels: 100_000_000) else {
+                return XCTFail("\(name) did not decode in both")
+            }
+            XCTAssertEqual(pixels(isolated.pixbuf), pixels(local.pixbuf), "\(name): the same pixels")
+            if mimeType == "image/gif" {
+                // (Asked while it is busy, from another thread: which loaders the worker has.)
+                XCTAssertEqual(workers.running[.every], 0, "JPEG and GIF start no worker with every loader")
+            }
+        }
+        XCTAssertEqual(workers.running[.every], 1, "the TIFF and the HEIF share one worker with every loader")
+        // Watched while a decode runs: the everyday worker maps GIF's loader, never TIFF's or HEIF's.
+        _ = try largePNG("big.png", width: 6000, height: 6000)
+        let bigPath = folder.appendingPathComponent("big.png").path
+        let watcher = Thread {
+            guard let big = try? OpenFile(path: FilePath(bigPath)) else { return }
+            _ = workers.decode(big, mimeType: "image/png", fittingIn: 128, maximumPixels: 100_000_000)
+        }
+        watcher.start()
+        var mapped: Set<String> = []
+        let deadline = Date().addingTimeInterval(20)
+        while mapped.isEmpty, Date() < deadline {
+            for pid in workers.busyWorkerIDs { mapped = loaders(of: pid) }
+            usleep(10_000)
+        }
+        XCTAssertTrue(mapped.contains("libpixbufloader-gif.so"), "\(mapped)")
+        XCTAssertFalse(mapped.contains("libpixbufloader-tiff.so") || mapped.contains("libpixbufloader-heif.so"), "\(mapped)")
+        while !watcher.isFinished { usleep(10_000) }
+    }
+
     func testAnXPMIsShownThoughItsLoaderCannotRunInAWorker() throws {
         let workers = pool()
         _ = try make("icon.xpm", ["-size", "32x24", "xc:red"])

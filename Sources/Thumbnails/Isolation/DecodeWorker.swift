@@ -14,8 +14,46 @@ import PhotoLibrary
 public enum DecodeWorker {
     public static let channel = WorkerProcess.channel
 
+    /// The loaders a worker loads before it is shut in; it can decode only those formats.
+    public enum Formats: String, Sendable, CaseIterable {
+        /// JPEG and PNG (built into GdkPixbuf), GIF, WebP, BMP and ICO: what cameras, phones and
+        /// browsers save. Their modules load in about 1 ms (4 ms from a cold page cache).
+        case everyday
+        /// Every loader GdkPixbuf has. HEIF, AVIF, TIFF and SVG bring libheif, libde265, dav1d,
+        /// libtiff and librsvg: 74 ms to load with a warm page cache, 115 ms from a cold one, in
+        /// every worker, while the first screen of a first run waits on the same two cores.
+        case every
+
+        static let everydayLoaders = ["png", "jpeg", "gif", "webp", "bmp", "ico"]
+        static let everydayTypes: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/x-bmp",
+                                                 "image/x-ms-bmp", "image/x-icon", "image/vnd.microsoft.icon"]
+
+        /// The loaders a decode of `mimeType` needs.
+        public static func needed(for mimeType: String) -> Formats { everydayTypes.contains(mimeType) ? .everyday : .every }
+
+        /// Whether a worker with these loaders decodes what `needed` does.
+        public func covers(_ needed: Formats) -> Bool { self == .every || needed == .everyday }
+    }
+
+    /// `decode-worker --memory BYTES [--formats everyday|every]`: runs until the window closes
+    /// its end; returns the exit status.
+    public static func run(arguments: [String]) -> Int32 {
+        var budget = UInt64(DecodeWorkerPool.defaultBudget)
+        var formats = Formats.every
+        var index = 0
+        while index + 1 < arguments.count {
+            switch arguments[index] {
+            case "--memory": budget = UInt64(arguments[index + 1]) ?? budget
+            case "--formats": formats = Formats(rawValue: arguments[index + 1]) ?? formats
+            default: break
+            }
+            index += 2
+        }
+        return run(memoryBudget: budget, formats: formats)
+    }
+
     /// Runs until the window closes its end; returns the exit status.
-    public static func run(memoryBudget: UInt64) -> Int32 {
+    public static func run(memoryBudget: UInt64, formats: Formats = .every) -> Int32 {
         guard photopick_worker_prepare() == 0 else { return 3 }
         if getppid() == 1 { return 0 }  // the window is gone already
         // (Set once: the decoder's own allocations, whatever the file, stay inside it.)
@@ -28,9 +66,9 @@ public enum DecodeWorker {
            let address = mmap(nil, Int(sharedInfo.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, channel + 1, 0), address != MAP_FAILED {
             shared = (address, Int(sharedInfo.st_size))
         }
-        // Every loader in memory first: GdkPixbuf opens a format's module the first time it
-        // meets that format, and nothing is opened once the worker is shut in.
-        preloadLoaders()
+        // Its loaders in memory first: GdkPixbuf opens a format's module the first time it meets
+        // that format, and nothing is opened once the worker is shut in.
+        preloadLoaders(formats == .everyday ? Formats.everydayLoaders : nil)
         let sandboxed = photopick_worker_enter_sandbox() == 0
         let sandboxProblem = sandboxed ? nil : errorDescription(errno)
         while true {
@@ -88,15 +126,16 @@ public enum DecodeWorker {
         }
     }
 
-    /// Loads the module of every format GdkPixbuf knows (asking for a loader of each type).
-    private static func preloadLoaders() {
+    /// Loads the modules of the formats `named`, or of every format GdkPixbuf knows (asking for
+    /// a loader of each type).
+    private static func preloadLoaders(_ named: [String]?) {
         guard let formats = gdk_pixbuf_get_formats() else { return }
         defer { g_slist_free(formats) }
         var node: UnsafeMutablePointer<GSList>? = formats
         while let current = node {
             if let format = current.pointee.data.map(OpaquePointer.init),
                let name = gdk_pixbuf_format_get_name(format) {
-                if let loader = LoaderMessages.quietly({ gdk_pixbuf_loader_new_with_type(name, nil) }) {
+                if named?.contains(String(cString: name)) ?? true, let loader = LoaderMessages.quietly({ gdk_pixbuf_loader_new_with_type(name, nil) }) {
                     _ = gdk_pixbuf_loader_close(loader, nil)
                     g_object_unref(UnsafeMutableRawPointer(loader))
                 }

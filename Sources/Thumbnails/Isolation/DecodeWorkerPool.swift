@@ -5,6 +5,8 @@ import PhotoLibrary
 
 /// The window's side of the decode workers (`DecodeWorker`): long-lived `photopick
 /// decode-worker` processes, one per core at most, started when a decode first needs one. A
+/// worker loads the everyday formats' loaders only (JPEG, PNG, GIF, WebP…), or all of them; the
+/// second kind, one per core at most too, starts when a HEIF, TIFF or AVIF first needs it. A
 /// decode goes to an idle worker with the file's descriptor and comes back as pixels in a memory
 /// file. A worker that crashes, runs out of its processor time or takes too long is killed and
 /// replaced, and its file is reported as damaged with the reason ("the WebP decoder crashed on
@@ -28,12 +30,14 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private final class Worker {
         let process: WorkerProcess
+        let formats: DecodeWorker.Formats
         /// The memory file the worker writes pixels into, mapped here read-only.
         let shared: (address: UnsafeRawPointer, size: Int)?
         var pid: pid_t { process.pid }
         var socket: Int32 { process.socket }
-        init(_ process: WorkerProcess, shared: (address: UnsafeRawPointer, size: Int)?) {
+        init(_ process: WorkerProcess, formats: DecodeWorker.Formats, shared: (address: UnsafeRawPointer, size: Int)?) {
             self.process = process
+            self.formats = formats
             self.shared = shared
         }
         deinit { if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) } }
@@ -46,7 +50,8 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var idle: [Worker] = []
-    private var busy = 0
+    /// Workers at work (or starting) of each kind.
+    private var busy: [DecodeWorker.Formats: Int] = [:]
     private var reserved = 0
     private var started = 0
     private var replaced = 0
@@ -86,19 +91,26 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { locked { (started, replaced) } }
 
+    /// Workers running now (idle or at work) with each kind of loaders (tests).
+    public var running: [DecodeWorker.Formats: Int] {
+        locked { Dictionary(uniqueKeysWithValues: DecodeWorker.Formats.allCases.map { ($0, count(of: $0)) }) }
+    }
+
+    private func count(of formats: DecodeWorker.Formats) -> Int { (busy[formats] ?? 0) + idle.count(where: { $0.formats == formats }) }
+
     /// The process ids of the workers at work now (tests stop or crash them from outside).
     public var busyWorkerIDs: [pid_t] { locked { Array(working) } }
     private var working: Set<pid_t> = []
 
-    /// Starts the workers now, off the calling thread, so that the first decodes do not wait
-    /// for them (a worker takes about 45 ms to start and load its loaders). For a first run,
-    /// whose grid waits on its first screen's decodes; a warm start decodes nothing.
+    /// Starts the everyday workers now, off the calling thread, so that the first decodes do
+    /// not wait for them (a worker takes 20-30 ms to start). For a first run, whose grid waits on
+    /// its first screen's decodes; a warm start decodes nothing.
     public func prestart() {
         let missing = locked { () -> Int in
-            let count = maximumWorkers - busy - idle.count
-            busy += max(0, count)
-            started += max(0, count)
-            return max(0, count)
+            let count = max(0, maximumWorkers - count(of: .everyday))
+            busy[.everyday, default: 0] += count
+            started += count
+            return count
         }
         guard missing > 0 else { return }
         final class Box: @unchecked Sendable { let pool: DecodeWorkerPool; let count: Int; init(_ pool: DecodeWorkerPool, _ count: Int) { self.pool = pool; self.count = count } }
@@ -108,9 +120,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         let made = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             for _ in 0..<box.count {
-                let worker = try? box.pool.spawn().get()
+                let worker = try? box.pool.spawn(.everyday).get()
                 box.pool.locked {
-                    box.pool.busy -= 1
+                    box.pool.busy[.everyday, default: 0] -= 1
                     if let worker { box.pool.idle.append(worker) } else { box.pool.started -= 1 }
                     pthread_cond_broadcast(box.pool.changed)
                 }
@@ -122,7 +134,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         } else {
             Unmanaged<Box>.fromOpaque(context).release()
             locked {
-                busy -= missing
+                busy[.everyday, default: 0] -= missing
                 started -= missing
             }
         }
@@ -132,7 +144,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// Asks a worker what its sandbox lets through (it tries to open a file and make a socket).
     public func checkSandbox() -> String? {
-        guard case .success(let worker) = take(reserving: 0, isCancelled: { false }) else { return nil }
+        guard case .success(let worker) = take(.everyday, reserving: 0, isCancelled: { false }) else { return nil }
         let request = DecodeMessages.Request(box: 1, cpuSeconds: 5, maximumPixels: 1, kind: .checkSandbox).bytes
         var answer: String?
         if photopick_channel_send(worker.socket, request, request.count, -1) == 0 {
@@ -148,7 +160,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             if fd >= 0 { close(fd) }
         }
         locked {
-            busy -= 1
+            busy[worker.formats, default: 0] -= 1
             if answer != nil { idle.append(worker) }
             pthread_cond_broadcast(changed)
         }
@@ -176,7 +188,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             return .failure(.undecodable("decoding it would take about \(need >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
         }
         let worker: Worker
-        switch take(reserving: need, isCancelled: isCancelled) {
+        switch take(DecodeWorker.Formats.needed(for: mimeType), reserving: need, isCancelled: isCancelled) {
         case .success(let taken): worker = taken
         case .failure(let failure): return .failure(failure)
         }
@@ -185,7 +197,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         locked {
             working.remove(worker.pid)
             reserved -= need
-            busy -= 1
+            busy[worker.formats, default: 0] -= 1
             if case .success = result.outcome { idle.append(worker) } else { replaced += 1 }
             pthread_cond_broadcast(changed)
         }
@@ -193,28 +205,30 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         return result.decoded
     }
 
-    /// A worker for a decode needing `need` bytes: an idle one, a new one while there are fewer
-    /// than the maximum, or the next to come free; and room in the budget.
-    private func take(reserving need: Int, isCancelled: () -> Bool) -> Result<Worker, ThumbnailFailure> {
+    /// A worker with the loaders `formats` for a decode needing `need` bytes: an idle one (of
+    /// that kind first), a new one while there are fewer of its kind than the maximum, or the
+    /// next to come free; and room in the budget.
+    private func take(_ formats: DecodeWorker.Formats, reserving need: Int, isCancelled: () -> Bool) -> Result<Worker, ThumbnailFailure> {
         pthread_mutex_lock(mutex)
         while true {
             let roomy = reserved == 0 || reserved + need <= memoryBudget
-            if roomy, let worker = idle.popLast() {
-                busy += 1
+            if roomy, let index = idle.lastIndex(where: { $0.formats == formats }) ?? idle.lastIndex(where: { $0.formats.covers(formats) }) {
+                let worker = idle.remove(at: index)
+                busy[worker.formats, default: 0] += 1
                 reserved += need
                 pthread_mutex_unlock(mutex)
                 return .success(worker)
             }
-            if roomy, busy + idle.count < maximumWorkers {
-                busy += 1
+            if roomy, count(of: formats) < maximumWorkers {
+                busy[formats, default: 0] += 1
                 reserved += need
                 started += 1
                 pthread_mutex_unlock(mutex)
-                switch spawn() {
+                switch spawn(formats) {
                 case .success(let worker): return .success(worker)
                 case .failure(let failure):
                     locked {
-                        busy -= 1
+                        busy[formats, default: 0] -= 1
                         reserved -= need
                         pthread_cond_broadcast(changed)
                     }
@@ -351,15 +365,16 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     // MARK: Starting a worker
 
-    private func spawn() -> Result<Worker, ThumbnailFailure> {
+    private func spawn(_ formats: DecodeWorker.Formats) -> Result<Worker, ThumbnailFailure> {
         let sharedFile = photopick_shared_pixels_file(Self.sharedPixelsSize)
         var shared: (address: UnsafeRawPointer, size: Int)?
         if sharedFile >= 0, let address = mmap(nil, Self.sharedPixelsSize, PROT_READ, MAP_SHARED, sharedFile, 0), address != MAP_FAILED {
             shared = (UnsafeRawPointer(address), Self.sharedPixelsSize)
         }
         // (WorkerProcess keeps the descriptor and closes it with the worker; the mapping stays.)
-        switch WorkerProcess.start(executable, ["decode-worker", "--memory", String(memoryBudget)], sharedFiles: shared != nil ? [sharedFile] : []) {
-        case .success(let process): return .success(Worker(process, shared: shared))
+        let arguments = ["decode-worker", "--memory", String(memoryBudget), "--formats", formats.rawValue]
+        switch WorkerProcess.start(executable, arguments, sharedFiles: shared != nil ? [sharedFile] : []) {
+        case .success(let process): return .success(Worker(process, formats: formats, shared: shared))
         case .failure(let error):
             if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) }
             if sharedFile >= 0 { close(sharedFile) }
