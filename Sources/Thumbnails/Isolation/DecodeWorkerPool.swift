@@ -106,36 +106,36 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// not wait for them (a worker takes 20-30 ms to start). For a first run, whose grid waits on
     /// its first screen's decodes; a warm start decodes nothing.
     public func prestart() {
+        final class Box: @unchecked Sendable { let pool: DecodeWorkerPool; init(_ pool: DecodeWorkerPool) { self.pool = pool } }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Box(self)).toOpaque()
+        let made = pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().pool.start()
+            return nil
+        }, context)
+        if made == 0 { pthread_detach(thread) } else { Unmanaged<Box>.fromOpaque(context).release() }
+    }
+
+    /// Starts the everyday workers there are not yet: what `prestart` does off the calling
+    /// thread. With `waitingUntilReady`, returns once each has answered (a benchmark that times
+    /// decodes apart from the workers' start).
+    public func start(waitingUntilReady: Bool = false) {
         let missing = locked { () -> Int in
             let count = max(0, maximumWorkers - count(of: .everyday))
             busy[.everyday, default: 0] += count
             started += count
             return count
         }
-        guard missing > 0 else { return }
-        final class Box: @unchecked Sendable { let pool: DecodeWorkerPool; let count: Int; init(_ pool: DecodeWorkerPool, _ count: Int) { self.pool = pool; self.count = count } }
-        let box = Box(self, missing)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(box).toOpaque()
-        let made = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            for _ in 0..<box.count {
-                let worker = try? box.pool.spawn(.everyday).get()
-                box.pool.locked {
-                    box.pool.busy[.everyday, default: 0] -= 1
-                    if let worker { box.pool.idle.append(worker) } else { box.pool.started -= 1 }
-                    pthread_cond_broadcast(box.pool.changed)
-                }
+        for _ in 0..<missing {
+            var worker = try? spawn(.everyday).get()
+            if waitingUntilReady, let started = worker, askSandbox(started) == nil {
+                stop(started)
+                worker = nil
             }
-            return nil
-        }, context)
-        if made == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Box>.fromOpaque(context).release()
             locked {
-                busy[.everyday, default: 0] -= missing
-                started -= missing
+                busy[.everyday, default: 0] -= 1
+                if let worker { idle.append(worker) } else { started -= 1 }
+                pthread_cond_broadcast(changed)
             }
         }
     }
@@ -145,6 +145,19 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// Asks a worker what its sandbox lets through (it tries to open a file and make a socket).
     public func checkSandbox() -> String? {
         guard case .success(let worker) = take(.everyday, reserving: 0, isCancelled: { false }) else { return nil }
+        let answer = askSandbox(worker)
+        locked {
+            busy[worker.formats, default: 0] -= 1
+            if answer != nil { idle.append(worker) }
+            pthread_cond_broadcast(changed)
+        }
+        if answer == nil { stop(worker) }
+        return answer
+    }
+
+    /// The worker's answer to checkSandbox: also the sign that it has started and loaded its
+    /// loaders.
+    private func askSandbox(_ worker: Worker) -> String? {
         let request = DecodeMessages.Request(box: 1, cpuSeconds: 5, maximumPixels: 1, kind: .checkSandbox).bytes
         var answer: String?
         if photopick_channel_send(worker.socket, request, request.count, -1) == 0 {
@@ -159,12 +172,6 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             }
             if fd >= 0 { close(fd) }
         }
-        locked {
-            busy[worker.formats, default: 0] -= 1
-            if answer != nil { idle.append(worker) }
-            pthread_cond_broadcast(changed)
-        }
-        if answer == nil { stop(worker) }
         return answer
     }
 
