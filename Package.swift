@@ -11,6 +11,9 @@ let package = Package(
         .executable(name: "photopick-worker", targets: ["photopick-worker"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
+        // libphotopick-1.so: the picker as a GTK widget for any program (PhotopickPicker, with
+        // Sources/CPhotopick/photopick-1/photopick.h); meson gives it its soname and GIR data.
+        .library(name: "photopick-1", type: .dynamic, targets: ["PickerUI"]),
     ],
     targets: [
         // C modules.
@@ -59,8 +62,12 @@ let package = Package(
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),
 
+        // The picker widget's GObject shell in C (PhotopickPicker: properties, signals, the public
+        // header); what it does is PickerUI's (Widget/PickerBehaviour.swift).
+        .target(name: "CPhotopick", dependencies: ["CGtk"]),
+
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
+        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk", "CPhotopick"]),
 
         // The command-line program: its commands and their options, the window command, output.
         .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CDecodeChannel.h"
+#include <dlfcn.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,4 +264,10 @@ void photopick_crash_journal_enter(volatile unsigned char *crash_byte, int slot)
 
 void photopick_crash_journal_leave(void) {
     journal_byte = NULL;
+}
+
+const char *photopick_code_file(void) {
+    Dl_info info;
+    if (dladdr((void *)photopick_code_file, &info) == 0) return NULL;
+    return info.dli_fname;
 }

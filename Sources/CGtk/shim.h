@@ -54,3 +54,7 @@ typedef struct {
     GObject parent;
     GdkPaintable *texture;  // owned; NULL before the first frame
 } PhotopickCameraPaintableInstance;
+
+// The picker widget's GObject shell (Sources/CPhotopick), seen from Swift in this module: a
+// module of its own would include GTK's headers a second time and split their declarations.
+#include "../CPhotopick/photopick-private.h"

@@ -35,6 +35,20 @@ public enum Localization {
         return stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? directory : nil
     }
 
+    /// Where the embedded picker (libphotopick-1.so, in `<prefix>/lib` or a multiarch folder
+    /// under it) finds the catalogues of its prefix.
+    public static func installedLocaleDirectory(library: String) -> String? {
+        var path = library
+        for _ in 0..<3 {
+            guard let slash = path.lastIndex(of: "/") else { return nil }
+            path = String(path[..<slash])
+            let directory = path + "/share/locale"
+            var info = stat()
+            if stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return directory }
+        }
+        return nil
+    }
+
     /// "60,000" in English, "60 000" in Russian: the locale's thousands separator and grouping.
     /// Locales without one (C, POSIX) get English's comma rather than "60000".
     public static func number(_ value: Int) -> String {

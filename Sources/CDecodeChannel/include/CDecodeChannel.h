@@ -70,4 +70,9 @@ void photopick_crash_journal_install(void);
 void photopick_crash_journal_enter(volatile unsigned char *crash_byte, int slot);
 void photopick_crash_journal_leave(void);
 
+/* The file this code was loaded from: the program, or libphotopick-1.so when the picker is
+ * embedded in another program (which then finds its workers and catalogues beside it). NULL
+ * when it cannot be told. */
+const char *photopick_code_file(void);
+
 #endif

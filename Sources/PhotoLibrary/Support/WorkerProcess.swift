@@ -1,4 +1,5 @@
 import Glibc
+import CDecodeChannel
 
 /// A child process of this program that works for it over a Unix socket (descriptor 3), as the
 /// decode and metadata workers do: started with its output to /dev/null, stopped with SIGKILL,
@@ -120,12 +121,30 @@ public final class WorkerProcess {
         return path.hasSuffix("/photopick") ? path : nil
     }()
 
+    /// libphotopick-1.so's path, when this code runs inside it: the picker embedded in another
+    /// program (a Python interpreter, a chat client). Nil in photopick and in tests.
+    public static let embeddingLibrary: String? = {
+        guard photopickExecutable == nil, let file = photopick_code_file(), let resolved = realpath(file, nil) else { return nil }
+        defer { free(resolved) }
+        let path = FilePath(String(cString: resolved))
+        return String(decoding: path.lastComponent, as: UTF8.self).hasPrefix("libphotopick-1.so") ? path.displayString : nil
+    }()
+
     /// What runs this program's workers: `photopick-worker` beside photopick (the build tree) or
     /// in ../libexec (an installed prefix), which starts in 20-30 ms without the window's
     /// libraries; else photopick itself, which has the same `decode-worker` and
-    /// `metadata-worker` commands. Nil when this program is not photopick.
+    /// `metadata-worker` commands. For the embedded picker, the photopick-worker beside
+    /// libphotopick-1.so or in the prefix's libexec. Nil in a test process, and for an embedded
+    /// picker whose worker is missing: its decodes then run in process.
     public static let workerExecutable: String? = photopickExecutable.map { photopick in
         workerExecutable(besidePhotopick: photopick)
+    } ?? embeddingLibrary.flatMap { library in
+        // (…/lib/libphotopick-1.so or …/lib/x86_64-linux-gnu/libphotopick-1.so: libexec is one
+        // or two folders up.)
+        let folder = FilePath(library).parent
+        let candidates = [folder.appending("photopick-worker"), folder.parent.appending("libexec").appending("photopick-worker"),
+                          folder.parent.parent.appending("libexec").appending("photopick-worker")]
+        return candidates.first { $0.withCString { access($0, X_OK) } == 0 }?.displayString
     }
 
     /// The worker program for the photopick at `photopick` (tests, benchmarks).

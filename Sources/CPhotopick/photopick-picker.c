@@ -1,0 +1,724 @@
+/* PhotopickPicker: the GObject shell of the picker widget.
+ *
+ * Properties, signals and the child's layout are here, in C, where GObject's class machinery
+ * (variadic g_signal_new, param specs, g_object_notify_by_pspec) is at home and where
+ * g-ir-scanner reads the documentation below. What the picker does is Swift's: the shell calls
+ * the hooks of photopick-private.h (PhotopickWidget/PickerBehaviour.swift).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "photopick-1/photopick.h"
+#include "photopick-private.h"
+
+/**
+ * PhotopickPicker:
+ *
+ * A photo and video picker to embed in a window: a grid of the person's library with an album
+ * switcher, ordered picks with numbered badges, a strip of what is picked, a large preview and
+ * the live camera as the first cell.
+ *
+ * Picking is done with the mouse (a click picks, a double click previews) or the keyboard
+ * (arrows, Space, Ctrl+Return confirms). The picks come back in pick order, as `file://` URIs,
+ * with [signal@Photopick.Picker::confirmed].
+ *
+ * Unless [property@Photopick.Picker:show-header] is false, the picker shows a compact header
+ * row with its album switcher and its confirm button; a program with a header bar of its own
+ * can hide it and pack the widgets of [method@Photopick.Picker.get_header_widgets] there.
+ *
+ * Its commands are actions of the widget (`picker.confirm`, `picker.cancel`, `picker.zoom-in`,
+ * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`) with their
+ * usual accelerators, active while the focus is in the picker.
+ *
+ * Several pickers may live in one process: they share the library's index and thumbnail
+ * caches, and each keeps its own picks.
+ */
+struct _PhotopickPicker {
+  GtkWidget parent_instance;
+
+  char **library_folders;
+  guint max_picks;
+  char **mime_types;
+  char *album;
+  gboolean show_camera;
+  gboolean show_header;
+  char *confirm_label;
+  guint picked_count;
+
+  /* The Swift side (a retained PickerBehaviour), from constructed to dispose. */
+  gpointer behaviour;
+};
+
+G_DEFINE_FINAL_TYPE (PhotopickPicker, photopick_picker, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_LIBRARY_FOLDERS,
+  PROP_MAX_PICKS,
+  PROP_MIME_TYPES,
+  PROP_ALBUM,
+  PROP_SHOW_CAMERA,
+  PROP_SHOW_HEADER,
+  PROP_CONFIRM_LABEL,
+  PROP_PICKED_COUNT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_CONFIRMED,
+  SIGNAL_CANCELLED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* Whether two string vectors hold the same strings (NULL is the empty vector). */
+static gboolean
+strv_same (const char * const *a, const char * const *b)
+{
+  guint a_length = a ? g_strv_length ((char **) a) : 0;
+  guint b_length = b ? g_strv_length ((char **) b) : 0;
+
+  if (a_length != b_length)
+    return FALSE;
+  for (guint i = 0; i < a_length; i++)
+    if (g_strcmp0 (a[i], b[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+changed (PhotopickPicker *self, guint property)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[property]);
+  if (self->behaviour)
+    photopick_picker_behaviour_changed (self->behaviour, g_param_spec_get_name (properties[property]));
+}
+
+static void
+photopick_picker_constructed (GObject *object)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (object);
+
+  G_OBJECT_CLASS (photopick_picker_parent_class)->constructed (object);
+  self->behaviour = photopick_picker_behaviour_new (self);
+}
+
+static void
+photopick_picker_dispose (GObject *object)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (object);
+  gpointer behaviour = g_steal_pointer (&self->behaviour);
+
+  /* The Swift side unparents the child and lets go of the library, timers and handlers. */
+  if (behaviour)
+    photopick_picker_behaviour_dispose (behaviour);
+  G_OBJECT_CLASS (photopick_picker_parent_class)->dispose (object);
+}
+
+static void
+photopick_picker_finalize (GObject *object)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (object);
+
+  g_strfreev (self->library_folders);
+  g_strfreev (self->mime_types);
+  g_free (self->album);
+  g_free (self->confirm_label);
+  G_OBJECT_CLASS (photopick_picker_parent_class)->finalize (object);
+}
+
+static void
+photopick_picker_get_property (GObject *object, guint property_id, GValue *value, GParamSpec *pspec)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (object);
+
+  switch (property_id)
+    {
+    case PROP_LIBRARY_FOLDERS:
+      g_value_set_boxed (value, self->library_folders);
+      break;
+    case PROP_MAX_PICKS:
+      g_value_set_uint (value, self->max_picks);
+      break;
+    case PROP_MIME_TYPES:
+      g_value_set_boxed (value, self->mime_types);
+      break;
+    case PROP_ALBUM:
+      g_value_set_string (value, self->album);
+      break;
+    case PROP_SHOW_CAMERA:
+      g_value_set_boolean (value, self->show_camera);
+      break;
+    case PROP_SHOW_HEADER:
+      g_value_set_boolean (value, self->show_header);
+      break;
+    case PROP_CONFIRM_LABEL:
+      g_value_set_string (value, self->confirm_label);
+      break;
+    case PROP_PICKED_COUNT:
+      g_value_set_uint (value, self->picked_count);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);
+    }
+}
+
+static void
+photopick_picker_set_property (GObject *object, guint property_id, const GValue *value, GParamSpec *pspec)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (object);
+
+  switch (property_id)
+    {
+    case PROP_LIBRARY_FOLDERS:
+      photopick_picker_set_library_folders (self, g_value_get_boxed (value));
+      break;
+    case PROP_MAX_PICKS:
+      photopick_picker_set_max_picks (self, g_value_get_uint (value));
+      break;
+    case PROP_MIME_TYPES:
+      photopick_picker_set_mime_types (self, g_value_get_boxed (value));
+      break;
+    case PROP_ALBUM:
+      photopick_picker_set_album (self, g_value_get_string (value));
+      break;
+    case PROP_SHOW_CAMERA:
+      photopick_picker_set_show_camera (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_HEADER:
+      photopick_picker_set_show_header (self, g_value_get_boolean (value));
+      break;
+    case PROP_CONFIRM_LABEL:
+      photopick_picker_set_confirm_label (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);
+    }
+}
+
+static gboolean
+photopick_picker_grab_focus (GtkWidget *widget)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (widget);
+
+  return self->behaviour ? photopick_picker_behaviour_grab_focus (self->behaviour) : FALSE;
+}
+
+static void
+photopick_picker_class_init (PhotopickPickerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->constructed = photopick_picker_constructed;
+  object_class->dispose = photopick_picker_dispose;
+  object_class->finalize = photopick_picker_finalize;
+  object_class->get_property = photopick_picker_get_property;
+  object_class->set_property = photopick_picker_set_property;
+  widget_class->grab_focus = photopick_picker_grab_focus;
+
+  /**
+   * PhotopickPicker:library-folders: (type GStrv)
+   *
+   * The folders the picker shows, with everything under them; empty (the default) means the
+   * person's own folders: Pictures and Videos, or the folders they chose in the picker.
+   */
+  properties[PROP_LIBRARY_FOLDERS] =
+    g_param_spec_boxed ("library-folders", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:max-picks:
+   *
+   * How many photos may be picked; 0 (the default) means no limit. One picked more is refused
+   * with a message that says the limit.
+   */
+  properties[PROP_MAX_PICKS] =
+    g_param_spec_uint ("max-picks", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:mime-types: (type GStrv)
+   *
+   * The types of file the picker offers, as MIME types (`video/mp4`) or patterns (`image/` and a
+   * star: every image);
+   * empty (the default) offers every photo and video.
+   */
+  properties[PROP_MIME_TYPES] =
+    g_param_spec_boxed ("mime-types", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:album:
+   *
+   * The album the picker opens on, by the name `photopick albums` prints ("Recents", "Videos",
+   * a folder's name); %NULL (the default) opens Recents.
+   */
+  properties[PROP_ALBUM] =
+    g_param_spec_string ("album", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:show-camera:
+   *
+   * Whether the live camera is the first cell of Recents, when there is a camera.
+   */
+  properties[PROP_SHOW_CAMERA] =
+    g_param_spec_boolean ("show-camera", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:show-header:
+   *
+   * Whether the picker shows its own header row (cancel, the album switcher, the confirm
+   * button). A program that packs [method@Photopick.Picker.get_header_widgets] into its own
+   * header bar sets it to %FALSE.
+   */
+  properties[PROP_SHOW_HEADER] =
+    g_param_spec_boolean ("show-header", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:confirm-label:
+   *
+   * The words of the confirm button ("Send", "Attach"); %NULL (the default) says "Add". The
+   * number of picks is added to them.
+   */
+  properties[PROP_CONFIRM_LABEL] =
+    g_param_spec_string ("confirm-label", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:picked-count:
+   *
+   * How many photos are picked now.
+   */
+  properties[PROP_PICKED_COUNT] =
+    g_param_spec_uint ("picked-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * PhotopickPicker::confirmed:
+   * @self: the picker
+   * @uris: (array zero-terminated=1) (element-type utf8): the picked files as `file://` URIs,
+   *   in pick order (a file deleted meanwhile is left out)
+   *
+   * The person confirmed their picks (the confirm button, Ctrl+Return, or
+   * [method@Photopick.Picker.confirm]). The picks stay until [method@Photopick.Picker.clear].
+   */
+  signals[SIGNAL_CONFIRMED] =
+    g_signal_new ("confirmed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRV);
+
+  /**
+   * PhotopickPicker::cancelled:
+   * @self: the picker
+   *
+   * The person cancelled: Escape (with no preview or camera to go back from) or the cancel
+   * button. The picks stay.
+   */
+  signals[SIGNAL_CANCELLED] =
+    g_signal_new ("cancelled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "photopick-picker");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  photopick_picker_behaviour_class_init (widget_class);
+}
+
+static void
+photopick_picker_init (PhotopickPicker *self)
+{
+  self->show_camera = TRUE;
+  self->show_header = TRUE;
+}
+
+/**
+ * photopick_picker_new:
+ *
+ * Makes a picker on the person's own folders, with no limit on the picks.
+ *
+ * Returns: (transfer floating): the new picker
+ */
+GtkWidget *
+photopick_picker_new (void)
+{
+  return g_object_new (PHOTOPICK_TYPE_PICKER, NULL);
+}
+
+/**
+ * photopick_picker_get_picked_uris:
+ * @self: a picker
+ *
+ * Gets what is picked now, in pick order.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type utf8): the picked files as
+ *   `file://` URIs; free with g_strfreev()
+ */
+char **
+photopick_picker_get_picked_uris (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  if (!self->behaviour)
+    return g_new0 (char *, 1);
+  return photopick_picker_behaviour_picked_uris (self->behaviour);
+}
+
+/**
+ * photopick_picker_get_picked_count:
+ * @self: a picker
+ *
+ * Gets how many photos are picked now.
+ *
+ * Returns: the number of picks
+ */
+guint
+photopick_picker_get_picked_count (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), 0);
+
+  return self->picked_count;
+}
+
+/**
+ * photopick_picker_confirm:
+ * @self: a picker
+ *
+ * Confirms the picks as the confirm button does: [signal@Photopick.Picker::confirmed] is
+ * emitted with them, when there are any.
+ */
+void
+photopick_picker_confirm (PhotopickPicker *self)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (self->behaviour)
+    photopick_picker_behaviour_confirm (self->behaviour);
+}
+
+/**
+ * photopick_picker_clear:
+ * @self: a picker
+ *
+ * Unpicks everything (after the picks were sent, say).
+ */
+void
+photopick_picker_clear (PhotopickPicker *self)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (self->behaviour)
+    photopick_picker_behaviour_clear (self->behaviour);
+}
+
+/**
+ * photopick_picker_get_library_folders:
+ * @self: a picker
+ *
+ * Gets the folders the picker was given ([property@Photopick.Picker:library-folders]).
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename) (nullable): the
+ *   folders, or %NULL for the person's own
+ */
+const char * const *
+photopick_picker_get_library_folders (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return (const char * const *) self->library_folders;
+}
+
+/**
+ * photopick_picker_set_library_folders:
+ * @self: a picker
+ * @folders: (array zero-terminated=1) (element-type filename) (nullable): the folders to show,
+ *   or %NULL (or none) for the person's own
+ *
+ * Shows these folders. The picks are kept when a picked file is in the new folders too.
+ */
+void
+photopick_picker_set_library_folders (PhotopickPicker *self, const char * const *folders)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (strv_same ((const char * const *) self->library_folders, folders))
+    return;
+  g_strfreev (self->library_folders);
+  self->library_folders = folders && folders[0] ? g_strdupv ((char **) folders) : NULL;
+  changed (self, PROP_LIBRARY_FOLDERS);
+}
+
+/**
+ * photopick_picker_get_max_picks:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:max-picks].
+ *
+ * Returns: the most photos that may be picked, or 0 for no limit
+ */
+guint
+photopick_picker_get_max_picks (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), 0);
+
+  return self->max_picks;
+}
+
+/**
+ * photopick_picker_set_max_picks:
+ * @self: a picker
+ * @max_picks: the most photos that may be picked, or 0 for no limit
+ *
+ * Limits the picks. Photos picked beyond a new, lower limit stay picked.
+ */
+void
+photopick_picker_set_max_picks (PhotopickPicker *self, guint max_picks)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (self->max_picks == max_picks)
+    return;
+  self->max_picks = max_picks;
+  changed (self, PROP_MAX_PICKS);
+}
+
+/**
+ * photopick_picker_get_mime_types:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:mime-types].
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type utf8) (nullable): the
+ *   MIME types or patterns offered, or %NULL for every photo and video
+ */
+const char * const *
+photopick_picker_get_mime_types (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return (const char * const *) self->mime_types;
+}
+
+/**
+ * photopick_picker_set_mime_types:
+ * @self: a picker
+ * @mime_types: (array zero-terminated=1) (element-type utf8) (nullable): MIME types, or
+ *   patterns such as `image/` and a star, or %NULL for every photo and video
+ *
+ * Offers only files of these types, in every album.
+ */
+void
+photopick_picker_set_mime_types (PhotopickPicker *self, const char * const *mime_types)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (strv_same ((const char * const *) self->mime_types, mime_types))
+    return;
+  g_strfreev (self->mime_types);
+  self->mime_types = mime_types && mime_types[0] ? g_strdupv ((char **) mime_types) : NULL;
+  changed (self, PROP_MIME_TYPES);
+}
+
+/**
+ * photopick_picker_get_album:
+ * @self: a picker
+ *
+ * Gets the name of the album shown ([property@Photopick.Picker:album]).
+ *
+ * Returns: (transfer none) (nullable): the album's name
+ */
+const char *
+photopick_picker_get_album (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->album;
+}
+
+/**
+ * photopick_picker_set_album:
+ * @self: a picker
+ * @album: (nullable): an album's name, as `photopick albums` prints it, or %NULL for Recents
+ *
+ * Opens this album. A name no album has is said in the picker, which stays where it is.
+ */
+void
+photopick_picker_set_album (PhotopickPicker *self, const char *album)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (g_strcmp0 (self->album, album) == 0)
+    return;
+  g_free (self->album);
+  self->album = g_strdup (album);
+  changed (self, PROP_ALBUM);
+}
+
+/**
+ * photopick_picker_get_show_camera:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:show-camera].
+ *
+ * Returns: whether the camera is offered
+ */
+gboolean
+photopick_picker_get_show_camera (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->show_camera;
+}
+
+/**
+ * photopick_picker_set_show_camera:
+ * @self: a picker
+ * @show_camera: whether the live camera is the first cell
+ *
+ * Offers the camera, or not.
+ */
+void
+photopick_picker_set_show_camera (PhotopickPicker *self, gboolean show_camera)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  show_camera = !!show_camera;
+  if (self->show_camera == show_camera)
+    return;
+  self->show_camera = show_camera;
+  changed (self, PROP_SHOW_CAMERA);
+}
+
+/**
+ * photopick_picker_get_show_header:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:show-header].
+ *
+ * Returns: whether the picker shows its own header row
+ */
+gboolean
+photopick_picker_get_show_header (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->show_header;
+}
+
+/**
+ * photopick_picker_set_show_header:
+ * @self: a picker
+ * @show_header: whether the picker shows its own header row
+ *
+ * Shows the picker's header row, or leaves its widgets to the program.
+ */
+void
+photopick_picker_set_show_header (PhotopickPicker *self, gboolean show_header)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  show_header = !!show_header;
+  if (self->show_header == show_header)
+    return;
+  self->show_header = show_header;
+  changed (self, PROP_SHOW_HEADER);
+}
+
+/**
+ * photopick_picker_get_confirm_label:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:confirm-label].
+ *
+ * Returns: (transfer none) (nullable): the confirm button's words, or %NULL for "Add"
+ */
+const char *
+photopick_picker_get_confirm_label (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->confirm_label;
+}
+
+/**
+ * photopick_picker_set_confirm_label:
+ * @self: a picker
+ * @label: (nullable): the confirm button's words ("Send"), or %NULL for "Add"
+ *
+ * Names the confirm button.
+ */
+void
+photopick_picker_set_confirm_label (PhotopickPicker *self, const char *label)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (g_strcmp0 (self->confirm_label, label) == 0)
+    return;
+  g_free (self->confirm_label);
+  self->confirm_label = g_strdup (label);
+  changed (self, PROP_CONFIRM_LABEL);
+}
+
+/**
+ * photopick_picker_get_header_widgets:
+ * @self: a picker
+ * @start: (out) (transfer none) (optional): the widgets for the start of a header bar (cancel,
+ *   back from the preview, the indexing progress)
+ * @title: (out) (transfer none) (optional): the album switcher, for a header bar's title
+ * @end: (out) (transfer none) (optional): the widgets for its end (the confirm button)
+ *
+ * Gets the picker's header widgets, for a program that hides the picker's header row
+ * ([property@Photopick.Picker:show-header]) and packs them into its own header bar. The
+ * picker keeps them while it lives.
+ */
+void
+photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, GtkWidget **title, GtkWidget **end)
+{
+  GtkWidget *widgets[3] = { NULL, NULL, NULL };
+
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (self->behaviour)
+    photopick_picker_behaviour_header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
+  if (start)
+    *start = widgets[0];
+  if (title)
+    *title = widgets[1];
+  if (end)
+    *end = widgets[2];
+}
+
+/* For the Swift side. */
+
+gpointer
+photopick_picker_get_behaviour (PhotopickPicker *self)
+{
+  return self->behaviour;
+}
+
+void
+photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count)
+{
+  if (self->picked_count == count)
+    return;
+  self->picked_count = count;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PICKED_COUNT]);
+}
+
+void
+photopick_picker_emit_confirmed (PhotopickPicker *self, const char * const *uris)
+{
+  g_signal_emit (self, signals[SIGNAL_CONFIRMED], 0, uris);
+}
+
+void
+photopick_picker_emit_cancelled (PhotopickPicker *self)
+{
+  g_signal_emit (self, signals[SIGNAL_CANCELLED], 0);
+}

@@ -1,0 +1,377 @@
+import Camera
+import CGtk
+import GObjectSupport
+import Glibc
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// What PhotopickPicker does: the Swift side of the GObject shell in Sources/CPhotopick, which
+/// holds the properties and signals and calls the hooks at the end of this file. It builds the
+/// picker (PickerView) over the library its properties name, puts it and a compact header row
+/// in the widget, and turns the view's confirm and cancel into the widget's signals.
+///
+/// The shell owns it (a retained reference from `constructed` to `dispose`); it holds the shell
+/// unretained, which is safe for the same reason.
+@MainActor
+final class PickerBehaviour {
+    let picker: OpaquePointer
+    /// The widget's one child: the header row over the picker.
+    let content: UnsafeMutablePointer<GtkWidget>
+    /// Cancel, the album switcher and the confirm button, in a row; hidden with show-header.
+    let header: UnsafeMutablePointer<GtkWidget>
+    /// What get_header_widgets gives: boxes that stay while the view inside them is rebuilt
+    /// (another set of library folders), out of the row while show-header is false.
+    @Owned var startBox: UnsafeMutablePointer<GtkWidget>
+    @Owned var titleBox: UnsafeMutablePointer<GtkWidget>
+    @Owned var endBox: UnsafeMutablePointer<GtkWidget>
+    private(set) var view: PickerView?
+    private var selectionObservation: SelectionStore.Observation?
+    private var mapHandler: gulong = 0
+
+    /// One thumbnail loader for every picker of the process: the caches and the decode
+    /// workers are shared, each picker asks for its own cells.
+    static let loader = ThumbnailLoader()
+
+    init(picker: OpaquePointer) {
+        self.picker = picker
+        Self.prepareProcess()
+        content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        header = gtk_center_box_new()
+        style(header, "picker-header")
+        // (A header bar's padding: the buttons keep their shape at the picker's edge.)
+        for set in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+            set(header, 6)
+        }
+        _startBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
+        _titleBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0))
+        _endBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
+        gtk_box_append(content.cast(), header)
+        gtk_widget_set_parent(content, widget)
+        build()
+        applyShowHeader()
+    }
+
+    var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
+
+    /// Once a process: the catalogues beside libphotopick-1.so, and libadwaita's styles.
+    private static let prepared: Void = {
+        if let library = WorkerProcess.embeddingLibrary, let directory = Localization.installedLocaleDirectory(library: library) {
+            Localization.bind(localeDirectory: directory)
+        }
+        adw_init()
+    }()
+
+    private static func prepareProcess() { _ = prepared }
+
+    // MARK: The picker inside
+
+    /// Makes the picker over the library the properties name, replacing the one there was.
+    private func build() {
+        tearDownView()
+        let roots = libraryFolders
+        let library: PhotoLibrary
+        do {
+            library = try PhotoLibrary(roots: roots.isEmpty ? LibraryFolders.defaults.filter(\.isDirectory) : roots)
+        } catch {
+            let problem = i18n("Cannot open the photo library: {reason}", ["reason": "\(error)"])
+            warnOnce(problem)
+            let page = adw_status_page_new()!
+            adw_status_page_set_icon_name(page.opaque, "dialog-warning-symbolic")
+            adw_status_page_set_title(page.opaque, i18n("No Photos to Show"))
+            adw_status_page_set_description(page.opaque, problem)
+            gtk_widget_set_vexpand(page, 1)
+            gtk_box_append(content.cast(), page)
+            return
+        }
+        let camera = photopick_picker_get_show_camera(picker) != 0
+            ? CameraStore(requested: nil, alwaysShown: false, post: { MainLoopDispatcher.shared.post($0) }) : nil
+        let maximum = Int(photopick_picker_get_max_picks(picker))
+        let controller = PickerView.controller(library: library, maximum: maximum > 0 ? maximum : nil, camera: camera,
+                                               showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
+        let isFirstRun = library.isEmpty
+        let view = PickerView(controller: controller, loader: Self.loader)
+        self.view = view
+        applyConfirmLabel()
+        view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
+        view.escapeCancels = true
+        gtk_box_append(startBox.cast(), view.cancelButton)
+        gtk_box_append(startBox.cast(), view.previewBackButton)
+        gtk_box_append(startBox.cast(), view.progress)
+        gtk_box_append(titleBox.cast(), view.titleWidget)
+        gtk_box_append(endBox.cast(), view.previewPickButton)
+        gtk_box_append(endBox.cast(), view.confirmButton)
+        gtk_box_append(content.cast(), view.widget)
+        view.onConfirm = { [weak self] assets in self?.confirmed(assets) }
+        view.onCancel = { [weak self] in
+            guard let self else { return }
+            photopick_picker_emit_cancelled(self.picker)
+        }
+        selectionObservation = view.selection.observe { [weak self, weak view] _ in
+            guard let self, let view else { return }
+            photopick_picker_set_picked_count_internal(self.picker, guint(view.selection.count))
+        }
+        photopick_picker_set_picked_count_internal(picker, 0)
+        gtk_widget_action_set_enabled(widget, "picker.take-photo", camera != nil ? 1 : 0)
+        openAlbum(fallingBack: true)
+        for notice in library.notices { view.report(notice.message, printing: false) }
+        view.startScan()
+        controller.startWatching()
+        // The camera and a first run's decode workers start when the picker is shown: an app may
+        // make its picker long before it slides it up.
+        mapHandler = Signal.connect(widget.raw, "map") { [weak self] in
+            guard let self, let view = self.view else { return }
+            if isFirstRun { Self.loader.thumbnailer.workers?.prestart() }
+            view.controller.camera?.start()
+            view.focusFirstPhoto()
+        }
+        if gtk_widget_get_mapped(widget) != 0 { camera?.start() }
+    }
+
+    /// The view goes, with its library, scan, camera and handlers (a rebuild, or dispose).
+    private func tearDownView() {
+        if mapHandler != 0 { g_signal_handler_disconnect(widget.raw, mapHandler) }
+        mapHandler = 0
+        selectionObservation?.cancel()
+        selectionObservation = nil
+        guard let view else {
+            // (The status page of a library that could not be opened.)
+            if let last = gtk_widget_get_last_child(content), last != header { gtk_box_remove(content.cast(), last) }
+            return
+        }
+        view.controller.close()  // (its camera too)
+        for (box, child) in [(startBox, view.cancelButton), (startBox, view.previewBackButton), (startBox, view.progress),
+                             (titleBox, view.titleWidget), (endBox, view.previewPickButton), (endBox, view.confirmButton)] {
+            gtk_box_remove(box.cast(), child)
+        }
+        // Removing the view's widget destroys it, and the view with it (it lives as long).
+        gtk_box_remove(content.cast(), view.widget)
+        self.view = nil
+    }
+
+    func dispose() {
+        tearDownView()
+        gtk_widget_unparent(content)
+        // (The header boxes go with this object's references; a host that packed them holds
+        // its own.)
+    }
+
+    private func openAlbum(fallingBack: Bool) {
+        guard let view else { return }
+        var album: Album = .smart(.recents)
+        if let name = albumName {
+            do {
+                if let named = try view.library.album(named: name) {
+                    album = named
+                } else {
+                    view.report(i18n("no album named “{album}” (photopick albums lists them)", ["album": name]))
+                    if !fallingBack { return }
+                }
+            } catch {
+                view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
+            }
+        }
+        do {
+            try view.showAlbums(selecting: album)
+        } catch {
+            view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
+        }
+    }
+
+    /// The picks as URIs, without those deleted since they were picked.
+    private func uris(_ assets: [Asset]) -> [String] {
+        assets.compactMap { asset in
+            guard asset.path.withCString({ access($0, F_OK) }) == 0,
+                  let uri = asset.path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+            defer { g_free(uri) }
+            return String(cString: uri)
+        }
+    }
+
+    private func confirmed(_ assets: [Asset]) {
+        let picked = uris(assets)
+        picked.withCStringArray { array in
+            array.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: picked.count + 1) {
+                photopick_picker_emit_confirmed(picker, $0)
+            }
+        }
+    }
+
+    var pickedURIs: [String] {
+        guard let view else { return [] }
+        return uris(view.controller.assets(view.selection.picked))
+    }
+
+    func confirm() { view?.confirm() }
+
+    func clear() {
+        guard let view else { return }
+        view.selection.remove(Set(view.selection.picked))
+    }
+
+    func grabFocus() -> Bool {
+        guard let view else { return false }
+        view.focusFirstPhoto()
+        return true
+    }
+
+    // MARK: Properties
+
+    private var libraryFolders: [FilePath] { strings(photopick_picker_get_library_folders(picker)).map { FilePath($0).absolute() } }
+    private var mimeTypes: [String] { strings(photopick_picker_get_mime_types(picker)) }
+    private var albumName: String? { photopick_picker_get_album(picker).map { String(cString: $0) } }
+
+    private func strings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
+        guard var cursor = vector else { return [] }
+        var strings: [String] = []
+        while let string = cursor.pointee {
+            strings.append(String(cString: string))
+            cursor += 1
+        }
+        return strings
+    }
+
+    private func applyConfirmLabel() {
+        view?.confirmLabel = photopick_picker_get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
+    }
+
+    private func applyShowHeader() {
+        let shown = photopick_picker_get_show_header(picker) != 0
+        // While the row is hidden the boxes are the host's to pack (get_header_widgets); they come
+        // back when it is shown again, unless the host still has them.
+        if shown {
+            if gtk_widget_get_parent(startBox) == nil { gtk_center_box_set_start_widget(header.opaque, startBox) }
+            if gtk_widget_get_parent(titleBox) == nil { gtk_center_box_set_center_widget(header.opaque, titleBox) }
+            if gtk_widget_get_parent(endBox) == nil { gtk_center_box_set_end_widget(header.opaque, endBox) }
+        } else {
+            if gtk_widget_get_parent(startBox) == header { gtk_center_box_set_start_widget(header.opaque, nil) }
+            if gtk_widget_get_parent(titleBox) == header { gtk_center_box_set_center_widget(header.opaque, nil) }
+            if gtk_widget_get_parent(endBox) == header { gtk_center_box_set_end_widget(header.opaque, nil) }
+        }
+        gtk_widget_set_visible(header, shown ? 1 : 0)
+    }
+
+    /// A property changed after construction.
+    func changed(_ property: String) {
+        switch property {
+        case "library-folders", "show-camera": build()
+        case "max-picks":
+            let maximum = Int(photopick_picker_get_max_picks(picker))
+            view?.selection.maximum = maximum > 0 ? maximum : nil
+            view?.updateConfirmButton()
+        case "mime-types": view?.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
+        case "album": openAlbum(fallingBack: false)
+        case "show-header": applyShowHeader()
+        case "confirm-label": applyConfirmLabel()
+        default: break
+        }
+    }
+
+    /// The header's widgets for the host's header bar.
+    var headerWidgets: (start: UnsafeMutablePointer<GtkWidget>, title: UnsafeMutablePointer<GtkWidget>, end: UnsafeMutablePointer<GtkWidget>) {
+        (startBox, titleBox, endBox)
+    }
+
+    private static var warned: Set<String> = []
+    private func warnOnce(_ problem: String) {
+        guard Self.warned.insert(problem).inserted else { return }
+        let line = "photopick: \(problem)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+
+    // MARK: Actions
+
+    /// The picker.* actions, from the commands table the program's window and its shortcuts
+    /// window use, with their accelerators as the class's shortcuts: they act while the focus
+    /// is inside the picker, so a host's own Ctrl+Return (send a message) stays its own.
+    static func installActions(on widgetClass: UnsafeMutablePointer<GtkWidgetClass>) {
+        for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
+            gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
+                MainActor.assumeIsolated {
+                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget), let view = behaviour.view, view.isAlive else { return }
+                    let action = String(cString: name).dropFirst("picker.".count)
+                    PickerActions.commands().first { $0.name == action }?.run(view)
+                }
+            }
+            for accelerator in command.accelerators {
+                guard let trigger = gtk_shortcut_trigger_parse_string(accelerator) else { continue }
+                let shortcut = gtk_shortcut_new(trigger, gtk_named_action_new("picker.\(command.name)"))
+                gtk_widget_class_add_shortcut(widgetClass, shortcut)
+                g_object_unref(UnsafeMutableRawPointer(shortcut))
+            }
+        }
+    }
+
+    /// The commands an embedded picker offers (the program's window adds its own: the location
+    /// bar, the shortcuts window).
+    static let actionNames: Set<String> = ["confirm", "cancel", "pick", "preview", "zoom-in", "zoom-out", "choose-album", "take-photo"]
+
+    static func of(_ widget: UnsafeMutablePointer<GtkWidget>) -> PickerBehaviour? {
+        guard g_type_check_instance_is_a(widget.raw.assumingMemoryBound(to: GTypeInstance.self), photopick_picker_get_type()) != 0,
+              let behaviour = photopick_picker_get_behaviour(OpaquePointer(widget)) else { return nil }
+        return Unmanaged<PickerBehaviour>.fromOpaque(behaviour).takeUnretainedValue()
+    }
+}
+
+// MARK: The hooks the shell calls (photopick-private.h)
+//
+// On the GTK thread, as every call into a widget is (GTK checks nothing; neither does Swift on
+// a C call, so @MainActor here states what holds).
+
+@MainActor private func behaviour(_ pointer: UnsafeMutableRawPointer?) -> PickerBehaviour {
+    Unmanaged<PickerBehaviour>.fromOpaque(pointer!).takeUnretainedValue()
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_class_init")
+func photopickPickerBehaviourClassInit(_ widgetClass: UnsafeMutablePointer<GtkWidgetClass>) {
+    PickerBehaviour.installActions(on: widgetClass)
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_new")
+func photopickPickerBehaviourNew(_ picker: OpaquePointer) -> UnsafeMutableRawPointer {
+    Unmanaged.passRetained(PickerBehaviour(picker: picker)).toOpaque()
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_changed")
+func photopickPickerBehaviourChanged(_ pointer: UnsafeMutableRawPointer?, _ property: UnsafePointer<CChar>) {
+    behaviour(pointer).changed(String(cString: property))
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_dispose")
+func photopickPickerBehaviourDispose(_ pointer: UnsafeMutableRawPointer?) {
+    behaviour(pointer).dispose()
+    Unmanaged<PickerBehaviour>.fromOpaque(pointer!).release()
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_picked_uris")
+func photopickPickerBehaviourPickedURIs(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+    let uris = behaviour(pointer).pickedURIs
+    let vector = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(OpaquePointer(g_malloc0(gsize((uris.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride))))!
+    for (index, uri) in uris.enumerated() { vector[index] = g_strdup(uri) }
+    return vector
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_confirm")
+func photopickPickerBehaviourConfirm(_ pointer: UnsafeMutableRawPointer?) {
+    behaviour(pointer).confirm()
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_clear")
+func photopickPickerBehaviourClear(_ pointer: UnsafeMutableRawPointer?) {
+    behaviour(pointer).clear()
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_grab_focus")
+func photopickPickerBehaviourGrabFocus(_ pointer: UnsafeMutableRawPointer?) -> gboolean {
+    behaviour(pointer).grabFocus() ? 1 : 0
+}
+
+@MainActor @_cdecl("photopick_picker_behaviour_header_widgets")
+func photopickPickerBehaviourHeaderWidgets(_ pointer: UnsafeMutableRawPointer?, _ start: UnsafeMutablePointer<UnsafeMutablePointer<GtkWidget>?>,
+                                           _ title: UnsafeMutablePointer<UnsafeMutablePointer<GtkWidget>?>,
+                                           _ end: UnsafeMutablePointer<UnsafeMutablePointer<GtkWidget>?>) {
+    let widgets = behaviour(pointer).headerWidgets
+    start.pointee = widgets.start
+    title.pointee = widgets.title
+    end.pointee = widgets.end
+}
