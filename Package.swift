@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
         // libphotopick-1.so: the picker as a GTK widget for any program (PhotopickPicker, with
         // Sources/CPhotopick/photopick-1/photopick.h); meson gives it its soname and GIR data.
-        .library(name: "photopick-1", type: .dynamic, targets: ["PickerUI"]),
+        .library(name: "photopick-1", type: .dynamic, targets: ["PhotopickLibrary"]),
     ],
     targets: [
         // C modules.
@@ -68,6 +68,11 @@ let package = Package(
 
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
         .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk", "CPhotopick"]),
+
+        // libphotopick-1.so's own target, for its link flags: the soname (ABI version 0) and the
+        // Swift runtime's folder as its run path, so any program loads it with nothing set.
+        .target(name: "PhotopickLibrary", dependencies: ["PickerUI", "PhotoLibrary"],
+                linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-Xlinker", "-soname=libphotopick-1.so.0"])]),
 
         // The command-line program: its commands and their options, the window command, output.
         .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),

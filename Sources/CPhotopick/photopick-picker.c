@@ -694,6 +694,30 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
     *end = widgets[2];
 }
 
+/**
+ * photopick_get_major_version:
+ *
+ * Gets the major version of the Photopick library loaded (PhotopickLibrary/Version.swift).
+ *
+ * Returns: the major version
+ */
+
+/**
+ * photopick_get_minor_version:
+ *
+ * Gets the minor version of the Photopick library loaded.
+ *
+ * Returns: the minor version
+ */
+
+/**
+ * photopick_get_micro_version:
+ *
+ * Gets the micro version of the Photopick library loaded.
+ *
+ * Returns: the micro version
+ */
+
 /* For the Swift side. */
 
 gpointer

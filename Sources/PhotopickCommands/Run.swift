@@ -6,9 +6,6 @@ import Thumbnails
 // photopick [COMMAND] [OPTIONS]: the picker window or a script command. The commands live in this
 // library (the executable only calls `run`), so the fuzz targets can parse command lines too.
 
-/// The version `--version` prints: the newest release of the metainfo (a test keeps them equal).
-let photopickVersion = "0.2.0"
-
 // (On the main actor: `thumbnail` runs the GLib main loop that delivers the loader's results.)
 @MainActor let commands: [(name: String, summary: String, options: () -> OptionParser, run: @MainActor ([[UInt8]]) throws -> Int32)] = [
     ("albums", N_("List albums with their counts"), albumsOptions, albumsCommand),

@@ -11,6 +11,10 @@
 
 G_BEGIN_DECLS
 
+guint                photopick_get_major_version          (void) G_GNUC_CONST;
+guint                photopick_get_minor_version          (void) G_GNUC_CONST;
+guint                photopick_get_micro_version          (void) G_GNUC_CONST;
+
 #define PHOTOPICK_TYPE_PICKER (photopick_picker_get_type ())
 
 G_DECLARE_FINAL_TYPE (PhotopickPicker, photopick_picker, PHOTOPICK, PICKER, GtkWidget)
