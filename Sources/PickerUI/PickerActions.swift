@@ -136,7 +136,9 @@ extension PickerView {
 extension PickerView {
     /// Ctrl+O: the album list opens, its search taking the keys.
     func albumSwitcherPopup() {
-        guard !preview.isVisible, !captureView.isVisible else { return }
+        // (A popover needs its button on screen: an embedded picker's host may not have packed
+        // the header's widgets, or not shown the picker yet.)
+        guard !preview.isVisible, !captureView.isVisible, gtk_widget_get_mapped(albumSwitcher) != 0 else { return }
         switcher.popup()
     }
 }

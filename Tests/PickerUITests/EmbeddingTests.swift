@@ -1,0 +1,177 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// libphotopick-1 as other programs use it (issue 21): installed by meson into a prefix, then
+/// loaded into Python (PyGObject) and into a C program built with pkg-config, with nothing but
+/// GI_TYPELIB_PATH and LD_LIBRARY_PATH pointing into the prefix.
+@MainActor
+final class EmbeddingTests: XCTestCase, @unchecked Sendable {
+    private var display: VirtualDisplay!
+    private var work: URL!
+    private var prefix: URL!
+    private var library: URL!
+    private var dataHome: URL!
+    private var cacheHome: URL!
+    private let python = "/usr/bin/python3"
+
+    nonisolated override func setUpWithError() throws {
+        try MainActor.assumeIsolated {
+            for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/bin/meson", "/usr/bin/g-ir-scanner", "/usr/bin/cc", python]
+            where !FileManager.default.isExecutableFile(atPath: tool) {
+                XCTFail("\(tool) is missing: run scripts/bootstrap")
+                throw XCTSkip("no \(tool)")
+            }
+            work = TestSupport.temporaryDirectory("embedding")
+            prefix = work.appendingPathComponent("prefix")
+            try install()
+            library = work.appendingPathComponent("Photos")
+            try makeLibrary()
+            dataHome = TestSupport.temporaryDirectory("embedding-data")
+            cacheHome = TestSupport.temporaryDirectory("embedding-cache")
+            display = try VirtualDisplay()
+        }
+    }
+
+    nonisolated override func tearDown() {
+        MainActor.assumeIsolated {
+            display = nil
+            for folder in [work, dataHome, cacheHome].compactMap({ $0 }) { try? FileManager.default.removeItem(at: folder) }
+        }
+        super.tearDown()
+    }
+
+    /// meson setup and install with the library this test run built (SwiftPM's lock is held
+    /// while tests run: meson cannot start another SwiftPM build).
+    private func install() throws {
+        let build = work.appendingPathComponent("build")
+        let setup = try TestSupport.run("/usr/bin/meson", ["setup", build.path, TestSupport.packageRoot.path, "--prefix", prefix.path,
+                                                           "--libdir", "lib", "-Dprebuilt=\(TestSupport.photopick)"], timeout: 120)
+        XCTAssertEqual(setup.status, 0, String(decoding: setup.output, as: UTF8.self) + setup.error)
+        let install = try TestSupport.run("/usr/bin/meson", ["install", "-C", build.path], timeout: 180)
+        XCTAssertEqual(install.status, 0, String(decoding: install.output, as: UTF8.self) + install.error)
+    }
+
+    /// Five photos, p1 the oldest: Recents shows p5, p4, p3, p2, p1.
+    private func makeLibrary() throws {
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        for number in 1...5 {
+            let path = library.appendingPathComponent("p\(number).jpg").path
+            let made = try TestSupport.run("/usr/bin/convert", ["-size", "400x300", "xc:hsl(\(number * 60),80%,50%)", path])
+            XCTAssertEqual(made.status, 0, made.error)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 3600)],
+                                                  ofItemAtPath: path)
+        }
+    }
+
+    private func uri(_ number: Int) -> String { "file://" + library.appendingPathComponent("p\(number).jpg").path }
+
+    /// Only the prefix: how a program finds the library, its typelib and (through the library's
+    /// run path) the Swift runtime.
+    private var prefixEnvironment: [String: String] {
+        ["LD_LIBRARY_PATH": prefix.appendingPathComponent("lib").path,
+         "GI_TYPELIB_PATH": prefix.appendingPathComponent("lib/girepository-1.0").path,
+         "PKG_CONFIG_PATH": prefix.appendingPathComponent("lib/pkgconfig").path]
+    }
+
+    /// Picks p5, p4 and p3 with the keyboard, unpicks p4, confirms.
+    private func pickThreeUnpickTheSecondAndConfirm(in window: WindowProcess) throws {
+        try window.keys("space", "Right", "space", "Right", "space", "Left", "space")
+        usleep(300_000)
+        try window.keys("ctrl+Return")
+    }
+
+    nonisolated func testPythonFindsEveryPropertySignalAndActionOfThePicker() throws {
+        try MainActor.assumeIsolated {
+            let script = """
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GObject, Gtk, Photopick
+                print("version", Photopick.get_major_version(), Photopick.get_minor_version(), Photopick.get_micro_version())
+                for spec in Photopick.Picker.list_properties():
+                    if spec.owner_type.name == "PhotopickPicker":
+                        writable = bool(spec.flags & GObject.ParamFlags.WRITABLE)
+                        print("property", spec.name, spec.value_type.name, "rw" if writable else "r", getattr(spec, "default_value", None))
+                for name in GObject.signal_list_names(Photopick.Picker):
+                    print("signal", name)
+                picker = Photopick.Picker(max_picks=3, library_folders=["\(library.path)"], show_camera=False)
+                notified = []
+                picker.connect("notify::confirm-label", lambda *_: notified.append("confirm-label"))
+                picker.props.confirm_label = "Send"
+                print("notified", notified, picker.props.confirm_label, picker.props.max_picks, picker.props.picked_count)
+                print("uris", picker.get_picked_uris())
+                cancelled = []
+                picker.connect("cancelled", lambda *_: cancelled.append(1))
+                for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "nonsense"]:
+                    print("action", name, picker.activate_action("picker." + name, None))
+                print("cancelled", len(cancelled))
+                start, title, end = picker.get_header_widgets()
+                print("header", type(start).__name__, type(title).__name__, type(end).__name__)
+                """
+            let environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: prefixEnvironment)
+            let result = try TestSupport.run(python, ["-c", script], environment: environment, timeout: 60)
+            XCTAssertEqual(result.status, 0, result.error)
+            let lines = Set(String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init))
+            let version = try XCTUnwrap(String(decoding: try TestSupport.run(TestSupport.photopick, ["--version"]).output, as: UTF8.self)
+                .split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+            XCTAssertTrue(lines.contains("version " + version.replacingOccurrences(of: ".", with: " ")), "\(lines)")
+            for expected in ["property library-folders GStrv rw None", "property max-picks guint rw 0", "property mime-types GStrv rw None",
+                             "property album gchararray rw None", "property show-camera gboolean rw True",
+                             "property show-header gboolean rw True", "property confirm-label gchararray rw None",
+                             "property picked-count guint r 0", "signal confirmed", "signal cancelled",
+                             "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
+                             "action nonsense False"]
+                + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo"].map({ "action \($0) True" }) {
+                XCTAssertTrue(lines.contains(expected), "\(expected) in \(lines.sorted())")
+            }
+            XCTAssertFalse(result.error.contains("CRITICAL"), result.error)
+        }
+    }
+
+    nonisolated func testTheChatExampleAttachesThePicksInPickOrder() throws {
+        try MainActor.assumeIsolated {
+            let chat = TestSupport.packageRoot.appendingPathComponent("examples/chat.py").path
+            let window = try WindowProcess(display: display, executable: python, arguments: [chat, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Chat")
+            defer { window.stop() }
+            usleep(500_000)  // the picker's first scan of five files
+            try window.keys("alt+a")  // the attach button slides the picker up, focused
+            usleep(700_000)
+            try pickThreeUnpickTheSecondAndConfirm(in: window)
+            usleep(800_000)
+            // The sheet opens again on the same picks; Escape closes it and attaches nothing new.
+            try window.keys("alt+a")
+            usleep(500_000)
+            try window.keys("Escape")
+            usleep(500_000)
+            let problems = window.problems
+            let (_, lines) = window.finish(timeout: 0.5)
+            XCTAssertEqual(lines, ["attached \(uri(5))", "attached \(uri(3))"], window.errorText)
+            XCTAssertEqual(problems, "")
+        }
+    }
+
+    nonisolated func testTheCExampleBuildsWithPkgConfigAndPrintsThePicks() throws {
+        try MainActor.assumeIsolated {
+            let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "photopick-1"], environment: prefixEnvironment)
+            XCTAssertEqual(flags.status, 0, flags.error)
+            let binary = work.appendingPathComponent("attach").path
+            let source = TestSupport.packageRoot.appendingPathComponent("examples/attach.c").path
+            let arguments = [source, "-o", binary, "-Wall", "-Werror"]
+                + String(decoding: flags.output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            let compiled = try TestSupport.run("/usr/bin/cc", arguments, timeout: 120)
+            XCTAssertEqual(compiled.status, 0, compiled.error)
+            let window = try WindowProcess(display: display, executable: binary, arguments: [library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Attach")
+            defer { window.stop() }
+            usleep(500_000)
+            try pickThreeUnpickTheSecondAndConfirm(in: window)
+            let problems = window.problems
+            let (status, lines) = window.finish(timeout: 10)
+            XCTAssertEqual(status, 0, window.errorText)
+            XCTAssertEqual(lines, [uri(5), uri(3)], window.errorText)
+            XCTAssertEqual(problems, "")
+        }
+    }
+}
