@@ -206,6 +206,25 @@ photopick_picker_grab_focus (GtkWidget *widget)
   return self->behaviour ? photopick_picker_behaviour_grab_focus (self->behaviour) : FALSE;
 }
 
+/* The picker expands as its content does (the grid: both ways), as GTK's containers do; a
+ * widget's own default is not to expand. */
+static void
+photopick_picker_compute_expand (GtkWidget *widget, gboolean *hexpand, gboolean *vexpand)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  *hexpand = child != NULL && gtk_widget_compute_expand (child, GTK_ORIENTATION_HORIZONTAL);
+  *vexpand = child != NULL && gtk_widget_compute_expand (child, GTK_ORIENTATION_VERTICAL);
+}
+
+static GtkSizeRequestMode
+photopick_picker_get_request_mode (GtkWidget *widget)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  return child != NULL ? gtk_widget_get_request_mode (child) : GTK_SIZE_REQUEST_CONSTANT_SIZE;
+}
+
 static void
 photopick_picker_class_init (PhotopickPickerClass *klass)
 {
@@ -218,6 +237,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
   object_class->get_property = photopick_picker_get_property;
   object_class->set_property = photopick_picker_set_property;
   widget_class->grab_focus = photopick_picker_grab_focus;
+  widget_class->compute_expand = photopick_picker_compute_expand;
+  widget_class->get_request_mode = photopick_picker_get_request_mode;
 
   /**
    * PhotopickPicker:library-folders: (type GStrv)

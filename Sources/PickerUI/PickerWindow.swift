@@ -185,7 +185,11 @@ public enum PickerWindow {
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
         let scanning = session.earlyController != nil
-        let view = PickerView(controller: session.earlyController ?? makeController(session, state: state), loader: session.loader)
+        // The window is the picker widget's first user, as another program's would be
+        // (README: Embedding): the widget's header widgets go in the window's header bar, and its
+        // confirmed and cancelled signals end the window.
+        let (picker, behaviour) = PickerBehaviour.hosting(session.earlyController ?? makeController(session, state: state), loader: session.loader)
+        let view = behaviour.view!
         session.earlyController = nil
         let camera = view.controller.camera
         view.captureFolder = session.options.captureFolder
@@ -198,24 +202,25 @@ public enum PickerWindow {
         // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
         let header = adw_header_bar_new()!
         view.title = session.options.title
-        adw_header_bar_set_title_widget(header.opaque, view.titleWidget)
+        let headerWidgets = behaviour.headerWidgets
+        adw_header_bar_set_title_widget(header.opaque, headerWidgets.title)
         // The app from the menu is a window like any other: the desktop's title buttons (its
         // decoration layout), Ctrl+W and Ctrl+Q; a script's picker is a dialog, closed by Cancel.
         let isApp = session.options.isDesktopApp
         adw_header_bar_set_show_start_title_buttons(header.opaque, isApp ? 1 : 0)
         adw_header_bar_set_show_end_title_buttons(header.opaque, isApp ? 1 : 0)
-        if !isApp { adw_header_bar_pack_start(header.opaque, view.cancelButton) }
-        adw_header_bar_pack_start(header.opaque, view.previewBackButton)  // the view shows these two
-        adw_header_bar_pack_start(header.opaque, view.progress)
-        adw_header_bar_pack_end(header.opaque, view.confirmButton)
-        adw_header_bar_pack_end(header.opaque, view.previewPickButton)    // instead of the three others
+        if isApp { gtk_widget_set_visible(view.cancelButton, 0) }
+        // (Cancel, and the preview's back button and the indexing progress; the preview's pick
+        // button and the confirm button, which the preview shows instead of the others.)
+        adw_header_bar_pack_start(header.opaque, headerWidgets.start)
+        adw_header_bar_pack_end(header.opaque, headerWidgets.end)
         // Shown for a single filter too, as zenity shows it: the person sees why files are hidden.
         if !session.options.fileFilters.isEmpty {
             adw_header_bar_pack_end(header.opaque, fileFilterChooser(session.options, view: view))
         }
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(content.cast(), header)
-        gtk_box_append(content.cast(), view.widget)
+        gtk_box_append(content.cast(), picker)
         adw_application_window_set_content(window.cast(), content)
 
         let remember = { [weak view] in
@@ -252,9 +257,13 @@ public enum PickerWindow {
             remember()
             return isApp && FileClipboard.keepsServing(window: window, application: application)
         })
-        view.onConfirm = { [weak session] assets in
-            session?.outcome = .picked(assets)
-            close()
+        if !isApp {
+            // (The app from the menu copies instead, and stays: DesktopActions.)
+            Signal.connect(picker.raw, "confirmed", object: { [weak session, weak view] _ in
+                guard let session, let view else { return }
+                session.outcome = .picked(view.controller.assets(view.selection.picked))
+                close()
+            })
         }
         if !session.options.isDesktopApp {
             view.onTypedPath = { [weak session] path in
@@ -271,13 +280,13 @@ public enum PickerWindow {
             }
             attach(timer, to: window.raw, key: "photopick-timeout")
         }
-        view.onCancel = { close() }
+        Signal.connect(picker.raw, "cancelled") { close() }
         view.escapeCancels = !session.options.isDesktopApp
         view.enterConfirms = session.options.enterConfirms
         PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view,
                               desktop: session.options.isDesktopApp)
         if session.options.isDesktopApp {
-            let desktop = DesktopActions(window: window, view: view, version: session.options.version)
+            let desktop = DesktopActions(window: window, picker: picker, view: view, version: session.options.version)
             adw_header_bar_pack_end(header.opaque, desktop.menuButton)
         }
         view.onChooseFolder = { [weak view, weak session] folder in

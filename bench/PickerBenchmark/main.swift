@@ -27,10 +27,12 @@ guard gtk_init_check() != 0 else { exit(3) }
 
 let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
 let loader = ThumbnailLoader()
-let view = PickerView(library: library, loader: loader)
+// The picker as the program's window has it: the PhotopickPicker widget over the view.
+let (picker, behaviour) = PickerBehaviour.hosting(PickerView.controller(library: library), loader: loader)
+let view = behaviour.view!
 let window = gtk_window_new()!
 gtk_window_set_default_size(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), 960, 720)
-gtk_window_set_child(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), view.widget)
+gtk_window_set_child(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), picker)
 try view.showAlbums()
 gtk_window_present(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self))
 

@@ -23,7 +23,7 @@ final class DesktopActions {
 
     private let version: String
 
-    init(window: UnsafeMutablePointer<GtkWidget>, view: PickerView, version: String) {
+    init(window: UnsafeMutablePointer<GtkWidget>, picker: UnsafeMutablePointer<GtkWidget>, view: PickerView, version: String) {
         self.window = window
         self.view = view
         self.version = version
@@ -51,7 +51,10 @@ final class DesktopActions {
         gtk_button_set_label(view.cancelButton.cast(), i18n("Close"))
         setTooltip(view.cancelButton, i18n("Close Photopick: the picks stay picked for next time"))
         setTooltip(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
-        view.onConfirm = { [weak self] assets in self?.copyToClipboard(assets) }
+        Signal.connect(picker.raw, "confirmed", object: { [weak self] _ in
+            guard let self, let view = self.view else { return }
+            self.copyToClipboard(view.controller.assets(view.selection.picked))
+        })
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }
         updateEnabled()

@@ -157,6 +157,13 @@ extension PickerView {
         focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusFirstPhoto(attempts: attempts - 1) }
     }
 
+    /// The keyboard focus into the grid: back on the photo it was last on (GtkGridView
+    /// remembers it) when `returning`, else on the first photo.
+    func focusGrid(returning: Bool) {
+        if returning, gtk_widget_grab_focus(grid) != 0 { return }
+        focusFirstPhoto()
+    }
+
     func focusFirstPhotoIfStillWanted() {
         guard focusWhenFilled, model.count > (model.showsCamera ? 1 : 0) else { return }
         let focus = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) }

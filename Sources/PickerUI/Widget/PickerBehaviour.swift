@@ -14,24 +14,53 @@ import Thumbnails
 /// The shell owns it (a retained reference from `constructed` to `dispose`); it holds the shell
 /// unretained, which is safe for the same reason.
 @MainActor
-final class PickerBehaviour {
+public final class PickerBehaviour {
     let picker: OpaquePointer
     /// The widget's one child: the header row over the picker.
     let content: UnsafeMutablePointer<GtkWidget>
     /// Cancel, the album switcher and the confirm button, in a row; hidden with show-header.
     let header: UnsafeMutablePointer<GtkWidget>
+    /// The widget that shows `view`: the picker's, once the view is in it.
+    static func widget(showing view: PickerView) -> UnsafeMutablePointer<GtkWidget>? {
+        var ancestor = gtk_widget_get_parent(view.widget)
+        while let current = ancestor, of(current) == nil { ancestor = gtk_widget_get_parent(current) }
+        return ancestor
+    }
+
     /// What get_header_widgets gives: boxes that stay while the view inside them is rebuilt
     /// (another set of library folders), out of the row while show-header is false.
     @Owned var startBox: UnsafeMutablePointer<GtkWidget>
     @Owned var titleBox: UnsafeMutablePointer<GtkWidget>
     @Owned var endBox: UnsafeMutablePointer<GtkWidget>
-    private(set) var view: PickerView?
+    public private(set) var view: PickerView?
     private var selectionObservation: SelectionStore.Observation?
     private var mapHandler: gulong = 0
+    /// A photo of this view's grid has had the focus (the grid remembers which).
+    private var gridHadFocus = false
 
     /// One thumbnail loader for every picker of the process: the caches and the decode
     /// workers are shared, each picker asks for its own cells.
     static let loader = ThumbnailLoader()
+
+    /// The controller of the program's window for the next picker made (see `hosting`).
+    private static var pendingController: (controller: PickerController, loader: ThumbnailLoader)?
+    /// Whether the view came from the program's window, which opens its album, scans, watches
+    /// and starts the camera itself; false for a picker another program made.
+    private(set) var isHosted = false
+
+    /// The program's window on the widget: a PhotopickPicker over the controller the window
+    /// made (its scan started before GTK did), with no header row of its own (the window packs
+    /// `headerWidgets` in its header bar). Returns the widget (floating) and what drives it.
+    public static func hosting(_ controller: PickerController, loader: ThumbnailLoader) -> (widget: UnsafeMutablePointer<GtkWidget>, behaviour: PickerBehaviour) {
+        // (GObject constructs the widget inside photopick_picker_new: the controller waits here
+        // for the init below, on this thread.)
+        pendingController = (controller, loader)
+        let widget = photopick_picker_new()!
+        pendingController = nil
+        let behaviour = PickerBehaviour.of(widget)!
+        photopick_picker_set_show_header(OpaquePointer(widget), 0)
+        return (widget, behaviour)
+    }
 
     init(picker: OpaquePointer) {
         self.picker = picker
@@ -48,7 +77,12 @@ final class PickerBehaviour {
         _endBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
         gtk_box_append(content.cast(), header)
         gtk_widget_set_parent(content, widget)
-        build()
+        if let (controller, loader) = Self.pendingController {
+            isHosted = true
+            show(PickerView(controller: controller, loader: loader))
+        } else {
+            build()
+        }
         applyShowHeader()
     }
 
@@ -91,10 +125,34 @@ final class PickerBehaviour {
                                                showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
         let isFirstRun = library.isEmpty
         let view = PickerView(controller: controller, loader: Self.loader)
-        self.view = view
+        show(view)
         applyConfirmLabel()
         view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
         view.escapeCancels = true
+        gtk_widget_action_set_enabled(widget, "picker.take-photo", camera != nil ? 1 : 0)
+        openAlbum(fallingBack: true)
+        for notice in library.notices { view.report(notice.message, printing: false) }
+        view.startScan()
+        controller.startWatching()
+        // The camera and a first run's decode workers start when the picker is shown: an app may
+        // make its picker long before it slides it up.
+        mapHandler = Signal.connect(widget.raw, "map") { [weak self] in
+            guard let self, let view = self.view else { return }
+            if isFirstRun { Self.loader.thumbnailer.workers?.prestart() }
+            view.controller.camera?.start()
+            view.focusFirstPhoto()
+        }
+        if gtk_widget_get_mapped(widget) != 0 { camera?.start() }
+    }
+
+    /// Puts `view` in the widget: its header widgets in the header's boxes, its confirm and
+    /// cancel as the widget's signals, its picks as picked-count.
+    private func show(_ view: PickerView) {
+        self.view = view
+        gridHadFocus = false
+        let focus = gtk_event_controller_focus_new()!
+        Signal.connect(focus.raw, "enter") { [weak self] in self?.gridHadFocus = true }
+        gtk_widget_add_controller(view.grid, focus)
         gtk_box_append(startBox.cast(), view.cancelButton)
         gtk_box_append(startBox.cast(), view.previewBackButton)
         gtk_box_append(startBox.cast(), view.progress)
@@ -111,21 +169,8 @@ final class PickerBehaviour {
             guard let self, let view else { return }
             photopick_picker_set_picked_count_internal(self.picker, guint(view.selection.count))
         }
-        photopick_picker_set_picked_count_internal(picker, 0)
-        gtk_widget_action_set_enabled(widget, "picker.take-photo", camera != nil ? 1 : 0)
-        openAlbum(fallingBack: true)
-        for notice in library.notices { view.report(notice.message, printing: false) }
-        view.startScan()
-        controller.startWatching()
-        // The camera and a first run's decode workers start when the picker is shown: an app may
-        // make its picker long before it slides it up.
-        mapHandler = Signal.connect(widget.raw, "map") { [weak self] in
-            guard let self, let view = self.view else { return }
-            if isFirstRun { Self.loader.thumbnailer.workers?.prestart() }
-            view.controller.camera?.start()
-            view.focusFirstPhoto()
-        }
-        if gtk_widget_get_mapped(widget) != 0 { camera?.start() }
+        photopick_picker_set_picked_count_internal(picker, guint(view.selection.count))
+        gtk_widget_action_set_enabled(widget, "picker.take-photo", view.controller.camera != nil ? 1 : 0)
     }
 
     /// The view goes, with its library, scan, camera and handlers (a rebuild, or dispose).
@@ -209,9 +254,11 @@ final class PickerBehaviour {
         view.selection.remove(Set(view.selection.picked))
     }
 
+    /// The focus into the picker (the host's grab_focus, and GTK's when Tab comes in from the
+    /// window's header): back on the photo it was on, the first photo the first time.
     func grabFocus() -> Bool {
         guard let view else { return false }
-        view.focusFirstPhoto()
+        view.focusGrid(returning: gridHadFocus)
         return true
     }
 
@@ -254,7 +301,8 @@ final class PickerBehaviour {
     /// A property changed after construction.
     func changed(_ property: String) {
         switch property {
-        case "library-folders", "show-camera": build()
+        // (The program's window made the library and the camera: it opens another window instead.)
+        case "library-folders", "show-camera": if !isHosted { build() }
         case "max-picks":
             let maximum = Int(photopick_picker_get_max_picks(picker))
             view?.selection.maximum = maximum > 0 ? maximum : nil

@@ -1,0 +1,66 @@
+import CGdkPixbuf
+import Glibc
+import PhotoLibrary
+
+/// The decode workers' arithmetic, apart from their processes: what a decode will need, the
+/// pixels that came back made into a picture of this process, and the words of a failure.
+extension DecodeWorkerPool {
+    // MARK: Pixels
+
+    /// The pixels mapped from the worker's sealed file into a picture of our own (copied: the
+    /// mapping goes at once).
+    static func picture(_ reply: DecodeMessages.Reply, pixels: Int32) -> ImageDecoder.Decoded? {
+        var info = stat()
+        guard fstat(pixels, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, reply.pixelsFit(fileSize: Int(info.st_size)),
+              let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, pixels, 0), mapped != MAP_FAILED else { return nil }
+        defer { munmap(mapped, Int(info.st_size)) }
+        return picture(reply, from: UnsafeRawPointer(mapped), size: Int(info.st_size))
+    }
+
+    /// The pixels at `address` (`size` bytes) copied into a picture of our own.
+    static func picture(_ reply: DecodeMessages.Reply, from address: UnsafeRawPointer, size: Int) -> ImageDecoder.Decoded? {
+        guard reply.pixelsFit(fileSize: size) else { return nil }
+        let mapped = address
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, reply.hasAlpha ? 1 : 0, 8, Int32(reply.width), Int32(reply.height)) else { return nil }
+        let channels = reply.hasAlpha ? 4 : 3
+        let rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        guard let target = gdk_pixbuf_get_pixels(pixbuf) else { return nil }
+        for row in 0..<reply.height {
+            memcpy(target + row * rowstride, mapped + row * reply.rowstride, reply.width * channels)
+        }
+        return ImageDecoder.Decoded(pixbuf: Pixbuf(owning: pixbuf), imageWidth: reply.imageWidth, imageHeight: reply.imageHeight)
+    }
+
+    // MARK: Estimates
+
+    /// Bytes a decode of `file` holds at its peak: a JPEG is decoded at 1/2, 1/4 or 1/8 of its
+    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel; anything
+    /// else at full size, four bytes a pixel, plus the scaled copy. Unknown sizes count as a
+    /// 12-megapixel photo.
+    static func estimatedBytes(of file: OpenFile, mimeType: String, box: Int) -> Int {
+        guard let size = ImageHeaders.declaredSize(of: file) ?? ImageHeaders.storedPixelSize(of: file, mimeType: mimeType) else {
+            return 12_000_000 * 4
+        }
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        if overflow { return Int.max }
+        if mimeType == "image/jpeg" {
+            var scale = 1
+            while scale < 8, min(size.width, size.height) / (scale * 2) >= box { scale *= 2 }
+            return pixels / (scale * scale) * 3 + box * box * 4
+        }
+        return pixels.multipliedReportingOverflow(by: 4).overflow ? Int.max : pixels * 4 + box * box * 4
+    }
+
+    /// A worker's processor time so far (user and system), from /proc.
+    static func processorSeconds(of pid: pid_t) -> Double? { WorkerProcess.processorSeconds(of: pid) }
+
+    static func seconds(_ value: Double) -> String { WorkerProcess.seconds(value) }
+
+    /// "WebP", "TIFF": how the decoder of a type is called in a message.
+    static func formatName(_ mimeType: String) -> String {
+        let names = ["image/webp": "WebP", "image/tiff": "TIFF", "image/gif": "GIF", "image/png": "PNG", "image/jpeg": "JPEG",
+                     "image/heif": "HEIF", "image/heic": "HEIF", "image/avif": "AVIF", "image/bmp": "BMP", "image/x-icon": "ICO",
+                     "image/vnd.microsoft.icon": "ICO", "image/x-tga": "TGA", "image/x-portable-pixmap": "PNM", "image/jxl": "JPEG XL"]
+        return names[mimeType] ?? ContentType.description(of: mimeType)
+    }
+}
