@@ -20,7 +20,7 @@ public final class PickerController {
     /// The albums the switcher lists: smart albums and folders that hold something, Recents and
     /// the open album always.
     public private(set) var albums: [AlbumSummary] = []
-    public private(set) var currentAlbum: Album?
+    public internal(set) var currentAlbum: Album?
     /// The assets the picker offers (MIME types, name patterns); `.all` for everything.
     public var filter = AssetFilter.all {
         didSet {
@@ -30,31 +30,10 @@ public final class PickerController {
             if currentAlbum == nil { currentAlbum = album }  // it could not be read again: keep its name
         }
     }
-    public private(set) var isScanning = false
+    public internal(set) var isScanning = false
 
-    // What the widgets listen to; each runs on the GTK thread.
-    /// The album list or the open album changed (for the switcher).
-    public var onAlbumsChanged: (() -> Void)?
-    /// The model is about to hold another album (the grid may make fewer cells for it).
-    public var onAlbumOpening: (() -> Void)?
-    /// The model now holds another album (from its start).
-    public var onAlbumOpened: (() -> Void)?
-    /// A first scan has dated every file: the newest of Recents, newest first (their thumbnails
-    /// can be made before the album opens).
-    public var onNewestKnown: (([FilePath]) -> Void)?
-    /// The open album's contents changed, or a change turned out to touch nothing shown.
-    public var onContentChanged: (() -> Void)?
-    /// Progress of a first scan: (progress, the number of files expected).
-    public var onScanProgress: ((ScanProgress, Int) -> Void)?
-    /// The scan is over (its last changes may still be on their way into the model).
-    public var onScanFinished: (() -> Void)?
-    /// Photos arrived above what the person looks at: how many since they last were at the top.
-    public var onNewerAbove: ((Int) -> Void)?
-    /// A change moved the asset at the top of the view from one grid position to another (photos
-    /// arrived or left above it): the view scrolls by the difference, so the asset stays in place.
-    public var onAnchorMoved: ((_ from: Int, _ to: Int) -> Void)?
     /// The asset at the top of the view, asked just before a change is applied; nil while the view
-    /// is at the very top, where new photos simply appear first.
+    /// is at the very top, where new photos simply appear first. (A question, not an event.)
     public var anchorAsset: (() -> Int64?)?
     /// Photos that arrived above the view since it was last at the top.
     public var newerAbove: Int { heldArrivals.count }
@@ -63,13 +42,13 @@ public final class PickerController {
     /// one row down and four columns on); a messenger's gallery holds them behind a banner too.
     private var heldArrivals: Set<Int64> = []
 
-    /// Something the person could act on, in words: said once.
-    public var onProblem: ((String) -> Void)?
-
     /// Hands a closure from a worker to the GTK thread.
     public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
     private let post: Post
-    private var isClosed = false
+    /// Who hears the events (PickerController+Events), in the order they began to.
+    var observers: [(token: Int, handler: (PickerEvent) -> Void)] = []
+    var nextObserverToken = 0
+    var isClosed = false
     private var pendingChange = LibraryChange()
     private var computingChange = false
     private var watcher: LibraryWatcher?
@@ -78,7 +57,7 @@ public final class PickerController {
     private var missingRootsLookedFor = false
     /// The controller's own threads: the scan, change positions and reading the rest of an album
     /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
-    private let workers = WorkerPool(name: "picker", threads: 2)
+    let workers = WorkerPool(name: "picker", threads: 2)
 
     /// The live camera, when the picker shows one (its cell is the grid's first).
     public let camera: CameraStore?
@@ -106,19 +85,12 @@ public final class PickerController {
         // way returns before this does, and what it posted finds the controller closed.
         workers.shutdown()
         isScanning = false
-        onAlbumsChanged = nil
-        onAlbumOpening = nil
-        onNewestKnown = nil
-        onAlbumOpened = nil
-        onContentChanged = nil
-        onScanProgress = nil
-        onScanFinished = nil
-        onProblem = nil
+        observers = []
     }
 
     /// Tells the index's notices (rebuilt, kept in memory …) to the person.
     public func reportNotices() {
-        for notice in library.notices { onProblem?(notice.message) }
+        for notice in library.notices { publish(.problem(notice.message)) }
     }
 
     // MARK: Rows
@@ -159,7 +131,7 @@ public final class PickerController {
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
         open(shown)
-        onAlbumsChanged?()
+        publish(.albumsChanged)
     }
 
     /// Opens `album` in the model. Picks stay: they belong to the library, not to an album.
@@ -170,23 +142,23 @@ public final class PickerController {
         do {
             result = try library.fetchAssets(in: album, filter: filter)
         } catch {
-            onProblem?(i18n("Cannot open the album: {reason}", ["reason": "\(error)"]))
+            publish(.problem(i18n("Cannot open the album: {reason}", ["reason": "\(error)"])))
             // The switcher goes back to the album still shown.
-            onAlbumsChanged?()
+            publish(.albumsChanged)
             return
         }
         currentAlbum = album
         // A new fetch shows everything: nothing is held above it.
         heldArrivals = []
-        onNewerAbove?(0)
+        publish(.newerAbove(0))
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
-        onAlbumOpening?()
+        publish(.albumOpening)
         model.replace(with: result)
         StartupTrace.mark("album in the grid")
         result.loadRemaining(on: workers)
-        onAlbumOpened?()
-        onAlbumsChanged?()
+        publish(.albumOpened)
+        publish(.albumsChanged)
     }
 
     /// The open album as remembered between runs: a smart album's name or a folder's path.
@@ -214,11 +186,11 @@ public final class PickerController {
         let gone = selection.picked.filter(change.removed.contains).count
         selection.remove(change.removed)
         if gone > 0 {
-            onProblem?(ni18n("{count} picked photo was deleted or moved, so it is no longer picked",
-                             "{count} picked photos were deleted or moved, so they are no longer picked", gone))
+            publish(.problem(ni18n("{count} picked photo was deleted or moved, so it is no longer picked",
+                             "{count} picked photos were deleted or moved, so they are no longer picked", gone)))
         }
         if change.foldersChanged {
-            do { try reloadAlbums() } catch { onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"])) }
+            do { try reloadAlbums() } catch { publish(.problem(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))) }
         }
         pendingChange.merge(change)
         computeNextChange()
@@ -226,13 +198,13 @@ public final class PickerController {
 
     /// `post` for workers: runs a closure with the controller on the GTK thread if it is still
     /// there then. Workers hold it weakly, so that it is let go on the GTK thread, with its model.
-    private var postToController: @Sendable (@escaping @MainActor (PickerController) -> Void) -> Void {
+    var postToController: @Sendable (@escaping @MainActor (PickerController) -> Void) -> Void {
         { [weak self, post] work in post { if let self { work(self) } } }
     }
 
     private func computeNextChange() {
         guard !computingChange, !pendingChange.isEmpty, let base = model.fetchResult else {
-            onContentChanged?()
+            publish(.contentChanged)
             return
         }
         let change = pendingChange
@@ -256,11 +228,11 @@ public final class PickerController {
                     }
                     controller.applyKeepingAnchor(details)
                     controller.pickPendingCapture()
-                    controller.onContentChanged?()
+                    controller.publish(.contentChanged)
                 case .success:
                     break
                 case .failure(let error):
-                    controller.onProblem?(i18n("Cannot show the latest changes: {reason}", ["reason": "\(error)"]))
+                    controller.publish(.problem(i18n("Cannot show the latest changes: {reason}", ["reason": "\(error)"])))
                 }
                 controller.computeNextChange()
             }
@@ -275,7 +247,7 @@ public final class PickerController {
     public func adoptCapture(_ path: FilePath) {
         guard !isClosed else { return }
         guard library.contains(path) else {
-            onProblem?(i18n("The photo was saved as {path}, outside the folders shown here.", ["path": path.displayString]))
+            publish(.problem(i18n("The photo was saved as {path}, outside the folders shown here.", ["path": path.displayString])))
             return
         }
         pendingCapture = path
@@ -288,17 +260,12 @@ public final class PickerController {
                     controller.apply(change)
                     controller.pickPendingCapture()
                 case .failure(let error):
-                    controller.onProblem?(i18n("Cannot add the new photo: {reason}", ["reason": "\(error)"]))
+                    controller.publish(.problem(i18n("Cannot add the new photo: {reason}", ["reason": "\(error)"])))
                 }
             }
         }
     }
 
-    /// Something worth a passing word (not a problem): a capture saved but not picked.
-    public var onNotice: ((String) -> Void)?
-
-    /// A new capture's id once the grid shows it (the view scrolls to it and focuses it).
-    public var onCaptureShown: ((Int64) -> Void)?
     private var pendingCapture: FilePath?
 
     /// Picks the capture waiting to be picked, if the open album shows it by now.
@@ -308,12 +275,12 @@ public final class PickerController {
         pendingCapture = nil
         if selection.number(of: asset.id) == nil {
             if selection.isFull {
-                onNotice?(i18n("Photo saved, not picked: you can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)]))
+                publish(.notice(i18n("Photo saved, not picked: you can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])))
             } else {
                 selection.toggle(asset.id)
             }
         }
-        onCaptureShown?(asset.id)
+        publish(.captureShown(asset.id))
     }
 
     // MARK: Finding by name
@@ -341,7 +308,7 @@ public final class PickerController {
         var release = LibraryChange()
         release.inserted = heldArrivals
         heldArrivals = []
-        onNewerAbove?(0)
+        publish(.newerAbove(0))
         apply(release)
     }
 
@@ -355,7 +322,7 @@ public final class PickerController {
             .filter { change.inserted.contains($0) }
         guard !arrivals.isEmpty else { return false }
         heldArrivals.formUnion(arrivals)
-        onNewerAbove?(heldArrivals.count)
+        publish(.newerAbove(heldArrivals.count))
         return true
     }
 
@@ -366,7 +333,7 @@ public final class PickerController {
         let from = anchor.flatMap { model.position(of: $0) }
         model.apply(details)
         guard let anchor, let from, let to = model.position(of: anchor) else { return }
-        if to != from { onAnchorMoved?(from, to) }
+        if to != from { publish(.anchorMoved(from: from, to: to)) }
     }
 
     // MARK: Scanning and watching
@@ -381,14 +348,14 @@ public final class PickerController {
                                      onNotice: { notice in
             // The watch limit: new photos in some folders show up later than in others. Said once.
             post { controller in
-                if !controller.isClosed { controller.onProblem?(i18n("Some folders are checked for new photos only every half minute: {reason}", ["reason": "\(notice)"])) }
+                if !controller.isClosed { controller.publish(.problem(i18n("Some folders are checked for new photos only every half minute: {reason}", ["reason": "\(notice)"]))) }
             }
         })
         do {
             try watcher.start()
             self.watcher = watcher
         } catch {
-            onProblem?(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"]))
+            publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
         }
         lookForMissingRoots()
     }
@@ -419,133 +386,5 @@ public final class PickerController {
                 controller.lookForMissingRoots()
             }
         }
-    }
-
-    /// Brings the index up to date in the background; later runs pick up what changed since.
-    /// Nothing waits. On a first run (the album is empty) the grid stays empty until every file is
-    /// dated and the newest are read in full: then the album opens once, in its final order, and
-    /// the rest of the scan only fills in details in place. Showing photos as they were found
-    /// would push the screen around for as long as the scan ran (newer photos keep arriving above).
-    ///
-    /// A later run looks first at the folders whose time moved (a stat per folder), so the cores
-    /// go to the first frame; every file is checked `fullCheckDelay` seconds later, which finds
-    /// a photo rewritten in place while Photopick was closed.
-    public func startScan(fullCheckDelay: Double = 10) {
-        guard !isClosed else { return }
-        let library = self.library
-        // (Started before an album is open, as the window does: an empty index is a first run.)
-        let albumEmpty = currentAlbum != nil && model.count - (model.showsCamera ? 1 : 0) == 0
-        let firstRun = library.isEmpty || albumEmpty
-        if firstRun || fullCheckDelay <= 0 {
-            scan(.everyFile, firstRun: firstRun)
-            return
-        }
-        scan(.changedFolders, firstRun: false)
-        checkEveryFile(after: fullCheckDelay)
-    }
-
-    private func checkEveryFile(after delay: Double) {
-        let post = postToController
-        workers.submit(after: delay) {
-            post { controller in
-                guard !controller.isClosed else { return }
-                // Another scan still running: a little later.
-                if controller.isScanning { controller.checkEveryFile(after: 2) } else { controller.scan(.everyFile, firstRun: false) }
-            }
-        }
-    }
-
-    private func scan(_ scope: ScanScope, firstRun: Bool) {
-        guard !isScanning else { return }
-        StartupTrace.mark(firstRun ? "first scan started" : "scan started")
-        isScanning = true
-        let library = self.library
-        let post = postToController, workers = self.workers
-        // Counting the files reads every folder: never on the GTK thread, and beside the scan
-        // rather than before it (a first screen waits for the scan).
-        let expected = Counted()
-        if firstRun { workers.submit { expected.value = library.countFiles() } }
-        workers.submit {
-            var lastShown = 0.0
-            // Commits are merged and handed over at most twice a second, so a first scan does
-            // not keep the GTK thread busy with hundreds of small changes.
-            var pending = LibraryChange()
-            var lastPosted = 0.0
-            var holding = firstRun
-            func handOver(now: Double) {
-                guard !holding, !pending.isEmpty else { return }
-                let change = pending
-                pending = LibraryChange()
-                lastPosted = now
-                post { $0.apply(change) }
-            }
-            var failure: String?
-            do {
-                try library.scan(scope, progress: { progress in
-                    if holding && progress.datesKnown {
-                        StartupTrace.mark("every file dated")
-                        // What was committed so far is in the album as it opens now.
-                        holding = false
-                        pending = LibraryChange()
-                        post { $0.showScannedLibrary() }
-                    }
-                    if progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
-                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished || progress.datesKnown else { return }
-                    lastShown = progress.elapsedSeconds
-                    let total = expected.value
-                    post { controller in
-                        if !controller.isClosed { controller.onScanProgress?(progress, total) }
-                    }
-                }, committed: { change in
-                    pending.merge(change)
-                }, isCancelled: { workers.isStopping }, newestInRecents: { newest in
-                    post { controller in
-                        guard !controller.isClosed, controller.currentAlbum ?? .smart(.recents) == .smart(.recents) else { return }
-                        controller.onNewestKnown?(newest)
-                    }
-                })
-            } catch ScanError.cancelled {
-                return  // the picker closed: nobody to tell
-            } catch {
-                failure = i18n("Indexing stopped: {reason}", ["reason": "\(error)"])
-            }
-            if holding {
-                // The scan ended before its dates were known (it failed): show what there is.
-                holding = false
-                post { $0.showScannedLibrary() }
-            }
-            handOver(now: 0)
-            post { [failure] controller in
-                controller.isScanning = false
-                guard !controller.isClosed else { return }
-                if let failure { controller.onProblem?(failure) }
-                controller.onScanFinished?()
-            }
-        }
-    }
-
-    /// A first scan knows every date: the album list (with counts) is read again and the open
-    /// album opens afresh, in its final order.
-    private func showScannedLibrary() {
-        guard !isClosed else { return }
-        StartupTrace.mark("showing the scanned library")
-        let album = currentAlbum ?? .smart(.recents)
-        currentAlbum = nil
-        do {
-            try reloadAlbums(selecting: album)
-        } catch {
-            currentAlbum = album
-            onProblem?(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
-        }
-    }
-}
-
-/// A number another thread works out (0 until it is known).
-private final class Counted: @unchecked Sendable {
-    private let lock = Lock()
-    private var count = 0
-    var value: Int {
-        get { lock.withLock { count } }
-        set { lock.withLock { count = newValue } }
     }
 }

@@ -135,15 +135,23 @@ final class CameraStoreTests: XCTestCase, @unchecked Sendable {
                 let controller = try makeController(devices: FakeDevices([FakeDevices.webcam]), camera: fake, maximum: maximum)
                 defer { controller.close() }
                 var finished = false
-                controller.onScanFinished = { finished = true }
+                var problems: [String] = []
+                var shown: Int64?
+                var listening = true
+                let observation = controller.observe { event in
+                    switch event {
+                    case .scanFinished: finished = true
+                    case .problem(let words) where listening, .notice(let words) where listening: problems.append(words)
+                    case .captureShown(let id): shown = id
+                    default: break
+                    }
+                }
+                defer { observation.cancel() }
+                listening = false
                 try controller.reloadAlbums()
                 controller.startScan()
                 XCTAssertTrue(queue.run(until: { finished }))
-                var problems: [String] = []
-                controller.onProblem = { problems.append($0) }
-                controller.onNotice = { problems.append($0) }
-                var shown: Int64?
-                controller.onCaptureShown = { shown = $0 }
+                listening = true
                 let camera = try XCTUnwrap(controller.camera)
                 _ = camera.beginViewing(.preview(width: 100, height: 100))
                 XCTAssertTrue(queue.run(until: { camera.latestFrame != nil }))

@@ -40,6 +40,13 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
 
     private var library: URL!
     private var queue: MainQueue!
+    /// The controllers' events the test listens to, until it ends.
+    private var observations: [SelectionStore.Observation] = []
+
+    /// Hears `controller`'s events for the rest of the test.
+    private func listen(_ controller: PickerController, _ handler: @escaping (PickerEvent) -> Void) {
+        observations.append(controller.observe(handler))
+    }
 
     nonisolated override func setUpWithError() throws {
         try MainActor.assumeIsolated {
@@ -59,7 +66,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
     /// Scans and waits until the model shows everything the index holds.
     private func scanned(_ controller: PickerController) throws -> PickerController {
         var finished = false
-        controller.onScanFinished = { finished = true }
+        listen(controller) { if case .scanFinished = $0 { finished = true } }
         try controller.reloadAlbums()
         controller.startScan()
         XCTAssertTrue(queue.run(until: { finished && controller.model.count == (try? controller.library.fetchAssets(in: .smart(.recents)).count) }))
@@ -75,9 +82,9 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
                 let controller = try makeController(index: index)
                 defer { controller.close() }
                 var finished = false, progressShown = 0, opened = 0
-                controller.onScanFinished = { finished = true }
-                controller.onScanProgress = { _, _ in progressShown += 1 }
-                controller.onAlbumOpened = { opened += 1 }
+                listen(controller) { if case .scanFinished = $0 { finished = true } }
+                listen(controller) { if case .scanProgress = $0 { progressShown += 1 } }
+                listen(controller) { if case .albumOpened = $0 { opened += 1 } }
                 controller.startScan()
                 try controller.reloadAlbums()
                 let openedAtOnce = controller.model.count
@@ -104,7 +111,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(controller.selection.toggle(first), .picked(number: 1))
             XCTAssertEqual(controller.selection.toggle(second), .picked(number: 2))
             var opened = 0
-            controller.onAlbumOpened = { opened += 1 }
+            listen(controller) { if case .albumOpened = $0 { opened += 1 } }
             controller.open(.smart(.favorites))
             XCTAssertEqual(opened, 1)
             XCTAssertEqual(controller.currentAlbum, .smart(.favorites))
@@ -119,7 +126,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             let controller = try makeController()
             try controller.reloadAlbums()
             var finished = false
-            controller.onScanFinished = { finished = true }
+            listen(controller) { if case .scanFinished = $0 { finished = true } }
             controller.startScan()
             // Another program writes a photo while the first scan runs.
             let source = library.appendingPathComponent("Phone/PXL_20240612_081500123.jpg")
@@ -158,7 +165,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             }
             let settle = try makeController(index: index)
             var settled = false
-            settle.onScanFinished = { settled = true }
+            listen(settle) { if case .scanFinished = $0 { settled = true } }
             try settle.reloadAlbums()
             settle.startScan(fullCheckDelay: 0)
             XCTAssertTrue(queue.run(until: { settled }))
@@ -173,7 +180,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             let controller = try makeController(index: index)
             try controller.reloadAlbums()
             var scans = 0
-            controller.onScanFinished = { scans += 1 }
+            listen(controller) { if case .scanFinished = $0 { scans += 1 } }
             controller.startScan(fullCheckDelay: 0.5)
             XCTAssertTrue(queue.run(until: { scans >= 1 }))
             XCTAssertEqual(try controller.library.asset(id: before.id)?.captureDate, before.captureDate,
@@ -192,7 +199,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             controller.selection.toggle(id)
             XCTAssertEqual(unlink(path.displayString), 0)
             var finished = false
-            controller.onScanFinished = { finished = true }
+            listen(controller) { if case .scanFinished = $0 { finished = true } }
             controller.startScan()
             XCTAssertTrue(queue.run(until: { finished && controller.model.position(of: id) == nil }))
             XCTAssertEqual(controller.selection.picked, [])
@@ -226,8 +233,8 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             let looking = try XCTUnwrap(controller.model.assetID(at: 20))
             controller.anchorAsset = { looking }
             var moves: [[Int]] = [], announced: [Int] = []
-            controller.onAnchorMoved = { moves.append([$0, $1]) }
-            controller.onNewerAbove = { announced.append($0) }
+            listen(controller) { if case .anchorMoved(let from, let to) = $0 { moves.append([from, to]) } }
+            listen(controller) { if case .newerAbove(let count) = $0 { announced.append(count) } }
             var change = LibraryChange()
             let arrivals = try SyntheticLibrary.addNewest(controller.library, root: FilePath(library.path), count: 5)
             change.inserted = arrivals
@@ -273,7 +280,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             let controller = try scanned(try makeController())
             var problems: [String] = []
-            controller.onProblem = { problems.append($0) }
+            listen(controller) { if case .problem(let problem) = $0 { problems.append(problem) } }
             controller.startWatching(maximumWatches: 1)
             defer { controller.close() }
             XCTAssertTrue(queue.run(until: { !problems.isEmpty }, timeout: 10), "the limit is told")
@@ -292,7 +299,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
                                           location: IndexLocation(databasePath: blocked.appendingPathComponent("index.sqlite").path))
             let controller = PickerController(library: photos, post: { [queue] in queue!.post($0) })
             var problems: [String] = []
-            controller.onProblem = { problems.append($0) }
+            listen(controller) { if case .problem(let problem) = $0 { problems.append(problem) } }
             controller.reportNotices()
             XCTAssertEqual(problems.count, 1, "one notice, said once")
             XCTAssertTrue(problems.first?.contains("memory") == true, problems.first ?? "")
@@ -303,8 +310,12 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             let controller = try makeController()
             var heard = 0
-            controller.onScanFinished = { heard += 1 }
-            controller.onContentChanged = { heard += 1 }
+            listen(controller) { event in
+                switch event {
+                case .scanFinished, .contentChanged: heard += 1
+                default: break
+                }
+            }
             try controller.reloadAlbums()
             controller.startScan()
             let closing = Date()

@@ -10,11 +10,7 @@ extension PickerView {
     func setUpCamera() {
         captureView.onClose = { [weak self] in self?.closeCapture() }
         captureView.onShutter = { [weak self] in self?.takePhoto() }
-        controller.onCaptureShown = { [weak self] id in self?.focusAsset(id) }
-        controller.onNotice = { [weak self] notice in
-            self?.notices.append(notice)
-            self?.showToast(notice)
-        }
+        // (A capture shown in the grid, or saved but not picked: the controller's events.)
         // No streaming for a window that is not shown.
         Signal.connect(widget.raw, "map") { [weak self] in self?.controller.camera?.setWindowShown(true) }
         Signal.connect(widget.raw, "unmap") { [weak self] in self?.controller.camera?.setWindowShown(false) }

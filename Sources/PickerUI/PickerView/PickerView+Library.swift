@@ -21,24 +21,30 @@ extension PickerView {
 
     /// Wires the controller's news to the widgets (each runs on the GTK thread).
     func listenToController() {
-        controller.onAlbumsChanged = { [weak self] in self?.albumsChanged() }
-        controller.onAlbumOpening = { [weak self] in self?.albumOpening() }
-        controller.onAlbumOpened = { [weak self] in self?.albumOpened() }
-        controller.onNewestKnown = { [weak self] paths in self?.makeThumbnailsEarly(for: paths) }
-        controller.onContentChanged = { [weak self] in
-            self?.updateEmptyState()
-            self?.focusFirstPhotoIfStillWanted()
-        }
-        controller.onScanProgress = { [weak self] progress, expected in self?.showProgress(progress, expected: expected) }
-        controller.onScanFinished = { [weak self] in
+        controllerObservation = controller.observe { [weak self] event in
             guard let self else { return }
-            gtk_revealer_set_reveal_child(self.progress.opaque, 0)
-            self.updateEmptyState()
+            switch event {
+            case .albumsChanged: self.albumsChanged()
+            case .albumOpening: self.albumOpening()
+            case .albumOpened: self.albumOpened()
+            case .newestKnown(let paths): self.makeThumbnailsEarly(for: paths)
+            case .contentChanged:
+                self.updateEmptyState()
+                self.focusFirstPhotoIfStillWanted()
+            case .scanProgress(let progress, let expected): self.showProgress(progress, expected: expected)
+            case .scanFinished:
+                gtk_revealer_set_reveal_child(self.progress.opaque, 0)
+                self.updateEmptyState()
+            case .problem(let problem): self.report(problem)
+            case .anchorMoved(let from, let to): self.keepAnchor(from: from, to: to)
+            case .newerAbove(let count): self.announceNewer(count)
+            case .captureShown(let id): self.focusAsset(id)
+            case .notice(let notice):
+                self.notices.append(notice)
+                self.showToast(notice)
+            }
         }
-        controller.onProblem = { [weak self] problem in self?.report(problem) }
         controller.anchorAsset = { [weak self] in self?.assetAtTop() }
-        controller.onAnchorMoved = { [weak self] from, to in self?.keepAnchor(from: from, to: to) }
-        controller.onNewerAbove = { [weak self] count in self?.announceNewer(count) }
         controller.model.onAssetsUpdated = { [weak self] ids in
             self?.cells.compactMap(\.cell).filter { $0.assetID.map(ids.contains) == true }.forEach { $0.refresh() }
         }

@@ -71,6 +71,8 @@ public final class PickerView {
     var isAlive = true
     var scrollDelta = 0.0
     var selectionObservation: SelectionStore.Observation?
+    /// The controller's events (listenToController).
+    var controllerObservation: SelectionStore.Observation?
     let switcher: AlbumSwitcher
     /// Runs fitColumns after a layout pass that changed the width.
     let columnFitting = MainLoopSource()

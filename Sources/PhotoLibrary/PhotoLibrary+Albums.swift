@@ -1,0 +1,168 @@
+import Glibc
+
+/// The albums the library holds (smart albums, folders) and the fetch results of one: what the
+/// album switcher lists and the grid shows.
+extension PhotoLibrary {
+    // MARK: Albums
+
+    /// The album list: smart albums with their counts, then folders that hold media, by name.
+    /// Counts are kept exact by the database, so this is cheap even for a million assets.
+    public func albums() throws -> [AlbumSummary] {
+        try withReader { db in
+            var counts: [Int64: Int] = [:]
+            let smart = try db.statement("SELECT bit, count FROM smart_album_counts")
+            while try smart.step() { counts[smart.int64(0)] = smart.int(1) }
+            smart.reset()
+            let groups = try db.integer(
+                "SELECT count(DISTINCT burst_key) FROM assets WHERE (album_bits & \(SmartAlbum.bursts.bit)) != 0") ?? 0
+            var result = SmartAlbum.allCases.map { album in
+                AlbumSummary(album: .smart(album), name: album.name, count: counts[album.bit] ?? 0, folderPath: nil,
+                             burstGroups: album == .bursts ? Int(groups) : nil)
+            }
+            result += try folderAlbums(db)
+            return result
+        }
+    }
+
+    private func folderAlbums(_ db: SQLiteConnection) throws -> [AlbumSummary] {
+        let statement = try db.statement("""
+            SELECT f.id, f.path, f.relative, f.asset_count, r.path FROM folders f JOIN roots r ON f.root_id = r.id
+            WHERE f.asset_count > 0
+            """)
+        defer { statement.reset() }
+        var rows: [(id: Int64, path: FilePath, name: String, count: Int, root: FilePath)] = []
+        while try statement.step() {
+            let path = FilePath(bytes: statement.blob(1)), relative = statement.blob(2), root = FilePath(bytes: statement.blob(4))
+            guard roots.contains(root) else { continue }
+            let name = relative.isEmpty ? String(decoding: root.lastComponent, as: UTF8.self) : String(decoding: relative, as: UTF8.self)
+            rows.append((statement.int64(0), path, name, statement.int(3), root))
+        }
+        // Two roots may hold folders of the same name: prefix those with their root's name.
+        var seen: [String: Int] = [:]
+        for row in rows { seen[row.name, default: 0] += 1 }
+        return rows.map { row in
+            let name = seen[row.name]! > 1 && !(row.path == row.root)
+                ? String(decoding: row.root.lastComponent, as: UTF8.self) + "/" + row.name : row.name
+            return AlbumSummary(album: .folder(id: row.id), name: name, count: row.count, folderPath: row.path, burstGroups: nil)
+        }
+        .sorted { $0.name.localizedStandardLess($1.name) }
+    }
+
+    /// The album of a folder of the library (it may hold nothing yet), or nil when the index
+    /// does not know the folder.
+    public func album(forFolder path: FilePath) throws -> Album? {
+        try withReader { db -> Album? in
+            let statement = try db.statement("SELECT id FROM folders WHERE path = ?1")
+            statement.bind(1, blob: path.bytes)
+            defer { statement.reset() }
+            return try statement.step() ? .folder(id: statement.int64(0)) : nil
+        }
+    }
+
+    /// Finds an album by the name `albums()` shows: smart album names first, then folders. A
+    /// trailing "/" ("Videos/") or the id `albums --json` prints ("folder:12") means a folder.
+    public func album(named name: String) throws -> Album? {
+        if name.hasPrefix("folder:"), let id = Int64(name.dropFirst(7)) {
+            return try withReader { try folderAlbums($0) }.first { $0.album == .folder(id: id) }?.album
+        }
+        let wantsFolder = name.hasSuffix("/")
+        if !wantsFolder, let smart = SmartAlbum(name: name) { return .smart(smart) }
+        let folders = try withReader { try folderAlbums($0) }
+        let trimmed = wantsFolder ? String(name.dropLast()) : name
+        if let match = folders.first(where: { $0.name == trimmed }) { return match.album }
+        return folders.first { $0.name.lowercased() == trimmed.lowercased() }?.album
+    }
+
+    // MARK: Fetching
+
+    /// Opens an album: one query for its count and first ids; the rest are read as asked for.
+    /// `filter` keeps only the assets it admits (types, name patterns); such an album is counted
+    /// by a query instead of the kept counts.
+    public func fetchAssets(in album: Album, filter assetFilter: AssetFilter = .all) throws -> FetchResult {
+        var (filter, countSQL) = PhotoLibrary.sql(for: album)
+        if let condition = assetFilter.sqlCondition {
+            filter += " AND " + condition
+            countSQL = "SELECT count(*) FROM assets WHERE \(filter)"
+        }
+        let query = "SELECT id FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC"
+        if location.databasePath == nil {
+            return try withReader { db in
+                let statement = try db.statement(query)
+                defer { statement.reset() }
+                var ids: [Int64] = []
+                while try statement.step() { ids.append(statement.int64(0)) }
+                let result = FetchResult(album: album, count: ids.count, firstIDs: ids, cursor: nil)
+                result.filter = assetFilter
+                return result
+            }
+        }
+        let connection = try checkoutConnection()
+        do {
+            // One read transaction: the count and every id come from the same snapshot.
+            try connection.execute("BEGIN")
+            let count = Int(try connection.integer(countSQL) ?? 0)
+            let statement = try connection.uncachedStatement(query)
+            var first: [Int64] = []
+            while first.count < min(count, FetchResult.firstPage), try statement.step() { first.append(statement.int64(0)) }
+            let cursor = FetchResult.Cursor(connection: connection, statement: statement) { [weak self] in self?.checkin($0) }
+            let result = FetchResult(album: album, count: count, firstIDs: first, cursor: cursor)
+            result.filter = assetFilter
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            checkin(connection)
+            throw error
+        }
+    }
+
+    /// Where a photo named like `text` is in an open album (type-ahead find): the first whose
+    /// file name starts with it, letter case aside, or failing that the first whose name holds
+    /// it; in `fetchResult`'s order. Reads the album's names (60,000 in about 40 ms here): call
+    /// it off the GTK thread.
+    public func position(ofName text: String, in fetchResult: FetchResult) throws -> Int? {
+        let wanted = text.lowercased()
+        guard !wanted.isEmpty else { return nil }
+        var (filter, _) = PhotoLibrary.sql(for: fetchResult.album)
+        if let condition = fetchResult.filter.sqlCondition { filter += " AND " + condition }
+        var starting: Set<Int64> = [], holding: Set<Int64> = []
+        try withReader { db in
+            let statement = try db.statement("SELECT id, name FROM assets WHERE \(filter)")
+            defer { statement.reset() }
+            while try statement.step() {
+                let name = String(decoding: statement.blob(1), as: UTF8.self).lowercased()
+                if name.hasPrefix(wanted) { starting.insert(statement.int64(0)) } else if name.contains(wanted) { holding.insert(statement.int64(0)) }
+            }
+        }
+        let ids = fetchResult.allIDs
+        if !starting.isEmpty, let position = ids.firstIndex(where: starting.contains) { return position }
+        return holding.isEmpty ? nil : ids.firstIndex(where: holding.contains)
+    }
+
+    /// The WHERE clause of an album and a query for its count. Bits are literals so that SQLite
+    /// matches each album's partial index.
+    private static func sql(for album: Album) -> (filter: String, count: String) {
+        switch album {
+        case .smart(let smart):
+            return ("(album_bits & \(smart.bit)) != 0", "SELECT count FROM smart_album_counts WHERE bit = \(smart.bit)")
+        case .folder(let id):
+            return ("folder_id = \(id) AND (album_bits & 1) != 0", "SELECT asset_count FROM folders WHERE id = \(id)")
+        }
+    }
+
+    /// How an open album changed after `change`: a new fetch result and the exact positions.
+    /// Nil when the album is unaffected.
+    /// `holdingBack` names assets left out of the new list as if not there yet: arrivals the
+    /// window keeps from the person's view until they go to the top.
+    public func changeDetails(for fetchResult: FetchResult, after change: LibraryChange,
+                              holdingBack held: Set<Int64> = []) throws -> FetchResultChangeDetails? {
+        guard !change.touched.isEmpty else { return nil }
+        var updated = try fetchAssets(in: fetchResult.album, filter: fetchResult.filter)
+        if !held.isEmpty {
+            let shown = FetchResult(album: updated.album, ids: updated.allIDs.filter { !held.contains($0) })
+            shown.filter = updated.filter
+            updated = shown
+        }
+        let details = FetchResultChangeDetails(before: fetchResult, after: updated, change: change)
+        return details.hasChanges ? details : nil
+    }
+}
