@@ -11,6 +11,8 @@ public final class SelectionStore {
         case unpicked
         /// The maximum is reached: nothing changed, and the view should say so.
         case refusedAtMaximum
+        /// The asset cannot be picked (`refuse`): nothing changed; the reason, in words.
+        case refused(String)
     }
 
     /// A change of the order: the ids whose number changed (picked, unpicked or renumbered).
@@ -33,6 +35,17 @@ public final class SelectionStore {
         self.maximum = maximum
     }
 
+    /// Assets that cannot be picked, with why, in a person's words: a file whose picture failed
+    /// for a reason of its own (damaged, unreadable, too large): a person would send a file
+    /// nobody can open. One already picked stays picked until it is unpicked.
+    public private(set) var refusals: [Int64: String] = [:]
+
+    /// `id` cannot be picked from now on, because of `reason`.
+    public func refuse(_ id: Int64, because reason: String) { refusals[id] = reason }
+
+    /// `id` can be picked again (its file changed and shows now).
+    public func allow(_ id: Int64) { refusals[id] = nil }
+
     public var count: Int { picked.count }
     public var isFull: Bool { maximum.map { picked.count >= $0 } ?? false }
 
@@ -45,6 +58,7 @@ public final class SelectionStore {
             remove([id])
             return .unpicked
         }
+        if let reason = refusals[id] { return .refused(reason) }
         // A single-choice picker (a maximum of 1, as zenity without --multiple): a pick
         // replaces the one before instead of being refused.
         if maximum == 1, let previous = picked.first {

@@ -31,6 +31,23 @@ final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A file that cannot be shown (damaged, unreadable) cannot be picked, with its reason; one
+    /// picked before its picture failed can still be unpicked, and it can be picked once allowed.
+    nonisolated func testARefusedAssetIsNotPickedAndSaysWhy() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore()
+            store.toggle(1)
+            store.refuse(1, because: "This file is damaged and cannot be shown")
+            store.refuse(2, because: "This file cannot be read")
+            XCTAssertEqual(store.toggle(2), .refused("This file cannot be read"))
+            XCTAssertEqual(store.picked, [1])
+            XCTAssertEqual(store.toggle(1), .unpicked, "a pick made before stays until it is unpicked")
+            XCTAssertEqual(store.toggle(1), .refused("This file is damaged and cannot be shown"))
+            store.allow(2)
+            XCTAssertEqual(store.toggle(2), .picked(number: 1))
+        }
+    }
+
     /// One pick at most (zenity without --multiple): the next pick replaces it, and both cells hear.
     nonisolated func testASingleChoicePickerReplacesThePickInsteadOfRefusing() {
         MainActor.assumeIsolated {

@@ -8,12 +8,16 @@ import Thumbnails
 /// Picking, confirming, and what the picker says (toasts, problems).
 extension PickerView {
 
+    /// A cell's picture failed for a reason of its file: the cell says so, and the selection
+    /// refuses it (the rule is the store's).
     func noteUnshowable(_ id: Int64, _ problem: CellProblem) {
         unshowable[id] = problem
+        selection.refuse(id, because: problem.explanation)
     }
 
     func forgetUnshowable(_ id: Int64) {
         unshowable[id] = nil
+        selection.allow(id)
     }
 
     func toggle(at position: Int) {
@@ -23,17 +27,15 @@ extension PickerView {
             return
         }
         guard let id = model.assetID(at: position) else { return }
-        if selection.number(of: id) == nil, let problem = unshowable[id] {
-            cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
-            showToast(i18n("{explanation}, so it cannot be picked", ["explanation": problem.explanation]))
-            gtk_widget_error_bell(grid)
-            return
+        let refusal: String
+        switch selection.toggle(id) {
+        case .picked, .unpicked: return
+        case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
+        case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
         }
-        if selection.toggle(id) == .refusedAtMaximum {
-            cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
-            showToast(i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)]))
-            gtk_widget_error_bell(grid)
-        }
+        cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
+        showToast(refusal)
+        gtk_widget_error_bell(grid)
     }
 
     /// What a photo dragged out of the grid hands to another app: every pick in pick order when
