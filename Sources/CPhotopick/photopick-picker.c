@@ -275,7 +275,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * PhotopickPicker:album:
    *
    * The album the picker opens on, by the name `photopick albums` prints ("Recents", "Videos",
-   * a folder's name); %NULL (the default) opens Recents.
+   * a folder's name, or the name and a slash to mean the folder: "Videos/"); %NULL (the
+   * default) opens Recents. It follows the album the person opens.
    */
   properties[PROP_ALBUM] =
     g_param_spec_string ("album", NULL, NULL, NULL,
@@ -565,7 +566,8 @@ photopick_picker_get_album (PhotopickPicker *self)
 /**
  * photopick_picker_set_album:
  * @self: a picker
- * @album: (nullable): an album's name, as `photopick albums` prints it, or %NULL for Recents
+ * @album: (nullable): an album's name, as `photopick albums` prints it ("Videos/" for the
+ *   folder of that name), or %NULL for Recents
  *
  * Opens this album. A name no album has is said in the picker, which stays where it is.
  */
@@ -745,6 +747,16 @@ gpointer
 photopick_picker_get_behaviour (PhotopickPicker *self)
 {
   return self->behaviour;
+}
+
+void
+photopick_picker_set_album_internal (PhotopickPicker *self, const char *album)
+{
+  if (g_strcmp0 (self->album, album) == 0)
+    return;
+  g_free (self->album);
+  self->album = g_strdup (album);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALBUM]);
 }
 
 void

@@ -29,6 +29,8 @@ void      photopick_picker_behaviour_header_widgets (gpointer behaviour, GtkWidg
 /* Defined by the shell, for Swift. */
 
 gpointer  photopick_picker_get_behaviour          (PhotopickPicker *self);
+/* Sets album to the album the person opened and notifies, without opening it again. */
+void      photopick_picker_set_album_internal     (PhotopickPicker *self, const char *album);
 /* Sets picked-count and notifies when it changed. */
 void      photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count);
 void      photopick_picker_emit_confirmed         (PhotopickPicker *self, const char * const *uris);

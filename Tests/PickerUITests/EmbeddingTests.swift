@@ -106,6 +106,12 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "nonsense"]:
                     print("action", name, picker.activate_action("picker." + name, None))
                 print("cancelled", len(cancelled))
+                albums = []
+                picker.connect("notify::album", lambda *_: albums.append(picker.props.album))
+                picker.props.album = "Favorites"
+                chosen = picker.props.album
+                picker.props.album = "No Such Album"
+                print("albums", chosen, picker.props.album, len(albums) > 0)
                 start, title, end = picker.get_header_widgets()
                 print("header", type(start).__name__, type(title).__name__, type(end).__name__)
                 """
@@ -121,7 +127,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                              "property show-header gboolean rw True", "property confirm-label gchararray rw None",
                              "property picked-count guint r 0", "signal confirmed", "signal cancelled",
                              "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
-                             "action nonsense False"]
+                             "action nonsense False",
+                             // (The album property says the album that is open: a name no album has is refused.)
+                             "albums Favorites Favorites True"]
                 + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo"].map({ "action \($0) True" }) {
                 XCTAssertTrue(lines.contains(expected), "\(expected) in \(lines.sorted())")
             }

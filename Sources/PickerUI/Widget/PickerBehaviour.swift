@@ -34,6 +34,7 @@ public final class PickerBehaviour {
     @Owned var endBox: UnsafeMutablePointer<GtkWidget>
     public private(set) var view: PickerView?
     private var selectionObservation: SelectionStore.Observation?
+    private var controllerObservation: SelectionStore.Observation?
     private var mapHandler: gulong = 0
     /// A photo of this view's grid has had the focus (the grid remembers which).
     private var gridHadFocus = false
@@ -165,6 +166,11 @@ public final class PickerBehaviour {
             guard let self else { return }
             photopick_picker_emit_cancelled(self.picker)
         }
+        // The album property follows the album the person opens: its name as `photopick albums`
+        // prints it, a folder's with a slash (what `album` accepts back).
+        controllerObservation = view.controller.observe { [weak self] event in
+            if case .albumOpened = event { self?.followOpenAlbum() }
+        }
         selectionObservation = view.selection.observe { [weak self, weak view] _ in
             guard let self, let view else { return }
             photopick_picker_set_picked_count_internal(self.picker, guint(view.selection.count))
@@ -179,6 +185,8 @@ public final class PickerBehaviour {
         mapHandler = 0
         selectionObservation?.cancel()
         selectionObservation = nil
+        controllerObservation?.cancel()
+        controllerObservation = nil
         guard let view else {
             // (The status page of a library that could not be opened.)
             if let last = gtk_widget_get_last_child(content), last != header { gtk_box_remove(content.cast(), last) }
@@ -210,7 +218,10 @@ public final class PickerBehaviour {
                     album = named
                 } else {
                     view.report(i18n("no album named “{album}” (photopick albums lists them)", ["album": name]))
-                    if !fallingBack { return }
+                    if !fallingBack {
+                        followOpenAlbum()  // (the property says what is open again)
+                        return
+                    }
                 }
             } catch {
                 view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
@@ -221,6 +232,17 @@ public final class PickerBehaviour {
         } catch {
             view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
         }
+    }
+
+    /// The album property says the open album.
+    private func followOpenAlbum() {
+        guard let view, let current = view.controller.currentAlbum else { return }
+        let name: String?
+        switch current {
+        case .smart(let smart): name = smart.name
+        case .folder: name = view.controller.albums.first { $0.album == current }.map { $0.name + "/" }
+        }
+        if let name { photopick_picker_set_album_internal(picker, name) }
     }
 
     /// The picks as URIs, without those deleted since they were picked.
