@@ -44,8 +44,12 @@ let package = Package(
         // does not catch, which would end the process (see its header).
         .target(name: "CExiv2Guard", dependencies: ["CGExiv2"]),
 
+        // What every part stands on, without the index: paths (FilePath), locks and the monotonic
+        // clock, WorkerPool (every thread Photopick starts), the XDG folders and the version.
+        .target(name: "Basics", dependencies: ["CGLib"]),
+
         // The photo library index: scanning, metadata, albums, fetch results, change observation.
-        .target(name: "PhotoLibrary", dependencies: ["CGLib", "CSQLite", "CGExiv2", "CExiv2Guard", "CDecodeChannel"]),
+        .target(name: "PhotoLibrary", dependencies: ["Basics", "CGLib", "CSQLite", "CGExiv2", "CExiv2Guard", "CDecodeChannel"]),
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.
@@ -57,7 +61,7 @@ let package = Package(
 
         // The camera: V4L2 devices, format choice, streaming on a worker, conversion to RGB,
         // captures written as JPEG. No GTK.
-        .target(name: "Camera", dependencies: ["PhotoLibrary", "GObjectSupport", "CV4L", "CGdkPixbuf", "CGLib"]),
+        .target(name: "Camera", dependencies: ["Basics", "GObjectSupport", "CV4L", "CGdkPixbuf", "CGLib"]),
 
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),

@@ -1,6 +1,6 @@
 import GObjectSupport
 import Glibc
-import PhotoLibrary
+import Basics
 
 /// Why a camera shows no picture, in words a person can act on. Every state the camera cell can
 /// be in besides "live" is one of these.

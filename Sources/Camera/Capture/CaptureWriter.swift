@@ -1,7 +1,7 @@
 import CGdkPixbuf
 import CGLib
 import Glibc
-import PhotoLibrary
+import Basics
 
 /// Writes a captured frame as a JPEG photo: EXIF date with its time zone, the device as make and
 /// model, upright. A capture never replaces a file: the name gets a suffix when taken, and the

@@ -1,4 +1,4 @@
-import PhotoLibrary
+import Basics
 
 /// One photo from a camera without a window (`photopick capture`).
 public enum StillCapture {

@@ -1,5 +1,5 @@
 import Glibc
-import PhotoLibrary
+import Basics
 
 /// A capture device found on the system.
 public struct CameraInfo: Hashable, Sendable {

@@ -1,6 +1,6 @@
 import CV4L
 import Glibc
-import PhotoLibrary
+import Basics
 
 /// Tells when video device nodes come and go (a camera plugged in or pulled out), by watching
 /// the device folder with inotify: the kernel's devtmpfs creates and removes the nodes itself, so

@@ -1,6 +1,6 @@
 import CV4L
 import Glibc
-import PhotoLibrary
+import Basics
 
 /// One open V4L2 device node. It owns the file descriptor and, while streaming, the mmap'ed
 /// buffers: both go when the object does, so a device is never left open or mapped.

@@ -1,4 +1,4 @@
-import PhotoLibrary
+import Basics
 
 /// One slot between the camera's worker and the GTK thread: a new frame replaces one not yet
 /// taken, so a busy GTK thread sees the newest frame and never a backlog.

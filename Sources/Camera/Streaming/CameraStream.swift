@@ -1,4 +1,4 @@
-import PhotoLibrary
+import Basics
 
 /// A camera streaming on a worker thread of its own: frames are read and converted there and
 /// handed on as they come; what the camera is doing is reported as a `State`.

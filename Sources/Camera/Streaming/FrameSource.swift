@@ -1,4 +1,4 @@
-import PhotoLibrary
+import Basics
 
 /// Where a camera stream's frames come from: a V4L2 device, or a fake one in tests. Used by one
 /// thread at a time (the stream's worker), which also makes it.

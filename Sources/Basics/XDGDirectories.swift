@@ -177,7 +177,7 @@ struct FileKind {
 }
 
 extension String {
-    var trimmingSpaces: String {
+    public var trimmingSpaces: String {
         var scalars = Substring(self)
         while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
         while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
