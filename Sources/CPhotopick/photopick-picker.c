@@ -96,6 +96,9 @@ changed (PhotopickPicker *self, guint property)
     photopick_picker_behaviour_changed (self->behaviour, g_param_spec_get_name (properties[property]));
 }
 
+/* Every writable property is a construct property, so the picker is built once, here, with
+ * what g_object_new was given: GObject sets other properties only after constructed, and the
+ * picker would first open (and scan) the person's own folders, then the ones asked for. */
 static void
 photopick_picker_constructed (GObject *object)
 {
@@ -248,7 +251,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_LIBRARY_FOLDERS] =
     g_param_spec_boxed ("library-folders", NULL, NULL, G_TYPE_STRV,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:max-picks:
@@ -258,7 +261,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_MAX_PICKS] =
     g_param_spec_uint ("max-picks", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:mime-types: (type GStrv)
@@ -269,7 +272,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_MIME_TYPES] =
     g_param_spec_boxed ("mime-types", NULL, NULL, G_TYPE_STRV,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:album:
@@ -280,7 +283,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_ALBUM] =
     g_param_spec_string ("album", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:show-camera:
@@ -289,7 +292,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_SHOW_CAMERA] =
     g_param_spec_boolean ("show-camera", NULL, NULL, TRUE,
-                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:show-header:
@@ -300,7 +303,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_SHOW_HEADER] =
     g_param_spec_boolean ("show-header", NULL, NULL, TRUE,
-                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:confirm-label:
@@ -310,7 +313,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_CONFIRM_LABEL] =
     g_param_spec_string ("confirm-label", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:picked-count:

@@ -126,6 +126,10 @@ public final class PickerBehaviour {
                                                showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
         let isFirstRun = library.isEmpty
         let view = PickerView(controller: controller, loader: Self.loader)
+        // A first run makes its first screen's thumbnails while the files are dated, before the
+        // grid is laid out (often before the host shows the picker at all): until the picker has
+        // a size, those of a window of the program's default size.
+        view.expectedSize = (960, 720)
         show(view)
         applyConfirmLabel()
         view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
