@@ -7,7 +7,7 @@ import PickerModel
 import Thumbnails
 
 /// What PhotopickPicker does: the Swift side of the GObject shell in Sources/CPhotopick, which
-/// holds the properties and signals and calls the hooks at the end of this file. It builds the
+/// holds the properties and signals and calls the hooks in PickerBehaviour+Hooks.swift. It builds the
 /// picker (PickerView) over the library its properties name, puts it and a compact header row
 /// in the widget, and turns the view's confirm and cancel into the widget's signals.
 ///
@@ -20,13 +20,6 @@ public final class PickerBehaviour {
     let content: UnsafeMutablePointer<GtkWidget>
     /// Cancel, the album switcher and the confirm button, in a row; hidden with show-header.
     let header: UnsafeMutablePointer<GtkWidget>
-    /// The widget that shows `view`: the picker's, once the view is in it.
-    static func widget(showing view: PickerView) -> UnsafeMutablePointer<GtkWidget>? {
-        var ancestor = gtk_widget_get_parent(view.widget)
-        while let current = ancestor, of(current) == nil { ancestor = gtk_widget_get_parent(current) }
-        return ancestor
-    }
-
     /// What get_header_widgets gives: boxes that stay while the view inside them is rebuilt
     /// (another set of library folders), out of the row while show-header is false.
     @Owned var startBox: UnsafeMutablePointer<GtkWidget>
@@ -134,18 +127,18 @@ public final class PickerBehaviour {
         applyConfirmLabel()
         view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
         view.escapeCancels = true
-        gtk_widget_action_set_enabled(widget, "picker.take-photo", camera != nil ? 1 : 0)
         openAlbum(fallingBack: true)
         for notice in library.notices { view.report(notice.message, printing: false) }
         view.startScan()
         controller.startWatching()
         // The camera and a first run's decode workers start when the picker is shown: an app may
-        // make its picker long before it slides it up.
+        // make its picker long before it slides it up. Shown, it takes the keys, on the photo
+        // they were last on (a window holding only the picker would give them to Cancel).
         mapHandler = Signal.connect(widget.raw, "map") { [weak self] in
             guard let self, let view = self.view else { return }
             if isFirstRun { Self.loader.thumbnailer.workers?.prestart() }
             view.controller.camera?.start()
-            view.focusFirstPhoto()
+            view.focusGrid(returning: self.gridHadFocus)
         }
         if gtk_widget_get_mapped(widget) != 0 { camera?.start() }
     }
