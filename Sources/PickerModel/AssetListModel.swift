@@ -75,15 +75,15 @@ public final class AssetListModel {
     /// Applies a library change to the open album as exact ranges. A GListModel must look, during
     /// each items-changed emission, exactly as that emission says (GTK reads it back at once), so
     /// while the splices go out one by one the model presents each intermediate list. Assets that
-    /// changed in place (a heart, a duration read later) emit nothing: `onAssetsUpdated` names
-    /// them, and their bound cells update themselves (an items-changed would rebind them, and
+    /// changed in place (a heart, a duration read later) emit nothing: their rows' subscribers
+    /// (`observeRow`) hear, and their bound cells update themselves (an items-changed would rebind them, and
     /// their pictures would blink).
     public func apply(_ details: FetchResultChangeDetails) {
         guard details.before === fetchResult else { return }
         let oldIDs = details.before.allIDs, newIDs = details.after.allIDs
         let splices = details.splices.filter { $0.removed == 0 || $0.added == 0 }
         let updated = details.changedIndexes.compactMap { $0 < newIDs.count ? newIDs[$0] : nil }
-        defer { if !updated.isEmpty { onAssetsUpdated?(Set(updated)) } }
+        defer { for id in Set(updated) { rowSubscribers.publish(id, ()) } }
         if splices.count > AssetListModel.maximumSplices {
             // A first scan inserts photos all over the timeline: one range from the first to the
             // last difference costs GTK less than hundreds of emissions.
@@ -127,8 +127,13 @@ public final class AssetListModel {
         fetchResult = details.after
     }
 
-    /// Assets of the open album whose rows changed in place (called after the model took the change).
-    public var onAssetsUpdated: ((Set<Int64>) -> Void)?
+    private let rowSubscribers = KeyedSubscribers<Int64, Void>()
+
+    /// Calls `handler` when `id`'s row changed in place (after the model took the change): a
+    /// bound cell shows the new heart or duration, and a new picture when the file changed.
+    public func observeRow(_ id: Int64, _ handler: @escaping () -> Void) -> Subscription {
+        rowSubscribers.subscribe(id) { handler() }
+    }
 
     /// Above this many runs a change goes out as one range.
     static let maximumSplices = 16

@@ -67,7 +67,7 @@ public final class CameraStore {
             set { lock.withLock { size = newValue } }
         }
     }
-    private var observers: [Int: (Event) -> Void] = [:]
+    private let subscribers = Subscribers<Event>()
     private var nextToken = 0
     private var viewers: [Int: StreamPurpose] = [:]
     private var isWindowShown = true
@@ -105,7 +105,7 @@ public final class CameraStore {
         watcher = nil
         discovery.shutdown()
         stopStream()
-        observers = [:]
+        subscribers.removeAll()
         onAvailabilityChanged = nil
     }
 
@@ -146,16 +146,11 @@ public final class CameraStore {
 
     // MARK: Observing
 
-    public func observe(_ handler: @escaping (Event) -> Void) -> SelectionStore.Observation {
-        let token = nextToken
-        nextToken += 1
-        observers[token] = handler
-        return SelectionStore.Observation { [weak self] in self?.observers[token] = nil }
+    public func observe(_ handler: @escaping (Event) -> Void) -> Subscription {
+        subscribers.subscribe(handler)
     }
 
-    private func publish(_ event: Event) {
-        for handler in observers.values.map({ $0 }) { handler(event) }
-    }
+    private func publish(_ event: Event) { subscribers.publish(event) }
 
     // MARK: Capture
 

@@ -36,15 +36,12 @@ public enum PickerEvent {
 extension PickerController {
     /// Calls `handler` with every event from now until the observation is cancelled or let go,
     /// or the controller closes.
-    public func observe(_ handler: @escaping (PickerEvent) -> Void) -> SelectionStore.Observation {
-        let token = nextObserverToken
-        nextObserverToken += 1
-        observers.append((token, handler))
-        return SelectionStore.Observation { [weak self] in self?.observers.removeAll { $0.token == token } }
+    public func observe(_ handler: @escaping (PickerEvent) -> Void) -> Subscription {
+        subscribers.subscribe(handler)
     }
 
     func publish(_ event: PickerEvent) {
         // (A handler may cancel an observation or close the controller while it runs.)
-        for observer in observers { observer.handler(event) }
+        subscribers.publish(event)
     }
 }

@@ -2,6 +2,15 @@ import GObjectSupport
 import Camera
 import PhotoLibrary
 
+/// A row of the index, or why there is none.
+public enum RowLookup {
+    case found(Asset)
+    /// No longer in the index (the file was deleted; the grid drops it with the change).
+    case gone
+    /// The index could not be read: SQLite's words.
+    case unreadable(String)
+}
+
 /// What the picker knows, without a widget in sight: the library, the albums and the open one,
 /// the grid's model of it, the selection, the scan that keeps the index current, the changes
 /// that arrive while the window is open, the type filter and the problems to tell the person.
@@ -46,8 +55,7 @@ public final class PickerController {
     public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
     private let post: Post
     /// Who hears the events (PickerController+Events), in the order they began to.
-    var observers: [(token: Int, handler: (PickerEvent) -> Void)] = []
-    var nextObserverToken = 0
+    let subscribers = Subscribers<PickerEvent>()
     var isClosed = false
     private var pendingChange = LibraryChange()
     private var computingChange = false
@@ -85,7 +93,7 @@ public final class PickerController {
         // way returns before this does, and what it posted finds the controller closed.
         workers.shutdown()
         isScanning = false
-        observers = []
+        subscribers.removeAll()
     }
 
     /// Tells the index's notices (rebuilt, kept in memory …) to the person.
@@ -99,7 +107,23 @@ public final class PickerController {
     public var roots: [FilePath] { library.roots }
 
     /// An asset's row: from the library's cache, or one query.
-    public func asset(_ id: Int64) -> Asset? { try? library.asset(id: id) }
+    public func asset(_ id: Int64) -> Asset? {
+        if case .found(let asset) = row(id) { return asset }
+        return nil
+    }
+
+    /// The row of `id`, or why there is none: gone from the index, or the index could not be
+    /// read (said once on standard error, with SQLite's words).
+    public func row(_ id: Int64) -> RowLookup {
+        do {
+            guard let asset = try library.asset(id: id) else { return .gone }
+            return .found(asset)
+        } catch {
+            let reason = String(describing: error)
+            DeveloperLog.sayOnce("cannot read the index row of asset \(id): \(reason)")
+            return .unreadable(reason)
+        }
+    }
 
     /// Rows in the order of `ids` (those still in the index), in one query for the missing.
     public func assets(_ ids: [Int64]) -> [Asset] { (try? library.assets(ids: ids)) ?? [] }

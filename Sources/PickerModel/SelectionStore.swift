@@ -27,9 +27,8 @@ public final class SelectionStore {
     }
 
     private var numbers: [Int64: Int] = [:]
-    private var observersByID: [Int64: [Int: (Int?) -> Void]] = [:]
-    private var observers: [Int: (Change) -> Void] = [:]
-    private var nextToken = 0
+    private let pickSubscribers = KeyedSubscribers<Int64, PickState>()
+    private let changeSubscribers = Subscribers<Change>()
 
     public init(maximum: Int? = nil) {
         self.maximum = maximum
@@ -64,7 +63,7 @@ public final class SelectionStore {
         if maximum == 1, let previous = picked.first {
             picked = [id]
             numbers = [id: 1]
-            publish(affected: [previous, id])
+            publish(affected: [previous, id], totalChanged: false)
             return .picked(number: 1)
         }
         if isFull { return .refusedAtMaximum }
@@ -91,53 +90,41 @@ public final class SelectionStore {
         picked.insert(id, at: to)
         let range = min(from, to)...max(from, to)
         for index in range { numbers[picked[index]] = index + 1 }
-        publish(affected: Set(range.map { picked[$0] }))
+        publish(affected: Set(range.map { picked[$0] }), totalChanged: false)
     }
 
 
     // MARK: Observing
 
-    /// A handle that ends an observation when cancelled (or released).
-    @MainActor
-    public final class Observation {
-        private var cancelAction: (() -> Void)?
-        init(_ cancel: @escaping () -> Void) { cancelAction = cancel }
-        public func cancel() {
-            cancelAction?()
-            cancelAction = nil
-        }
-        // Isolated: a cell or pane lets go of its observation on the GTK thread.
-        isolated deinit { cancel() }
+    /// What a cell bound to an asset shows of the selection: its number, and of how many.
+    public struct PickState: Equatable, Sendable {
+        /// 1, 2, 3 … in pick order, or nil when not picked.
+        public let number: Int?
+        /// How many are picked.
+        public let total: Int
     }
 
-    /// Calls `handler` with the new number (or nil) whenever `id`'s number changes: what a cell
-    /// bound to `id` uses, so a toggle touches only the cells it concerns.
-    public func observe(_ id: Int64, _ handler: @escaping (Int?) -> Void) -> Observation {
-        let token = nextToken
-        nextToken += 1
-        observersByID[id, default: [:]][token] = handler
-        return Observation { [weak self] in
-            self?.observersByID[id]?[token] = nil
-            if self?.observersByID[id]?.isEmpty == true { self?.observersByID[id] = nil }
-        }
+    public func state(of id: Int64) -> PickState { PickState(number: numbers[id], total: picked.count) }
+
+    /// Calls `handler` whenever `id`'s number changes, and while it is picked whenever the total
+    /// does ("picked 2 of 4"): what a cell bound to `id` uses, so a toggle touches only the
+    /// cells it concerns.
+    public func observe(_ id: Int64, _ handler: @escaping (PickState) -> Void) -> Subscription {
+        pickSubscribers.subscribe(id, handler)
     }
 
     /// Calls `handler` after every change (the strip, the button).
-    public func observe(_ handler: @escaping (Change) -> Void) -> Observation {
-        let token = nextToken
-        nextToken += 1
-        observers[token] = handler
-        return Observation { [weak self] in self?.observers[token] = nil }
+    public func observe(_ handler: @escaping (Change) -> Void) -> Subscription {
+        changeSubscribers.subscribe(handler)
     }
 
     /// How many per-asset observers there are (bound cells): for tests.
-    public var assetObserverCount: Int { observersByID.values.reduce(0) { $0 + $1.count } }
+    public var assetObserverCount: Int { pickSubscribers.count }
 
-    private func publish(affected: Set<Int64>) {
-        for id in affected {
-            for handler in observersByID[id]?.values.map({ $0 }) ?? [] { handler(numbers[id]) }
-        }
-        let change = Change(affected: affected)
-        for handler in observers.values.map({ $0 }) { handler(change) }
+    private func publish(affected: Set<Int64>, totalChanged: Bool = true) {
+        // The picks whose number stayed hear of the new total too (a few ids: the picks).
+        let told = totalChanged ? affected.union(picked) : affected
+        for id in told { pickSubscribers.publish(id, state(of: id)) }
+        changeSubscribers.publish(Change(affected: affected))
     }
 }

@@ -21,7 +21,7 @@ final class PreviewPane {
     private let caption: UnsafeMutablePointer<GtkWidget>
     private let problem: UnsafeMutablePointer<GtkWidget>
     private var request: ThumbnailRequest?
-    private var observation: SelectionStore.Observation?
+    private var observation: Subscription?
     private weak var selection: SelectionStore?
     private var describe: ((Int?) -> String)?
     private(set) var position: Int?
@@ -102,7 +102,7 @@ final class PreviewPane {
         gtk_picture_set_paintable(picture.opaque, nil)
         gtk_widget_set_visible(problem, 0)
         update(number: selection.number(of: asset.id))
-        observation = selection.observe(asset.id) { [weak self] number in self?.update(number: number) }
+        observation = selection.observe(asset.id) { [weak self] state in self?.update(number: state.number) }
         // The largest cached flavour, decoded off the main thread: the photo itself, or the
         // poster a video falls back to when it cannot play.
         request = loader.request(asset.path, flavor: .xxLarge) { [weak self] result in

@@ -102,16 +102,22 @@ final class AssetListModelTests: XCTestCase, @unchecked Sendable {
             model.replace(with: before)
             let recorder = record(model)
             var updatedIDs: [Set<Int64>] = []
-            model.onAssetsUpdated = { updatedIDs.append($0) }
+            var heard: Set<Int64> = []
+            // Bound cells of 5, 4 and 2: each hears of its own row only.
+            let subscriptions = [Int64(5), 4, 2].map { id in model.observeRow(id) { heard.insert(id) } }
+            defer { withExtendedLifetime(subscriptions) {} }
+            func took() { updatedIDs.append(heard); heard = [] }
             var change = LibraryChange()
             change.updated = [4, 2]
             model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: before, after: result([5, 4, 3, 2, 1]), change: change)))
+            took()
             XCTAssertEqual(recorder.emissions, [], "no cell is rebound for a row that changed in place")
             XCTAssertEqual(updatedIDs, [[4, 2]])
 
             change.inserted = [9]
             let after = result([9, 5, 4, 3, 2, 1])
             model.apply(try XCTUnwrap(FetchResultChangeDetails(testBefore: model.fetchResult!, after: after, change: change)))
+            took()
             XCTAssertEqual(recorder.emissions, [[1, 0, 1]], "the insertion alone goes out")
             XCTAssertEqual(updatedIDs.last, [4, 2])
         }

@@ -41,7 +41,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
     private var library: URL!
     private var queue: MainQueue!
     /// The controllers' events the test listens to, until it ends.
-    private var observations: [SelectionStore.Observation] = []
+    private var observations: [Subscription] = []
 
     /// Hears `controller`'s events for the rest of the test.
     private func listen(_ controller: PickerController, _ handler: @escaping (PickerEvent) -> Void) {

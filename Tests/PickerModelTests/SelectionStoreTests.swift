@@ -53,7 +53,7 @@ final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
         MainActor.assumeIsolated {
             let store = SelectionStore(maximum: 1)
             var heard: [Int64: [Int?]] = [:]
-            let observations = [Int64(1), 2].map { id in store.observe(id) { heard[id, default: []].append($0) } }
+            let observations = [Int64(1), 2].map { id in store.observe(id) { heard[id, default: []].append($0.number) } }
             XCTAssertEqual(store.toggle(1), .picked(number: 1))
             XCTAssertEqual(store.toggle(2), .picked(number: 1))
             XCTAssertEqual(store.picked, [2])
@@ -70,9 +70,9 @@ final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
         MainActor.assumeIsolated {
             let store = SelectionStore()
             var heard: [Int64: [Int?]] = [:]
-            var observations: [SelectionStore.Observation] = []
+            var observations: [Subscription] = []
             for id in Int64(1)...Int64(50) {  // fifty bound cells
-                observations.append(store.observe(id) { heard[id, default: []].append($0) })
+                observations.append(store.observe(id) { heard[id, default: []].append($0.number) })
             }
             store.toggle(5)
             store.toggle(7)

@@ -6,7 +6,7 @@ import PickerModel
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// The grid in this process, on a virtual display: how many item objects live, and what a
 /// selection change touches.
@@ -33,6 +33,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         let (library, _) = try SyntheticLibrary.make("grid", count: count)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("grid-cache").path))
         let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: pausedLoader))
+        view.metrics = PickerMetrics()  // (what the assertions count)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), width, 720)
         gtk_window_set_child(window.cast(), view.widget)
@@ -53,6 +54,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
                                            location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
             try library.scan()
             let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])))
+            view.metrics = PickerMetrics()  // (what the assertions count)
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()) }
             gtk_window_set_default_size(window.cast(), 960, 720)
@@ -61,7 +63,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             gtk_window_present(window.cast())
             let photos = { view.cells.compactMap(\.cell).filter { $0.assetID != nil && gtk_widget_get_mapped($0.root) != 0 } }
             let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline && (photos().isEmpty || GridCell.waiting > 0) { pump(seconds: 0.1) }
+            while Date() < deadline && (photos().isEmpty || view.metrics!.cellsWaiting > 0) { pump(seconds: 0.1) }
             let shown = photos().filter(\.showsPicture)
             XCTAssertGreaterThan(shown.count, 5)
             let before = view.flavor
@@ -111,13 +113,13 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
             XCTAssertEqual(view.model.count, 60_000)
             let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
-            let bindsBefore = GridCell.binds
+            let bindsBefore = view.metrics!.binds
             for _ in 0..<10 {
                 gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
                 pump(seconds: 0.15)
             }
             XCTAssertGreaterThan(gtk_adjustment_get_value(adjustment), 5 * gtk_adjustment_get_page_size(adjustment), "it scrolled")
-            XCTAssertGreaterThan(GridCell.binds - bindsBefore, 100, "cells were bound as the grid scrolled")
+            XCTAssertGreaterThan(view.metrics!.binds - bindsBefore, 100, "cells were bound as the grid scrolled")
             XCTAssertLessThan(AssetItem.aliveCount, 1000, "item objects exist only while GTK holds them")
         }
     }
@@ -131,11 +133,12 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
             defer { loader.shutdown() }
             let view = PickerView(library: library, loader: loader)
+            view.metrics = PickerMetrics()  // (what the assertions count)
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()) }
             gtk_window_set_default_size(window.cast(), 960, 720)
             gtk_window_set_child(window.cast(), view.widget)
-            let bindsBefore = GridCell.binds
+            let bindsBefore = view.metrics!.binds
             try view.showAlbums()
             gtk_window_present(window.cast())
             pump(seconds: 0.8)
@@ -144,7 +147,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
                 gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
                 pump(seconds: 0.1)
             }
-            let binds = GridCell.binds - bindsBefore
+            let binds = view.metrics!.binds - bindsBefore
             let boundNow = view.cells.compactMap(\.cell).filter { $0.assetID != nil }.count
             XCTAssertGreaterThan(binds - boundNow, 200, "many cells were unbound while scrolling")
             // What stays queued is what bound cells (at most 30 rows × columns) and the prefetch
@@ -162,6 +165,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("first-frame-cache").path))
             for shown in [true, false] {
                 let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+                view.metrics = PickerMetrics()  // (what the assertions count)
                 let window = gtk_window_new()!
                 defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
                 gtk_window_set_default_size(window.cast(), 960, 720)
@@ -195,14 +199,14 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             final class Counter { var emissions = 0 }
             let counter = Counter()
             Signal.connect(view.model.object.raw, "items-changed", itemsChanged: { _, _, _ in counter.emissions += 1 })
-            let before = GridCell.badgeUpdates
+            let before = view.metrics!.badgeUpdates
             view.toggle(at: 3)
-            XCTAssertEqual(GridCell.badgeUpdates - before, 1, "only the picked cell")
+            XCTAssertEqual(view.metrics!.badgeUpdates - before, 1, "only the picked cell")
             view.toggle(at: 5)
             view.toggle(at: 7)
-            let beforeUnpick = GridCell.badgeUpdates
+            let beforeUnpick = view.metrics!.badgeUpdates
             view.toggle(at: 3)  // unpick number 1: the other two renumber
-            XCTAssertEqual(GridCell.badgeUpdates - beforeUnpick, 3)
+            XCTAssertEqual(view.metrics!.badgeUpdates - beforeUnpick, 3)
             XCTAssertEqual(counter.emissions, 0, "a selection change never touches the model")
             XCTAssertEqual(view.selection.picked, [view.model.assetID(at: 5)!, view.model.assetID(at: 7)!])
         }

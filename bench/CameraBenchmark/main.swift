@@ -147,6 +147,8 @@ nonisolated(unsafe) let times = Times()
                       makeSource: { _, _ in SyntheticCamera() })
         : CameraStore(post: { MainLoopDispatcher.shared.post($0) })
     let view = PickerView(library: library, loader: loader, camera: camera, showsCameraAtStart: synthetic || !CameraDevices.nodes().isEmpty)
+    let metrics = PickerMetrics()
+    view.metrics = metrics
     let window = gtk_window_new()!
     let gtkWindow = UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self)
     gtk_window_set_default_size(gtkWindow, 960, 720)
@@ -181,7 +183,7 @@ nonisolated(unsafe) let times = Times()
     }
     // Idle: every thumbnail of the screen made before CPU is measured.
     let idleDeadline = monotonicSeconds() + 60
-    while view.cellsWaitingForThumbnails > 0 && monotonicSeconds() < idleDeadline { run(for: 0.2) }
+    while metrics.cellsWaiting > 0 && monotonicSeconds() < idleDeadline { run(for: 0.2) }
     run(for: 2)  // settle
     var rate = 0.0
     if case .live(let format) = camera.status { rate = format.frameRate.perSecond }
@@ -199,7 +201,7 @@ nonisolated(unsafe) let times = Times()
     let adjustment = view.verticalAdjustment!
     gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
     run(for: 1)
-    while view.cellsWaitingForThumbnails > 0 && monotonicSeconds() < idleDeadline + 60 { run(for: 0.2) }
+    while metrics.cellsWaiting > 0 && monotonicSeconds() < idleDeadline + 60 { run(for: 0.2) }
     run(for: 2.5)
     let streamingWhenHidden = { if case .live = camera.status { return true } else { return false } }()
     let cpuBeforeHidden = cpuSeconds(), hiddenStart = monotonicSeconds()

@@ -30,6 +30,9 @@ let loader = ThumbnailLoader()
 // The picker as the program's window has it: the PhotopickPicker widget over the view.
 let (picker, behaviour) = PickerBehaviour.hosting(PickerView.controller(library: library), loader: loader)
 let view = behaviour.view!
+// What the picker counts of its own work (binds, their time, cells waiting for a picture).
+let metrics = PickerMetrics()
+view.metrics = metrics
 let window = gtk_window_new()!
 gtk_window_set_default_size(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), 960, 720)
 gtk_window_set_child(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), picker)
@@ -57,13 +60,7 @@ func printLine(_ text: String) {
 
 /// Our code's time on the GTK thread so far: binding cells, the scroll handler (row batches,
 /// prefetch) and results delivered from the workers (thumbnails put into cells).
-@MainActor func ourTime() -> TimeSpent {
-    var total = PickerView.timeSpent
-    let delivered = MainLoopDispatcher.shared.timeSpent
-    total.wall += delivered.wall
-    total.cpu += delivered.cpu
-    return total
-}
+@MainActor func ourTime() -> TimeSpent { metrics.timeSpent }
 
 /// {"median": …, "p99": …, "max": …} in milliseconds.
 func distribution(_ values: [Double]) -> String {
@@ -77,9 +74,9 @@ func distribution(_ values: [Double]) -> String {
 /// Called after each painted frame.
 @MainActor func afterPaint() {
     let now = monotonicSeconds()
-    let stats = view.bindStatistics
+    let stats = (binds: metrics.binds, seconds: metrics.bindTime.wall)
     if !measure.ready {
-        guard stats.binds > 0, view.cellsWaitingForThumbnails == 0 else { return }
+        guard stats.binds > 0, metrics.cellsWaiting == 0 else { return }
         measure.ready = true
         if mode == "first-frame" {
             printLine("{\"first_frame\": true, \"binds\": \(stats.binds)}")

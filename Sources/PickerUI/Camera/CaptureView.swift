@@ -15,7 +15,7 @@ final class CaptureView {
     private let message: UnsafeMutablePointer<GtkWidget>
     private let switcher: UnsafeMutablePointer<GtkWidget>
     private let cameraNames: OpaquePointer
-    private var observation: SelectionStore.Observation?
+    private var observation: Subscription?
     private var viewing: Int?
     private weak var camera: CameraStore?
     private var listedCameras: [CameraInfo] = []

@@ -14,7 +14,7 @@ final class DesktopActions {
     private weak var view: PickerView?
     private let window: UnsafeMutablePointer<GtkWidget>
     private var actions: [OpaquePointer] = []
-    private var selectionObservation: SelectionStore.Observation?
+    private var selectionObservation: Subscription?
     /// The folder dialog while it is open.
     private var folderDialog: OpaquePointer?
     /// Where the last copy went: the next Copy to Folder… opens there.

@@ -7,20 +7,6 @@ import Thumbnails
 
 /// The grid: cells, their size and the columns, the scale factor, prefetching, the focus.
 extension PickerView {
-    func setUpCell(_ listItem: OpaquePointer) {
-        let cell = GridCell(picker: self)
-        cells.removeAll { $0.cell == nil }
-        cells.append(WeakCell(cell: cell))
-        cell.listItem = listItem
-        gtk_list_item_set_child(listItem, cell.root)
-        attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
-        attach(cell, to: cell.root.raw, key: GridCell.key)
-    }
-
-    func cell(_ listItem: OpaquePointer) -> GridCell? {
-        attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
-    }
-
     /// Changes the thumbnail size; bound cells resize and, when the needed flavour changes,
     /// request the larger thumbnail.
     public func setCellSize(_ size: Int) {
@@ -84,10 +70,10 @@ extension PickerView {
 
     /// Warms the thumbnails of the next screen in the direction of scrolling.
     func scrolled() {
-        Self.scrollTime.measure { prefetchAroundView() }
+        if let metrics { metrics.measureScroll { prefetchAroundView() } } else { prefetchAroundView() }
         // GtkGridView keeps cells bound well beyond the view: the camera streams only while its
         // cell is actually in sight.
-        for cell in cells.compactMap(\.cell) where cell.isCamera { cell.updateCameraViewing() }
+        for cell in cells.compactMap(\.cell) { cell.camera?.updateViewing() }
         // Back at the top, the newest photos are in sight: nothing newer waits above.
         if controller.newerAbove > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
            gtk_adjustment_get_value(adjustment) <= 0 {

@@ -45,9 +45,6 @@ extension PickerView {
             }
         }
         controller.anchorAsset = { [weak self] in self?.assetAtTop() }
-        controller.model.onAssetsUpdated = { [weak self] ids in
-            self?.cells.compactMap(\.cell).filter { $0.assetID.map(ids.contains) == true }.forEach { $0.refresh() }
-        }
     }
 
     /// "Indexing 40 %" in the header, the counts in its tooltip: first every file is found and

@@ -33,7 +33,7 @@ extension PickerView {
         case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
         case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
         }
-        cells.compactMap(\.cell).first { $0.assetID == id }?.shake()
+        cell(showing: id)?.shake()
         showToast(refusal)
         gtk_widget_error_bell(grid)
     }

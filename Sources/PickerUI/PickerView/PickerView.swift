@@ -70,9 +70,9 @@ public final class PickerView {
     /// False once the widgets are destroyed: work posted from other threads then does nothing.
     var isAlive = true
     var scrollDelta = 0.0
-    var selectionObservation: SelectionStore.Observation?
+    var selectionObservation: Subscription?
     /// The controller's events (listenToController).
-    var controllerObservation: SelectionStore.Observation?
+    var controllerObservation: Subscription?
     let switcher: AlbumSwitcher
     /// Runs fitColumns after a layout pass that changed the width.
     let columnFitting = MainLoopSource()
@@ -320,13 +320,9 @@ public final class PickerView {
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
         setUpCamera()
-        selectionObservation = selection.observe { [weak self] change in
+        selectionObservation = selection.observe { [weak self] _ in
             guard let self else { return }
             self.updateConfirmButton()
-            // Picked cells say "picked 2 of 4": the total changed for all of them (a few cells).
-            for cell in self.cells.compactMap(\.cell) where cell.assetID.map({ self.selection.number(of: $0) != nil && !change.affected.contains($0) }) == true {
-                cell.refreshDescription()
-            }
             self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
         }
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
@@ -361,21 +357,10 @@ public final class PickerView {
 
     // MARK: Measuring (bench/)
 
-    /// Bound cells waiting for their thumbnail: zero once the visible cells show pictures.
-    @_spi(Testing) public var cellsWaitingForThumbnails: Int { GridCell.waiting }
-    /// Cells bound so far, and the wall seconds spent binding them.
-    @_spi(Testing) public var bindStatistics: (binds: Int, seconds: Double) { (GridCell.binds, GridCell.bindTime.wall) }
-    /// Time spent on the GTK thread in the picker's own code so far: binding cells, the scroll
-    /// handler (row batches, prefetch). Results delivered from workers are counted by
-    /// MainLoopDispatcher.
-    @_spi(Testing) public static var timeSpent: TimeSpent {
-        var total = GridCell.bindTime
-        total.wall += scrollTime.wall
-        total.cpu += scrollTime.cpu
-        return total
-    }
-    static var scrollTime = TimeSpent()
-    /// The grid's vertical scroll position, for programmatic scrolling.
+    /// What the benchmarks and tests count (binds, their time, badges, cells waiting for a
+    /// picture); nil counts nothing. Set it before the view is shown.
+    /// (The trace of a start, PHOTOPICK_TRACE_STARTUP, gives every picker one.)
+    @_spi(Testing) public var metrics: PickerMetrics? = StartupTrace.isOn ? PickerMetrics() : nil
     /// Camera frames the camera cell has shown (the camera benchmark).
     @_spi(Testing) public var cameraCellFrames: Int { cells.compactMap(\.cell).filter(\.isCamera).map(\.cameraFramesShown).reduce(0, +) }
     @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }

@@ -26,8 +26,8 @@ public final class PickerBehaviour {
     @Owned var titleBox: UnsafeMutablePointer<GtkWidget>
     @Owned var endBox: UnsafeMutablePointer<GtkWidget>
     public private(set) var view: PickerView?
-    private var selectionObservation: SelectionStore.Observation?
-    private var controllerObservation: SelectionStore.Observation?
+    private var selectionObservation: Subscription?
+    private var controllerObservation: Subscription?
     private var mapHandler: gulong = 0
     /// A photo of this view's grid has had the focus (the grid remembers which).
     private var gridHadFocus = false
@@ -339,12 +339,7 @@ public final class PickerBehaviour {
         (startBox, titleBox, endBox)
     }
 
-    private static var warned: Set<String> = []
-    private func warnOnce(_ problem: String) {
-        guard Self.warned.insert(problem).inserted else { return }
-        let line = "photopick: \(problem)\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
-    }
+    private func warnOnce(_ problem: String) { DeveloperLog.sayOnce(problem) }
 
     // MARK: Actions
 

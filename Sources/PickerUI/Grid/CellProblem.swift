@@ -20,6 +20,11 @@ struct CellProblem: Equatable {
     static var tooLarge: CellProblem {
         CellProblem(icon: "image-missing-symbolic", title: i18n("Too large to show"), explanation: i18n("This image is too large to show"))
     }
+    /// The photo index could not give the file's row (the reason goes to the tooltip and to
+    /// standard error).
+    static var indexUnreadable: CellProblem {
+        CellProblem(icon: "dialog-warning-symbolic", title: i18n("Cannot be read"), explanation: i18n("The photo index cannot be read"))
+    }
     static var gone: CellProblem {
         CellProblem(icon: "image-missing-symbolic", title: i18n("File is gone"), explanation: i18n("This file is no longer there"))
     }

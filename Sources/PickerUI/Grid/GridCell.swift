@@ -1,0 +1,319 @@
+import CGtk
+import GObjectSupport
+import PickerModel
+import PhotoLibrary
+import Thumbnails
+
+/// One grid cell: the thumbnail filling a rounded square, a ring and a numbered badge when
+/// picked, the duration on videos, a heart on favourites, the reason in words for files that
+/// failed. Passive, as a cell of Nautilus' grid: it shows its asset and says where it is;
+/// clicks, drag and keys are the view's (PickerView+Cells). Binding subscribes to this asset's
+/// pick number and row, and asks for its picture; unbinding cancels all three, so a recycled
+/// cell never shows another photo's result and no view walks its cells.
+@MainActor
+final class GridCell {
+    static let key = "photopick-cell"
+
+    let root: UnsafeMutablePointer<GtkWidget>
+    let picture: UnsafeMutablePointer<GtkWidget>
+    let badge: UnsafeMutablePointer<GtkWidget>
+    private let duration: UnsafeMutablePointer<GtkWidget>
+    private let heart: UnsafeMutablePointer<GtkWidget>
+    let status: UnsafeMutablePointer<GtkWidget>
+    /// Words under the status icon: "Damaged file".
+    let problem: UnsafeMutablePointer<GtkWidget>
+    private weak var host: CellHost?
+
+    /// The list item this cell is the child of (set at setup, for positions).
+    var listItem: OpaquePointer?
+    private(set) var assetID: Int64?
+    /// Whether a thumbnail (or a preview of it) is shown, for tests of what a person sees.
+    var showsPicture: Bool { gtk_picture_get_paintable(picture.opaque) != nil }
+    /// The grid position the cell is bound to.
+    var position: Int? { listItem.map { Int(gtk_list_item_get_position($0)) } }
+    /// The file version the picture was asked for.
+    private var pictureVersion: FileVersion?
+    /// The number the badge shows.
+    private var shownNumber: Int?
+    private var request: ThumbnailRequest?
+    private var pickSubscription: Subscription?
+    private var rowSubscription: Subscription?
+    /// While bound to the camera slot: the live camera in this cell.
+    private(set) var camera: CameraSlot?
+    var isCamera: Bool { camera != nil }
+    /// Frames shown since the camera slot was bound (tests: the preview is live).
+    var cameraFramesShown: Int { camera?.framesShown ?? 0 }
+    /// Ends a shake; the cell owns it, so it goes with the cell.
+    private let shakeEnd = MainLoopSource()
+
+    private var isWaiting = false {
+        didSet { if isWaiting != oldValue { host?.metrics?.cellWaits(isWaiting) } }
+    }
+
+    init(host: CellHost) {
+        self.host = host
+        // A square whose side follows the column width (SquareLayout), holding an overlay.
+        root = SquareLayout.makeContainer()
+        style(root, "cell")
+        let content = gtk_overlay_new()!
+        gtk_box_append(root.cast(), content)
+        picture = gtk_picture_new()
+        gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
+        gtk_picture_set_can_shrink(picture.opaque, 1)
+        style(picture, "thumbnail")
+        gtk_overlay_set_child(content.opaque, picture)
+
+        let statusBox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
+        status = gtk_image_new()
+        style(status, "status-icon")
+        gtk_image_set_pixel_size(status.opaque, 32)
+        problem = gtk_label_new(nil)
+        style(problem, "problem", "dim-label")
+        gtk_label_set_wrap(problem.opaque, 1)
+        gtk_label_set_justify(problem.opaque, GTK_JUSTIFY_CENTER)
+        gtk_box_append(statusBox.cast(), status)
+        gtk_box_append(statusBox.cast(), problem)
+        place(statusBox, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
+
+        // The pick ring: an accent border with a white inner line, so that it shows on a photo
+        // of the accent's own colour (blue sky under a blue ring).
+        let ring = gtk_label_new(nil)!
+        style(ring, "pick-ring")
+        place(ring, over: content)
+
+        // An empty circle where the number goes, shown on hover: this tile can be picked.
+        let circle = gtk_label_new(nil)!
+        style(circle, "pick-circle")
+        place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
+
+        badge = gtk_label_new(nil)
+        style(badge, "pick-badge")
+        place(badge, over: content, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+
+        duration = gtk_label_new(nil)
+        style(duration, "duration")
+        place(duration, over: content, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
+
+        heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")
+        style(heart, "favorite")
+        place(heart, over: content, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
+        resize(to: host.cellSide)
+        gtk_widget_set_has_tooltip(root, 1)
+        Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
+            guard let self, !self.name.isEmpty else { return false }
+            // A file that cannot be shown: under its translated words, what the decoder said
+            // (in English, as GLib's and the loaders' messages are).
+            gtk_tooltip_set_text(tooltip, keepingKoreanWordsWhole(self.name) + (self.problemDetail.map { "\n" + $0 } ?? ""))
+            return true
+        })
+    }
+
+    func resize(to size: Int) {
+        SquareLayout.setSide(size, of: root)
+    }
+
+    // MARK: Binding
+
+    func bind(item: UnsafeMutableRawPointer?) {
+        guard let metrics = host?.metrics else { return bindNow(item) }
+        metrics.measureBind { bindNow(item) }
+    }
+
+    private func bindNow(_ item: UnsafeMutableRawPointer?) {
+        clear()
+        guard let host else { return }
+        if AssetItem.isCamera(item) {
+            camera = CameraSlot(cell: self, host: host)
+            return
+        }
+        guard let id = AssetItem.assetID(of: item) else { return }
+        assetID = id
+        showNumber(host.pickState(of: id).number)
+        pickSubscription = host.observePick(id) { [weak self] state in self?.pickChanged(state) }
+        rowSubscription = host.observeRow(id) { [weak self] in self?.rowChanged() }
+        switch host.row(id) {
+        case .found(let asset):
+            decorate(asset)
+            requestPicture(of: asset)
+        case .gone:
+            show(problem: .gone)
+        case .unreadable(let reason):
+            show(problem: .indexUnreadable)
+            problemDetail = reason
+            describe(CellProblem.indexUnreadable.title)
+        }
+    }
+
+    private func pickChanged(_ state: SelectionStore.PickState) {
+        guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        if state.number != shownNumber {
+            host.metrics?.badgeUpdated()
+            showNumber(state.number)
+        }
+        describe(accessibleName(for: asset, state: state))
+    }
+
+    /// The row changed in place (read in full after a scan's first pass, a new rating): the
+    /// decorations follow at once; the picture is made again only when the file itself changed,
+    /// and the one shown stays until the new one arrives (no blink).
+    private func rowChanged() {
+        guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        decorate(asset)
+        if asset.version != pictureVersion { requestPicture(of: asset) }
+    }
+
+    /// The heart, the duration and the spoken name, from the asset's row.
+    private func decorate(_ asset: Asset) {
+        gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
+        if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
+            gtk_label_set_text(duration.opaque, text)
+            gtk_widget_set_visible(duration, 1)
+        } else {
+            gtk_widget_set_visible(duration, 0)
+        }
+        if let host { describe(accessibleName(for: asset, state: host.pickState(of: asset.id))) }
+    }
+
+    /// Asks for the thumbnail; the picture shown meanwhile (none after a bind) stays until it comes.
+    private func requestPicture(of asset: Asset) {
+        guard let host else { return }
+        let id = asset.id
+        request?.cancel()
+        pictureVersion = asset.version
+        isWaiting = true
+        request = host.picture(for: asset) { [weak self] picture in
+            guard let self, self.assetID == id else { return }
+            self.isWaiting = false
+            switch picture {
+            case .picture(let pixbuf): self.setPicture(pixbuf)
+            case .videoIcon: self.show(status: "video-x-generic-symbolic")
+            case .problem(let problem, let detail):
+                self.show(problem: problem)
+                self.problemDetail = detail
+                if let host = self.host { self.describe(self.accessibleName(for: asset, state: host.pickState(of: id))) }
+            case .none: break
+            }
+        }
+    }
+
+    func unbind() {
+        clear()
+    }
+
+    /// Shakes the cell briefly: the maximum is reached and this pick was refused.
+    func shake() {
+        gtk_widget_add_css_class(root, "refused")
+        shakeEnd.schedule(after: 450, priority: G_PRIORITY_DEFAULT) { [weak self] in
+            if let self { gtk_widget_remove_css_class(self.root, "refused") }
+        }
+    }
+
+    /// The thumbnail size changed (a zoom step, another scale): the picture shown stays, scaled,
+    /// until the new one arrives, rather than a blank cell for the decode's time.
+    func reloadPicture() {
+        guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return rebind() }
+        requestPicture(of: asset)
+    }
+
+    /// Binds again to the same item.
+    func rebind() {
+        guard let listItem, let item = gtk_list_item_get_item(listItem) else { return }
+        bind(item: item)
+    }
+
+    private func clear() {
+        isWaiting = false
+        request?.cancel()
+        request = nil
+        pickSubscription = nil
+        rowSubscription = nil
+        assetID = nil
+        pictureVersion = nil
+        gtk_picture_set_paintable(picture.opaque, nil)
+        gtk_widget_set_visible(status, 0)
+        gtk_widget_set_visible(problem, 0)
+        problemDetail = nil
+        gtk_widget_remove_css_class(root, "broken")
+        gtk_widget_set_visible(duration, 0)
+        gtk_widget_set_visible(heart, 0)
+        camera?.end()
+        camera = nil
+        showNumber(nil)
+    }
+
+    // MARK: What it shows
+
+    /// The name a screen reader says for the cell, also shown as its tooltip.
+    func describe(_ name: String) {
+        self.name = name
+        photopick_accessible_set_label(root, name)
+    }
+
+    /// The cell's name, for the tooltip. Setting a tooltip's text on every bind made GTK pick the
+    /// widget under the pointer each time (0.3 ms a bind, most of the binding time while
+    /// scrolling): the tooltip asks for it instead, when it is about to show.
+    private var name = ""
+    /// Why the thumbnail failed, in the decoder's words ("cannot decode: the PNG decoder crashed
+    /// on this file (Segmentation fault)"), for the tooltip; nil while nothing failed.
+    private(set) var problemDetail: String?
+    /// What a screen reader says for the cell (tests).
+    var accessibleText: String { name }
+
+    private func setPicture(_ pixbuf: Pixbuf) {
+        // GdkPixbuf and GdkTexture are the same C types in both modules: pass the pointer across.
+        guard let texture = gdk_texture_new_for_pixbuf(pixbuf.pointer) else { return }
+        gtk_picture_set_paintable(picture.opaque, texture)
+        g_object_unref(UnsafeMutableRawPointer(texture))
+    }
+
+    func show(status icon: String) {
+        gtk_image_set_from_icon_name(status.opaque, icon)
+        gtk_widget_set_visible(status, 1)
+    }
+
+    /// A problem in words over the cell: the icon and the title ("Damaged file").
+    func show(problem icon: String, title: String) {
+        gtk_widget_add_css_class(root, "broken")
+        show(status: icon)
+        gtk_label_set_text(self.problem.opaque, title)
+        gtk_widget_set_visible(self.problem, 1)
+    }
+
+    /// A file that cannot be shown says so in words (and cannot be picked: the selection refuses it).
+    private func show(problem: CellProblem) {
+        show(problem: problem.icon, title: problem.title)
+    }
+
+    /// No problem shown (the camera's state changed).
+    func clearProblem() {
+        gtk_widget_set_visible(problem, 0)
+        gtk_widget_remove_css_class(root, "broken")
+    }
+
+    private func showNumber(_ number: Int?) {
+        shownNumber = number
+        if let number {
+            gtk_label_set_text(badge.opaque, String(number))
+            gtk_widget_set_visible(badge, 1)
+            gtk_widget_add_css_class(root, "picked")
+        } else {
+            gtk_widget_set_visible(badge, 0)
+            gtk_widget_remove_css_class(root, "picked")
+        }
+    }
+
+    /// What a screen reader says, and the tooltip: "IMG_1234.jpg, Photo, 12 March 2024, picked 2
+    /// of 3". The name first: it tells two shots of one moment apart, and finds IMG_1234.
+    func accessibleName(for asset: Asset, state: SelectionStore.PickState) -> String {
+        // Parts joined by commas; each is a message of its own.
+        var parts = [asset.displayName, asset.kind == .video ? i18n("Video") : i18n("Photo")]
+        if let problem = host?.problem(of: asset.id) { parts += [problem.title.lowercased(), i18n("cannot be picked")] }
+        parts.append(asset.captureDate.spokenDate)
+        if let duration = asset.duration, asset.kind == .video { parts.append(formatDuration(duration)) }
+        if asset.isFavorite { parts.append(i18n("favourite")) }
+        if let number = state.number {
+            parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))
+        }
+        return parts.joined(separator: i18n(", "))
+    }
+}

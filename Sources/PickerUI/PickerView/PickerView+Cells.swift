@@ -1,0 +1,121 @@
+import Camera
+import CGtk
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// The grid's cells: made and given their gestures here, as Nautilus' grid view does; a cell
+/// itself only shows (Grid/GridCell) and asks this view for what it shows through `CellHost`.
+extension PickerView {
+    func setUpCell(_ listItem: OpaquePointer) {
+        let cell = GridCell(host: self)
+        cells.removeAll { $0.cell == nil }
+        cells.append(WeakCell(cell: cell))
+        cell.listItem = listItem
+        gtk_list_item_set_child(listItem, cell.root)
+        attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+        attach(cell, to: cell.root.raw, key: GridCell.key)
+        addGestures(to: cell)
+    }
+
+    func cell(_ listItem: OpaquePointer) -> GridCell? {
+        attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+    }
+
+    /// The bound cell showing `id`, if any.
+    func cell(showing id: Int64) -> GridCell? {
+        cells.lazy.compactMap(\.cell).first { $0.assetID == id }
+    }
+
+    /// One click picks or unpicks; a double click undoes that and opens the preview; a drag hands
+    /// the photo (or every pick) to another app. The handlers hold the view and the cell weakly.
+    private func addGestures(to cell: GridCell) {
+        /// The pick number before the first press of a double click or a drag (restored after).
+        final class PressState { var numberBefore: Int? }
+        let press = PressState()
+        let click = gtk_gesture_click_new()!
+        Signal.connect(click.raw, "pressed", presses: { [weak self, weak cell] presses in
+            guard let self, let cell, let position = cell.position else { return }
+            if presses == 1 {
+                press.numberBefore = cell.assetID.flatMap { self.selection.number(of: $0) }
+                self.toggle(at: position)
+            } else if presses == 2 {
+                // The first press is undone: a picked photo keeps its place in the order.
+                self.undoPress(on: cell, at: position, numberBefore: press.numberBefore)
+                self.openPreview(at: position)
+            }
+        })
+        gtk_widget_add_controller(cell.root, OpaquePointer(click.raw))
+        let drag = gtk_drag_source_new()!
+        gtk_drag_source_set_actions(drag, GDK_ACTION_COPY)
+        Signal.connect(drag.raw, "prepare", prepare: { [weak self, weak cell] in
+            guard let self, let cell, let id = cell.assetID, let position = cell.position else { return nil }
+            // The press that began the drag picked or unpicked the photo: a drag is not a
+            // click, so that is undone first (the photo keeps its number).
+            if self.selection.number(of: id) != press.numberBefore {
+                self.undoPress(on: cell, at: position, numberBefore: press.numberBefore)
+            }
+            return self.dragContent(for: id)
+        })
+        gtk_widget_add_controller(cell.root, OpaquePointer(drag.raw))
+    }
+
+    /// Toggles back what a press toggled, and puts a pick back at the number it had.
+    private func undoPress(on cell: GridCell, at position: Int, numberBefore: Int?) {
+        toggle(at: position)
+        if let number = numberBefore, let id = cell.assetID,
+           let now = selection.picked.firstIndex(of: id), now != number - 1 {
+            selection.move(from: now, to: number - 1)
+        }
+    }
+}
+
+extension PickerView: CellHost {
+    func row(_ id: Int64) -> RowLookup { controller.row(id) }
+
+    func pickState(of id: Int64) -> SelectionStore.PickState { selection.state(of: id) }
+
+    func observePick(_ id: Int64, _ handler: @escaping (SelectionStore.PickState) -> Void) -> Subscription {
+        selection.observe(id, handler)
+    }
+
+    func observeRow(_ id: Int64, _ handler: @escaping () -> Void) -> Subscription {
+        model.observeRow(id, handler)
+    }
+
+    func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest? {
+        let id = asset.id
+        if let hit = loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,
+                                      modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds),
+           let pixbuf = hit.pixbuf {
+            // In memory already: drawn in this frame.
+            forgetUnshowable(id)
+            deliver(.picture(pixbuf))
+            return nil
+        }
+        return loader.request(asset.path, flavor: flavor, cellPixels: cellPixels) { [weak self] result in
+            switch result {
+            case .success(let thumbnail):
+                // Shown now (copied in since, or its permissions mended): it can be picked.
+                self?.forgetUnshowable(id)
+                if let pixbuf = thumbnail.pixbuf {
+                    deliver(.picture(pixbuf))
+                } else {
+                    self?.noteNoVideoThumbnailer()
+                    deliver(.videoIcon)
+                }
+            case .failure(let failure):
+                guard let problem = CellProblem(failure) else { return deliver(.none) }
+                self?.noteUnshowable(id, problem)
+                deliver(.problem(problem, detail: failure.description))
+            }
+        }
+    }
+
+    func problem(of id: Int64) -> CellProblem? { unshowable[id] }
+
+    var cellSide: Int { cellSize }
+
+    var camera: CameraStore? { controller.camera }
+}
