@@ -172,7 +172,8 @@ public final class CameraStore {
             let photo = Frame(pixels: pixels, sequence: frame.sequence)
             let result: Result<FilePath, CameraFailure>
             do throws(CameraFailure) { result = .success(try writer.write(photo, into: folder)) } catch { result = .failure(error) }
-            post { completion(result) }
+            // (Saved all the same once the picker closed: only nobody is told.)
+            post { [weak self] in if let self, !self.isClosed { completion(result) } }
         }
         if !submitted { completion(.failure(.failed(i18n("The picker is closing")))) }
     }

@@ -31,7 +31,6 @@ extension PickerController {
         let post = postToController
         workers.submit(after: delay) {
             post { controller in
-                guard !controller.isClosed else { return }
                 // Another scan still running: a little later.
                 if controller.isScanning { controller.checkEveryFile(after: 2) } else { controller.scan(.everyFile, firstRun: false) }
             }
@@ -76,14 +75,12 @@ extension PickerController {
                     guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished || progress.datesKnown else { return }
                     lastShown = progress.elapsedSeconds
                     let total = expected.value
-                    post { controller in
-                        if !controller.isClosed { controller.publish(.scanProgress(progress, expected: total)) }
-                    }
+                    post { $0.publish(.scanProgress(progress, expected: total)) }
                 }, committed: { change in
                     pending.merge(change)
                 }, isCancelled: { workers.isStopping }, newestInRecents: { newest in
                     post { controller in
-                        guard !controller.isClosed, controller.currentAlbum ?? .smart(.recents) == .smart(.recents) else { return }
+                        guard controller.currentAlbum ?? .smart(.recents) == .smart(.recents) else { return }
                         controller.publish(.newestKnown(newest))
                     }
                 })
@@ -100,7 +97,6 @@ extension PickerController {
             handOver(now: 0)
             post { [failure] controller in
                 controller.isScanning = false
-                guard !controller.isClosed else { return }
                 if let failure { controller.publish(.problem(failure)) }
                 controller.publish(.scanFinished)
             }
@@ -119,6 +115,64 @@ extension PickerController {
         } catch {
             currentAlbum = album
             publish(.problem(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"])))
+        }
+    }
+
+    // MARK: Watching
+
+    /// Keeps the index current while the picker is open: the watcher's changes (on its own
+    /// thread) are applied here, in place. A watcher that cannot start is said in words.
+    /// `maximumWatches` stands in for the kernel's limit in tests.
+    public func startWatching(maximumWatches: Int? = nil) {
+        guard watcher == nil, !isClosed else { return }
+        let post = postToController
+        let watcher = LibraryWatcher(library: library, maximumWatches: maximumWatches, onChange: { change in post { $0.apply(change) } },
+                                     onNotice: { notice in post { $0.tell(notice) } })
+        do {
+            try watcher.start()
+            self.watcher = watcher
+        } catch {
+            publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
+        }
+        lookForMissingRoots()
+    }
+
+    /// The watcher's notices, each said once by the watcher: a translated sentence for the
+    /// person, the detail on standard error.
+    private func tell(_ notice: LibraryWatcher.Notice) {
+        DeveloperLog.say(notice.detail)
+        switch notice {
+        case .watchLimitReached:
+            publish(.problem(i18n("Some folders are checked for new photos only every half minute: the system's limit of watched folders is reached")))
+        case .rescanFailed:
+            publish(.problem(i18n("New photos may show up late: the photo index cannot be updated")))
+        }
+    }
+
+    /// A library folder that is missing (deleted, on a disk not plugged in) cannot be watched:
+    /// it is looked for every two seconds, off the GTK thread (a stat of a network path may
+    /// hang), and once it is back it is watched and read again. It was "No … Folder" for good.
+    private func lookForMissingRoots() {
+        guard !isClosed, !missingRootsLookedFor else { return }
+        let library = self.library, post = postToController
+        missingRootsLookedFor = true
+        workers.submit(after: 2) {
+            let missing = library.roots.filter { !$0.isDirectory }
+            let allThere = missing.isEmpty
+            post { controller in
+                controller.missingRootsLookedFor = false
+                if controller.rootsWereMissing && allThere {
+                    // Back: watched afresh (its old watches went with it) and read again.
+                    controller.watcher?.stop()
+                    controller.watcher = nil
+                    controller.rootsWereMissing = false
+                    controller.startWatching()
+                    controller.startScan(fullCheckDelay: 0)
+                    return
+                }
+                controller.rootsWereMissing = controller.rootsWereMissing || !allThere
+                controller.lookForMissingRoots()
+            }
         }
     }
 }

@@ -59,10 +59,10 @@ public final class PickerController {
     var isClosed = false
     private var pendingChange = LibraryChange()
     private var computingChange = false
-    private var watcher: LibraryWatcher?
+    var watcher: LibraryWatcher?
     /// Whether a library folder was missing when last looked for, and a look is under way.
-    private var rootsWereMissing = false
-    private var missingRootsLookedFor = false
+    var rootsWereMissing = false
+    var missingRootsLookedFor = false
     /// The controller's own threads: the scan, change positions and reading the rest of an album
     /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
     let workers = WorkerPool(name: "picker", threads: 2)
@@ -126,7 +126,25 @@ public final class PickerController {
     }
 
     /// Rows in the order of `ids` (those still in the index), in one query for the missing.
-    public func assets(_ ids: [Int64]) -> [Asset] { (try? library.assets(ids: ids)) ?? [] }
+    /// Throws when the index cannot be read: a confirm must not answer with fewer photos.
+    public func readAssets(_ ids: [Int64]) throws -> [Asset] { try library.assets(ids: ids) }
+
+    /// The same for what only shows or offers them (the strip, a drag, the picks kept for the
+    /// next launch): an index that cannot be read is said once, and none is given.
+    public func assets(_ ids: [Int64]) -> [Asset] {
+        do {
+            return try library.assets(ids: ids)
+        } catch {
+            DeveloperLog.say("cannot read the rows of \(ids.count) picked photos: \(error)")
+            if !toldUnreadableIndex {
+                toldUnreadableIndex = true
+                publish(.problem(i18n("The photo index cannot be read: some photos cannot be shown")))
+            }
+            return []
+        }
+    }
+
+    private var toldUnreadableIndex = false
 
     /// Reads the rows of the open album's `positions` in one query, so that the cells bound
     /// next find them in the cache instead of querying one by one on the GTK thread.
@@ -221,9 +239,10 @@ public final class PickerController {
     }
 
     /// `post` for workers: runs a closure with the controller on the GTK thread if it is still
-    /// there then. Workers hold it weakly, so that it is let go on the GTK thread, with its model.
+    /// there then and not closed, so nothing a worker finishes after `close()` reaches the view.
+    /// Workers hold it weakly, so that it is let go on the GTK thread, with its model.
     var postToController: @Sendable (@escaping @MainActor (PickerController) -> Void) -> Void {
-        { [weak self, post] work in post { if let self { work(self) } } }
+        { [weak self, post] work in post { if let self, !self.isClosed { work(self) } } }
     }
 
     private func computeNextChange() {
@@ -239,7 +258,6 @@ public final class PickerController {
             let details = Result { try library.changeDetails(for: base, after: change, holdingBack: held) }
             post { controller in
                 controller.computingChange = false
-                guard !controller.isClosed else { return }
                 // An album switched meanwhile is already current: its fetch saw this change.
                 switch details {
                 case .success(let details?) where controller.model.fetchResult === base:
@@ -358,57 +376,5 @@ public final class PickerController {
         model.apply(details)
         guard let anchor, let from, let to = model.position(of: anchor) else { return }
         if to != from { publish(.anchorMoved(from: from, to: to)) }
-    }
-
-    // MARK: Scanning and watching
-
-    /// Keeps the index current while the picker is open: the watcher's changes (on its own
-    /// thread) are applied here, in place. A watcher that cannot start is said in words.
-    /// `maximumWatches` stands in for the kernel's limit in tests.
-    public func startWatching(maximumWatches: Int? = nil) {
-        guard watcher == nil, !isClosed else { return }
-        let post = postToController
-        let watcher = LibraryWatcher(library: library, maximumWatches: maximumWatches, onChange: { change in post { $0.apply(change) } },
-                                     onNotice: { notice in
-            // The watch limit: new photos in some folders show up later than in others. Said once.
-            post { controller in
-                if !controller.isClosed { controller.publish(.problem(i18n("Some folders are checked for new photos only every half minute: {reason}", ["reason": "\(notice)"]))) }
-            }
-        })
-        do {
-            try watcher.start()
-            self.watcher = watcher
-        } catch {
-            publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
-        }
-        lookForMissingRoots()
-    }
-
-    /// A library folder that is missing (deleted, on a disk not plugged in) cannot be watched:
-    /// it is looked for every two seconds, off the GTK thread (a stat of a network path may
-    /// hang), and once it is back it is watched and read again. It was "No … Folder" for good.
-    private func lookForMissingRoots() {
-        guard !isClosed, !missingRootsLookedFor else { return }
-        let library = self.library, post = postToController
-        missingRootsLookedFor = true
-        workers.submit(after: 2) {
-            let missing = library.roots.filter { !$0.isDirectory }
-            let allThere = missing.isEmpty
-            post { controller in
-                controller.missingRootsLookedFor = false
-                guard !controller.isClosed else { return }
-                if controller.rootsWereMissing && allThere {
-                    // Back: watched afresh (its old watches went with it) and read again.
-                    controller.watcher?.stop()
-                    controller.watcher = nil
-                    controller.rootsWereMissing = false
-                    controller.startWatching()
-                    controller.startScan(fullCheckDelay: 0)
-                    return
-                }
-                controller.rootsWereMissing = controller.rootsWereMissing || !allThere
-                controller.lookForMissingRoots()
-            }
-        }
     }
 }

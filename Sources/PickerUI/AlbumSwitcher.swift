@@ -108,7 +108,7 @@ final class AlbumSwitcher {
 
         installListFunctions()
         connectSignals()
-        AlbumSwitcher.installStyle()
+        Style.install()
     }
 
     // Isolated: the picker lets go of its switcher on the GTK thread.

@@ -172,28 +172,3 @@ final class AlbumSwitcherRow {
         request = nil
     }
 }
-
-extension AlbumSwitcher {
-    private static var styleInstalled = false
-
-    /// The popover's look: GNOME's navigation list rows, small rounded covers, section headings.
-    static let css = """
-    .album-switcher-popover > contents { padding: 0; }
-    .album-switcher-list { background: none; padding: 0 0 6px 0; }
-    .album-switcher-list > row { padding: 6px 8px; }
-    .album-switcher-heading { padding: 12px 14px 4px 14px; font-size: 0.9em; }
-    .album-switcher-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
-    .album-switcher-empty { padding: 24px; }
-    .album-switcher-compact > button { min-height: 0; padding: 0 6px; }
-    .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
-    .album-switcher-compact image { -gtk-icon-size: 12px; }
-    """
-
-    static func installStyle() {
-        guard !styleInstalled, let display = gdk_display_get_default() else { return }
-        styleInstalled = true
-        let provider = gtk_css_provider_new()!
-        gtk_css_provider_load_from_data(provider, css, -1)
-        gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
-    }
-}

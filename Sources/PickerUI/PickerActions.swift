@@ -71,9 +71,13 @@ enum PickerActions {
         let commands = commands(desktop: desktop)
         for command in commands where command.name != "show-help-overlay" {
             let action = g_simple_action_new(command.name, nil)!
+            // The picker's own commands go to its picker.* actions (one implementation, acting
+            // as they do in any host); the window's accelerators reach them from its header bar
+            // too, where the picker's class shortcuts cannot. The view goes with its widget.
+            let pickerAction = PickerBehaviour.actionNames.contains(command.name) ? "picker.\(command.name)" : nil
             Signal.connectAction(action) { [weak view] in
-                guard let view, view.isAlive else { return }
-                command.run(view)
+                guard let view else { return }
+                if let pickerAction { _ = gtk_widget_activate_action_variant(view.widget, pickerAction, nil) } else { command.run(view) }
             }
             g_action_map_add_action(OpaquePointer(window), action)
             g_object_unref(UnsafeMutableRawPointer(action))

@@ -89,7 +89,8 @@ public enum PickerWindow {
 
     final class Session {
         var outcome = Outcome.cancelled
-        var view: PickerView?
+        /// The picker's view while its window is open (the widget owns it).
+        weak var view: PickerView?
         /// The window now (a second activation presents it).
         var window: UnsafeMutablePointer<GtkWidget>?
         /// Replaced when the person adds a folder from the empty state.
@@ -260,8 +261,9 @@ public enum PickerWindow {
         if !isApp {
             // (The app from the menu copies instead, and stays: DesktopActions.)
             Signal.connect(picker.raw, "confirmed", object: { [weak session, weak view] _ in
-                guard let session, let view else { return }
-                session.outcome = .picked(view.controller.assets(view.selection.picked))
+                // (The picker read these rows a moment ago to confirm: it said so if it could not.)
+                guard let session, let view, let picked = try? view.controller.readAssets(view.selection.picked) else { return }
+                session.outcome = .picked(picked)
                 close()
             })
         }

@@ -1,15 +1,21 @@
 import CGtk
 
-/// The picker's CSS: rounded thumbnails, the selection ring and numbered badge, the strip.
+/// The picker's one style sheet: rounded thumbnails, the selection ring and numbered badge, the
+/// strip, the camera, the album switcher. Installed once per display by the first picker.
 @MainActor
 enum Style {
     private static var installed = false
+
+    /// The padding around each grid cell, on every side: the grid's arithmetic (columns, the
+    /// cells in sight, the camera row) adds `cellGap` to a cell's side.
+    static let cellPadding = 2
+    static var cellGap: Int { 2 * cellPadding }
 
     // Colours are libadwaita's named colours, so the picker follows the light, dark and
     // high-contrast styles and the accent colour.
     static let css = """
     .photo-grid { padding: 4px; }
-    .photo-grid > child { padding: 2px; }
+    .photo-grid > child { padding: \(cellPadding)px; }
     /* The keyboard focus: a ring in the text colour around the cell, unlike the pick ring, drawn
        outside the photo on the window's own colour: over a dark photo's edge it was lost. */
     .photo-grid > child { border-radius: 10px; }
@@ -75,8 +81,16 @@ enum Style {
       margin: 12px; padding: 6px 14px; border-radius: 999px; color: white; background-color: rgba(0, 0, 0, 0.6);
     }
     .preview-problem { border-radius: 12px; font-weight: bold; }
-    .album-row { padding: 4px 2px; }
-    .album-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
+    /* The album switcher's popover: GNOME's navigation list rows, small rounded covers, section headings. */
+    .album-switcher-popover > contents { padding: 0; }
+    .album-switcher-list { background: none; padding: 0 0 6px 0; }
+    .album-switcher-list > row { padding: 6px 8px; }
+    .album-switcher-heading { padding: 12px 14px 4px 14px; font-size: 0.9em; }
+    .album-switcher-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
+    .album-switcher-empty { padding: 24px; }
+    .album-switcher-compact > button { min-height: 0; padding: 0 6px; }
+    .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
+    .album-switcher-compact image { -gtk-icon-size: 12px; }
     .index-progress { padding: 6px 12px; font-size: 0.9em; }
     """
 

@@ -118,7 +118,7 @@ final class LibraryWatcherTests: XCTestCase {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("a/deeper"), withIntermediateDirectories: false)
         try library.scan()
         let watcher = LibraryWatcher(library: library, quietPeriod: 0.2, pollInterval: 0.5, maximumWatches: 1,
-                                     onChange: { [received] in received.add($0) }, onNotice: { [received] in received.notice($0) })
+                                     onChange: { [received] in received.add($0) }, onNotice: { [received] in received.notice($0.detail) })
         try watcher.start()
         defer { watcher.stop() }
         XCTAssertEqual(watcher.unwatchedFolders.count, 2)

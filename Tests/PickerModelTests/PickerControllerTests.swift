@@ -286,7 +286,7 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             XCTAssertTrue(queue.run(until: { !problems.isEmpty }, timeout: 10), "the limit is told")
             queue.run(until: { false }, timeout: 0.5)
             XCTAssertEqual(problems.count, 1, "once: \(problems)")
-            XCTAssertTrue(problems.first?.contains("max_user_watches") == true, problems.first ?? "")
+            XCTAssertTrue(problems.first?.contains("limit of watched folders") == true, problems.first ?? "")
         }
     }
 

@@ -4,16 +4,31 @@ import Glibc
 /// rescanned (incrementally) after a short quiet period, and each resulting `LibraryChange` is
 /// handed to `onChange`, from which open albums get exact positions through
 /// `PhotoLibrary.changeDetails(for:after:)`. When the kernel's watch limit is reached, the
-/// folders left unwatched are rescanned periodically instead, and `onNotice` says so.
+/// folders left unwatched are rescanned periodically instead, and `onNotice` says so; a rescan
+/// that fails (a full disk, a busy index) is tried again and said once.
 ///
 /// Runs its own thread; `onChange` and `onNotice` are called there.
 public final class LibraryWatcher: @unchecked Sendable {
+    /// What the watcher has to say, with the technical detail (for standard error).
+    public enum Notice: Sendable, Equatable {
+        /// The kernel's watch limit is reached: some folders are polled instead.
+        case watchLimitReached(String)
+        /// A rescan failed; it is tried again after the next quiet period.
+        case rescanFailed(String)
+
+        public var detail: String {
+            switch self {
+            case .watchLimitReached(let detail), .rescanFailed(let detail): return detail
+            }
+        }
+    }
+
     private let library: PhotoLibrary
     private let quietPeriod: Double
     private let pollInterval: Double
     private let maximumWatches: Int?
     private let onChange: @Sendable (LibraryChange) -> Void
-    private let onNotice: @Sendable (String) -> Void
+    private let onNotice: @Sendable (Notice) -> Void
 
     private let lock = Lock()
     private var descriptor: Int32 = -1
@@ -23,6 +38,7 @@ public final class LibraryWatcher: @unchecked Sendable {
     private var stopPipe: [Int32] = [-1, -1]
     private var thread: WorkerPool?
     private var reportedLimit = false
+    private var reportedRescanFailure = false
     /// The kernel dropped events: the next rescan covers everything.
     private var overflowed = false
 
@@ -33,7 +49,7 @@ public final class LibraryWatcher: @unchecked Sendable {
     ///   - maximumWatches: a lower limit than the kernel's, to exercise the fallback in tests.
     public init(library: PhotoLibrary, quietPeriod: Double = 0.3, pollInterval: Double = 30, maximumWatches: Int? = nil,
                 onChange: @escaping @Sendable (LibraryChange) -> Void,
-                onNotice: @escaping @Sendable (String) -> Void = { _ in }) {
+                onNotice: @escaping @Sendable (Notice) -> Void = { _ in }) {
         self.library = library
         self.quietPeriod = quietPeriod
         self.pollInterval = pollInterval
@@ -123,8 +139,8 @@ public final class LibraryWatcher: @unchecked Sendable {
         reportedLimit = true
         let limit = maximumWatches.map(String.init) ?? readSmallFile(FilePath("/proc/sys/fs/inotify/max_user_watches"))
             .map { String(decoding: $0, as: UTF8.self).trimmingSpaces.replacingNewlines } ?? "?"
-        onNotice("the inotify watch limit (\(limit)) is reached: folders without a watch are rescanned every "
-                 + "\(Int(pollInterval)) s instead (raise fs.inotify.max_user_watches to watch them all)")
+        onNotice(.watchLimitReached("the inotify watch limit (\(limit)) is reached: folders without a watch are rescanned every "
+                                    + "\(Int(pollInterval)) s instead (raise fs.inotify.max_user_watches to watch them all)"))
     }
 
     // MARK: The loop
@@ -154,27 +170,37 @@ public final class LibraryWatcher: @unchecked Sendable {
             let current = monotonicSeconds()
             // Rescan once the folders were quiet for a moment, or after 2 s of constant change.
             if let first = firstEvent, current - lastEvent >= quietPeriod || current - first >= 2 {
-                if let change = try? (overflowed ? library.scan() : library.rescan(folders: Array(dirty))) {
-                    deliver(change)
+                do {
+                    deliver(try overflowed ? library.scan() : library.rescan(folders: Array(dirty)))
                     dirty.removeAll()
                     overflowed = false
                     firstEvent = nil
-                } else {
+                } catch {
                     // Keep the folders and try again after another quiet period (a full disk, a busy index).
                     firstEvent = current
                     lastEvent = current
+                    failedRescan(error)
                 }
             }
             if current - lastPoll >= pollInterval {
                 lastPoll = current
                 let polled = lock.withLock { Array(unwatched) }
-                if !polled.isEmpty { deliver(try? library.rescan(folders: polled)) }
+                if !polled.isEmpty {
+                    do { deliver(try library.rescan(folders: polled)) } catch { failedRescan(error) }
+                }
             }
         }
     }
 
-    private func deliver(_ change: LibraryChange?) {
-        if let change, !change.isEmpty { onChange(change) }
+    private func deliver(_ change: LibraryChange) {
+        if !change.isEmpty { onChange(change) }
+    }
+
+    /// Said once: it is tried again at every quiet period, and the person can do little but wait.
+    private func failedRescan(_ error: Error) {
+        guard !reportedRescanFailure else { return }
+        reportedRescanFailure = true
+        onNotice(.rescanFailed("cannot read the changed folders again: \(error)"))
     }
 
     /// The folders the events concern. New folders get watches (and whole new trees are

@@ -16,17 +16,34 @@ enum PickOutput {
         case json
     }
 
-    struct NothingLeft: Error {}
+    /// No pick is left to print: each was deleted or moved (`allGone`), or some cannot be reached.
+    struct NothingLeft: Error {
+        let allGone: Bool
 
-    /// The picks still on disk; each one that is gone is said. Throws when none is left.
-    static func existing(_ assets: [Asset]) throws -> [Asset] {
+        var message: String {
+            allGone ? i18n("nothing to print: every picked file was deleted or moved")
+                : i18n("nothing to print: none of the picked files can be reached")
+        }
+    }
+
+    /// The picks still on disk; each one left out is said, with why. Throws when none is left.
+    static func existing(_ assets: [Asset]) throws(NothingLeft) -> [Asset] {
+        var allGone = true
         let kept = assets.filter { asset in
             var info = stat()
             if asset.path.withCString({ lstat($0, &info) }) == 0 { return true }
-            warn(i18n("{file}: {reason}; it was deleted or moved after it was picked, and is left out", ["file": asset.path.displayString, "reason": errorDescription(errno)]))
+            let file = asset.path.displayString
+            switch errno {
+            case ENOENT, ENOTDIR:
+                warn(i18n("{file} was deleted or moved after it was picked, and is left out", ["file": file]))
+            case let code:
+                // (A folder on the way that lost its permissions, a disk that went away: not deleted.)
+                allGone = false
+                warn(i18n("{file} cannot be reached ({reason}), and is left out", ["file": file, "reason": errorDescription(code)]))
+            }
             return false
         }
-        if kept.isEmpty && !assets.isEmpty { throw NothingLeft() }
+        if kept.isEmpty && !assets.isEmpty { throw NothingLeft(allGone: allGone) }
         return kept
     }
 

@@ -87,7 +87,7 @@ import PickerUI
         do {
             assets = try PickOutput.existing(picked)
         } catch {
-            warn(i18n("nothing to print: every picked file was deleted or moved"))
+            warn(error.message)
             return codes.error
         }
         return answer(assets, paths: assets.map(\.path), request: request, library: library)

@@ -70,7 +70,7 @@ extension PickerView {
         guard let camera = controller.camera, captureView.isVisible else { return }
         captureView.flash()
         camera.capture(into: captureFolder) { [weak self] result in
-            guard let self, self.isAlive else { return }
+            guard let self else { return }
             switch result {
             case .success(let path):
                 self.lastCapture = path

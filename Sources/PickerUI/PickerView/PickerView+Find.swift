@@ -68,7 +68,7 @@ extension PickerView {
         gtk_revealer_set_reveal_child(findBar.opaque, 1)
         findEnd.schedule(after: Self.findTimeout) { [weak self] in self?.endFind() }
         controller.findName(text) { [weak self] id in
-            guard let self, self.isAlive, generation == self.findGeneration else { return }
+            guard let self, generation == self.findGeneration else { return }
             if let id {
                 // The ring shows which photo it is (GTK shows it after arrow keys, not letters).
                 if let root = gtk_widget_get_root(self.widget) { gtk_window_set_focus_visible(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWindow.self), 1) }

@@ -27,14 +27,14 @@ extension PickerView {
     /// max-columns cells alive: the maximum is what fits, not more). Never call it from inside a
     /// layout pass: see the hadjustment handler.
     func fitColumns() {
-        guard isAlive, let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
+        guard let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) else { return }
         followScaleFactor()
         let width = Int(gtk_adjustment_get_page_size(adjustment))
         guard width > 0 else { return }
-        let columns = max(1, min(60, width / (cellSize + 4)))
+        let columns = max(1, min(60, width / (cellSize + Style.cellGap)))
         if gtk_grid_view_get_max_columns(grid.opaque) != guint(columns) { gtk_grid_view_set_max_columns(grid.opaque, guint(columns)) }
         // Columns share the width: a cell is drawn a little larger than the chosen size.
-        let shown = max(1, width / columns - 4)
+        let shown = max(1, width / columns - Style.cellGap)
         if shown != shownCellSize {
             let oldFlavor = flavor
             shownCellSize = shown
@@ -84,7 +84,7 @@ extension PickerView {
     /// Whether the first row (the camera's) is at least partly in view.
     var cameraSlotInView: Bool {
         guard model.showsCamera, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return false }
-        return gtk_adjustment_get_value(adjustment) < Double(max(shownCellSize, cellSize) + 4)
+        return gtk_adjustment_get_value(adjustment) < Double(max(shownCellSize, cellSize) + Style.cellGap)
     }
 
     func prefetchAroundView() {
@@ -94,7 +94,7 @@ extension PickerView {
         guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
               gtk_adjustment_get_page_size(adjustment) > 0, gtk_widget_get_width(grid) > 1 else { return }
         let width = max(1, Int(gtk_widget_get_width(grid)))
-        let cellSpan = max(shownCellSize, cellSize) + 4
+        let cellSpan = max(shownCellSize, cellSize) + Style.cellGap
         let columns = max(1, width / cellSpan)
         let firstRow = Int(gtk_adjustment_get_value(adjustment)) / cellSpan
         let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
@@ -190,8 +190,7 @@ extension PickerView {
     /// The thumbnails of the screen it will open on are made meanwhile (top left first), so that
     /// they are in memory when its cells bind.
     func makeThumbnailsEarly(for newest: [FilePath]) {
-        guard isAlive else { return }
-        let span = max(shownCellSize, cellSize) + 4
+        let span = max(shownCellSize, cellSize) + Style.cellGap
         // Before the window is laid out (it usually is not yet), the size it is about to have.
         let laidOut = gtk_widget_get_width(scroller) > 0
         let width = max(laidOut ? Int(gtk_widget_get_width(scroller)) : expectedSize?.width ?? 0, span)
@@ -249,7 +248,7 @@ extension PickerView {
 
     /// How many cells that first screen has (columns × rows, the spare rows included).
     func firstScreenCells(width: Int, height: Int) -> Int {
-        let span = cellSize + 4
+        let span = cellSize + Style.cellGap
         return max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))) * (height / span + 2)
     }
 
@@ -264,7 +263,7 @@ extension PickerView {
         let count = firstScreenCells(width: width, height: height) + 1
         gtk_slice_list_model_set_size(gridSlice, guint(count))
         // A tick comes at the start of each frame: the second one follows the first frame drawn.
-        gtk_widget_add_tick_callback(grid, { _, clock, data in
+        firstFrameTick = gtk_widget_add_tick_callback(grid, { _, clock, data in
             let frame = gdk_frame_clock_get_frame_counter(clock)
             let box = Unmanaged<TickState>.fromOpaque(data!).takeUnretainedValue()
             guard let first = box.firstFrame else {
@@ -283,7 +282,9 @@ extension PickerView {
     /// The whole album in the grid (at once where a position beyond the first screen is needed).
     func releaseCellsBeyondFirstScreen() {
         firstScreenHoldEnd.cancel()
-        guard isAlive, gtk_slice_list_model_get_size(gridSlice) != guint.max else { return }
+        if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
+        firstFrameTick = 0
+        guard gtk_slice_list_model_get_size(gridSlice) != guint.max else { return }
         gtk_slice_list_model_set_size(gridSlice, guint.max)
     }
 }

@@ -68,7 +68,8 @@ extension PickerView {
         // (Entered through assumeIsolated: nothing checks the thread of a C callback on entry.)
         let callback = gtk_callback_action_new({ _, _, data in MainActor.assumeIsolated {
             let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
-            guard let view = box.view, view.isAlive else { return 0 }
+            // (The shortcuts are the picker's own: they go with its widget.)
+            guard let view = box.view else { return 0 }
             box.action(view)
             return 1
         } }, box, { data in
@@ -138,17 +139,25 @@ extension PickerView {
     /// or below this widget: while the preview shows, its keys are caught on the whole window,
     /// before either (a focused seek bar would take the arrows).
     func installPreviewKeys() {
-        guard let root = gtk_widget_get_root(widget), root != previewKeysRoot else { return }
-        previewKeysRoot = root
+        guard let root = gtk_widget_get_root(widget) else { return }
+        let rootWidget = UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self)
+        if let keys = previewKeys?.pointer {
+            let owner = gtk_event_controller_get_widget(OpaquePointer(keys))
+            if owner == rootWidget { return }
+            // (The picker moved to another window: its keys go with it.)
+            if let owner { gtk_widget_remove_controller(owner, OpaquePointer(keys)) }
+        }
         let keys = gtk_event_controller_key_new()!
+        // Held here too, so that teardown can take it off a window that outlives the picker.
+        previewKeys = GObjectRef(keys, transfer: .none)
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
-            guard let self, self.isAlive else { return false }
+            guard let self else { return false }
             if self.captureView.isVisible { return self.captureKey(keyval, modifiers) }
             guard self.preview.isVisible else { return false }
             return self.previewKey(keyval, modifiers)
         })
-        gtk_widget_add_controller(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), keys)
+        gtk_widget_add_controller(rootWidget, keys)
     }
 
     func previewKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {

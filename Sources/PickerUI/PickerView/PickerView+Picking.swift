@@ -77,8 +77,13 @@ extension PickerView {
 
     public func confirm() {
         guard selection.count > 0 else { return }
-        let assets = controller.assets(selection.picked)
-        onConfirm?(assets)
+        do {
+            onConfirm?(try controller.readAssets(selection.picked))
+        } catch {
+            // The picks stay: the person can try again, or cancel.
+            DeveloperLog.say("cannot read the picked photos from the index: \(error)")
+            report(i18n("The picked photos cannot be handed over: the photo index cannot be read"), printing: false)
+        }
     }
 
     func updateConfirmButton() {
@@ -107,7 +112,6 @@ extension PickerView {
     public func report(_ problem: String, printing: Bool = true) {
         reported.append(problem)
         if printing { FileHandle.standardError.write(Data("photopick: \(problem.escapedForTerminal)\n".utf8)) }
-        guard isAlive else { return }
         let toast = adw_toast_new(markupEscaped(problem))!
         adw_toast_set_timeout(toast, 0)
         adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)

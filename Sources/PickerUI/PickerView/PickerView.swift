@@ -67,8 +67,6 @@ public final class PickerView {
     public var onChooseFolder: ((FilePath) -> Void)?
     var folderChooser: UnsafeMutablePointer<GtkNativeDialog>? { folderChooserReference?.pointer(as: GtkNativeDialog.self) }
     var folderChooserReference: GObjectRef?
-    /// False once the widgets are destroyed: work posted from other threads then does nothing.
-    var isAlive = true
     var scrollDelta = 0.0
     var selectionObservation: Subscription?
     /// The controller's events (listenToController).
@@ -162,8 +160,14 @@ public final class PickerView {
     var focusWhenFilled = false
     /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
     var shownCellSize = 120
-    /// The window the preview's keys are caught on (see installPreviewKeys).
-    var previewKeysRoot: OpaquePointer?
+    /// The key controller on the window that catches the preview's keys (installPreviewKeys).
+    var previewKeys: GObjectRef?
+    /// Handlers on objects that can still signal while the widgets are being disposed (the
+    /// scroller's adjustments, which a box disposes before its own destroy is emitted): the
+    /// objects are held until tearDown disconnects them.
+    var tornDownHandlers: [(instance: GObjectRef, id: gulong)] = []
+    /// The grid's tick callback that ends the first screen's hold (holdCellsBeyondFirstScreen).
+    var firstFrameTick: guint = 0
     /// Files whose thumbnail failed for a reason of the file itself: they cannot be picked
     /// (a person would send a file nobody can open).
     var unshowable: [Int64: CellProblem] = [:]
@@ -276,20 +280,20 @@ public final class PickerView {
         Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }
+            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }))
             // Laid out (or resized): the cells in sight are known now, and go first.
-            Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
+            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
                 self?.inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
-            })
+            })))
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
             // The width changes inside GTK's layout pass (the grid configures this adjustment
             // while it allocates its rows). Changing max-columns there makes the grid drop and
             // create rows under its own allocation loop (gtkgridview.c asserts row_height >= 0
             // and aborts): fit the columns once layout is over.
-            Signal.connect(adjustment.raw, "changed") { [weak self] in
+            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "changed") { [weak self] in
                 self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
-            }
+            }))
         }
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
@@ -326,21 +330,29 @@ public final class PickerView {
             self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
         }
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
-        attach(self, to: widget.raw, key: "photopick-picker")
+        attach(self, to: widget.raw, key: Self.attachmentKey)
         Signal.connect(widget.raw, "destroy") { [weak self] in self?.tearDown() }
         Style.install()
     }
 
-    /// The widgets are going away: drop timers, requests and pending work.
+    /// The widgets are going away: the controller closes (nothing its workers finish reaches
+    /// the view after this), timers, handlers and requests go, and the widget lets go of the view.
     func tearDown() {
         controller.close()
+        for (instance, id) in tornDownHandlers { g_signal_handler_disconnect(instance.pointer, id) }
+        tornDownHandlers = []
+        if let keys = previewKeys, let owner = gtk_event_controller_get_widget(OpaquePointer(keys.pointer)) {
+            gtk_widget_remove_controller(owner, OpaquePointer(keys.pointer))
+        }
+        previewKeys = nil
+        if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
+        firstFrameTick = 0
         // (A clock disposed with its window has dropped its handlers already.)
         if let anchorClock, anchorLayoutHandler != 0, g_signal_handler_is_connected(anchorClock.pointer, anchorLayoutHandler) != 0 {
             g_signal_handler_disconnect(anchorClock.pointer, anchorLayoutHandler)
         }
         anchorClock = nil
         anchorLayoutHandler = 0
-        isAlive = false
         columnFitting.cancel()
         focusRetry.cancel()
         inSightFirst.cancel()
@@ -353,7 +365,11 @@ public final class PickerView {
         prefetcher?.reset()
         preview.cancel()  // its widgets may be gone already: touch none
         strip.cancelAll()
+        // The last reference but a host's own: what still holds the view weakly finds it gone.
+        g_object_set_data(widget.raw.assumingMemoryBound(to: GObject.self), Self.attachmentKey, nil)
     }
+
+    private static let attachmentKey = "photopick-picker-view"
 
     // MARK: Measuring (bench/)
 

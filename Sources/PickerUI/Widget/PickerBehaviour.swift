@@ -102,12 +102,11 @@ public final class PickerBehaviour {
         do {
             library = try PhotoLibrary(roots: roots.isEmpty ? LibraryFolders.defaults.filter(\.isDirectory) : roots)
         } catch {
-            let problem = i18n("Cannot open the photo library: {reason}", ["reason": "\(error)"])
-            warnOnce(problem)
+            warnOnce("cannot open the photo library of \(roots.map(\.displayString)): \(error)")
             let page = adw_status_page_new()!
             adw_status_page_set_icon_name(page.opaque, "dialog-warning-symbolic")
             adw_status_page_set_title(page.opaque, i18n("No Photos to Show"))
-            adw_status_page_set_description(page.opaque, problem)
+            adw_status_page_set_description(page.opaque, i18n("The photo index cannot be opened"))
             gtk_widget_set_vexpand(page, 1)
             gtk_box_append(content.cast(), page)
             return
@@ -350,7 +349,7 @@ public final class PickerBehaviour {
         for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
             gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
                 MainActor.assumeIsolated {
-                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget), let view = behaviour.view, view.isAlive else { return }
+                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget), let view = behaviour.view else { return }
                     let action = String(cString: name).dropFirst("picker.".count)
                     PickerActions.commands().first { $0.name == action }?.run(view)
                 }
