@@ -22,6 +22,8 @@ public enum RowLookup {
 @MainActor
 public final class PickerController {
     public let library: PhotoLibrary
+    /// The library's scan and watcher, shared with the process's other pickers of it.
+    public let service: LibraryService
     public let selection: SelectionStore
     /// The open album as the grid's GListModel.
     public let model: AssetListModel
@@ -39,7 +41,8 @@ public final class PickerController {
             if currentAlbum == nil { currentAlbum = album }  // it could not be read again: keep its name
         }
     }
-    public internal(set) var isScanning = false
+    /// Whether the library's scan runs (for this picker: not once it closed).
+    public var isScanning: Bool { !isClosed && service.isScanning }
 
     /// The asset at the top of the view, asked just before a change is applied; nil while the view
     /// is at the very top, where new photos simply appear first. (A question, not an event.)
@@ -59,12 +62,11 @@ public final class PickerController {
     var isClosed = false
     private var pendingChange = LibraryChange()
     private var computingChange = false
-    var watcher: LibraryWatcher?
-    /// Whether a library folder was missing when last looked for, and a look is under way.
-    var rootsWereMissing = false
-    var missingRootsLookedFor = false
-    /// The controller's own threads: the scan, change positions and reading the rest of an album
-    /// (so a long scan never holds up a change). Shut down, waiting for them, at `close()`.
+    private var serviceSubscription: Subscription?
+    /// A first run's album waits for the scan to date every file (startScan).
+    var waitsForDates = false
+    /// The controller's own threads: change positions, finding by name and reading the rest of
+    /// an album (the scan has the service's). Shut down, waiting for them, at `close()`.
     let workers = WorkerPool(name: "picker", threads: 2)
 
     /// The live camera, when the picker shows one (its cell is the grid's first).
@@ -73,26 +75,37 @@ public final class PickerController {
     /// - Parameter camera: shown as the first cell while it has a camera; `showsCameraAtStart`
     ///   gives the cell its place before the camera is found (the grid then does not move when it
     ///   is: the caller saw device nodes), and it goes if none turns out to capture video.
-    public init(library: PhotoLibrary, maximum: Int? = nil, camera: CameraStore? = nil, showsCameraAtStart: Bool = false,
+    public convenience init(library: PhotoLibrary, maximum: Int? = nil, camera: CameraStore? = nil, showsCameraAtStart: Bool = false,
+                            post: @escaping Post) {
+        self.init(service: LibraryService(library: library, post: post), maximum: maximum, camera: camera,
+                  showsCameraAtStart: showsCameraAtStart, post: post)
+    }
+
+    /// A picker of a library another picker may show too (LibraryService.shared).
+    public init(service: LibraryService, maximum: Int? = nil, camera: CameraStore? = nil, showsCameraAtStart: Bool = false,
                 post: @escaping Post) {
-        self.library = library
+        self.service = service
+        library = service.library
         self.post = post
         self.camera = camera
         selection = SelectionStore(maximum: maximum)
         model = AssetListModel(showsCamera: camera != nil && showsCameraAtStart)
         camera?.onAvailabilityChanged = { [weak self] available in self?.model.setShowsCamera(available) }
+        serviceSubscription = service.join { [weak self] event in self?.hear(event) }
     }
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
     public func close() {
+        guard !isClosed else { return }
         isClosed = true
         camera?.close()
-        watcher?.stop()
-        watcher = nil
-        // A scan stops at its next file, keeping what it read (`isStopping`); work that is under
-        // way returns before this does, and what it posted finds the controller closed.
+        serviceSubscription?.cancel()
+        serviceSubscription = nil
+        // The last picker of the library stops its scan, at its next file, keeping what it read.
+        service.leave()
+        // Work that is under way returns before this does, and what it posted finds the
+        // controller closed.
         workers.shutdown()
-        isScanning = false
         subscribers.removeAll()
     }
 
@@ -293,17 +306,14 @@ public final class PickerController {
             return
         }
         pendingCapture = path
-        let library = self.library, post = postToController
-        workers.submit {
-            let change = Result { try library.rescan(folders: [path.parent]) }
-            post { controller in
-                switch change {
-                case .success(let change):
-                    controller.apply(change)
-                    controller.pickPendingCapture()
-                case .failure(let error):
-                    controller.publish(.problem(i18n("Cannot add the new photo: {reason}", ["reason": "\(error)"])))
-                }
+        // The change reaches every picker of the library; this one picks the photo once its
+        // grid shows it (after the change, or now if the watcher was quicker).
+        service.rescan([path.parent]) { [weak self] failure in
+            guard let self, !self.isClosed else { return }
+            if let failure {
+                self.publish(.problem(i18n("Cannot add the new photo: {reason}", ["reason": "\(failure)"])))
+            } else {
+                self.pickPendingCapture()
             }
         }
     }

@@ -163,6 +163,56 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Two pickers of the same folder side by side in one process: one index, picks of their own.
+    nonisolated func testTwoPickersInOneWindowKeepTheirOwnPicks() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("two.py")
+            try """
+                import glob, os, sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Two")
+                window.set_default_size(1000, 500)
+                left = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                right = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                box = Gtk.Box(spacing=6, homogeneous=True)
+                box.append(left)
+                box.append(right)
+                window.set_child(box)
+                # The first pick on the left sends the keys to the right picker.
+                left.connect("notify::picked-count", lambda *_: left.props.picked_count == 1 and GLib.idle_add(right.grab_focus))
+                def confirmed(picker, uris):
+                    print("right", *uris, flush=True)
+                    print("left", *left.get_picked_uris(), flush=True)
+                    print("indexes", len(glob.glob(os.path.join(os.environ["XDG_DATA_HOME"], "photopick", "*.sqlite"))), flush=True)
+                    loop.quit()
+                right.connect("confirmed", confirmed)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                left.grab_focus()
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Two")
+            defer { window.stop() }
+            usleep(800_000)  // both pickers' one scan of five files
+            try window.keys("space")
+            usleep(400_000)
+            try window.keys("Right", "space")
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            let problems = window.problems
+            let (status, lines) = window.finish(timeout: 10)
+            XCTAssertEqual(status, 0, window.errorText)
+            XCTAssertEqual(lines, ["right \(uri(4))", "left \(uri(5))", "indexes 1"], window.errorText)
+            XCTAssertEqual(problems, "")
+        }
+    }
+
     nonisolated func testTheCExampleBuildsWithPkgConfigAndPrintsThePicks() throws {
         try MainActor.assumeIsolated {
             let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "photopick-1"], environment: prefixEnvironment)

@@ -98,9 +98,13 @@ public final class PickerBehaviour {
     private func build() {
         tearDownView()
         let roots = libraryFolders
-        let library: PhotoLibrary
+        let service: LibraryService
         do {
-            library = try PhotoLibrary(roots: roots.isEmpty ? LibraryFolders.defaults.filter(\.isDirectory) : roots)
+            // Pickers of the same folders in this process share one index, scan and watcher.
+            let folders = roots.isEmpty ? LibraryFolders.defaults.filter(\.isDirectory) : roots
+            service = try LibraryService.shared(roots: folders, post: { MainLoopDispatcher.shared.post($0) }) {
+                try PhotoLibrary(roots: folders)
+            }
         } catch {
             warnOnce("cannot open the photo library of \(roots.map(\.displayString)): \(error)")
             let page = adw_status_page_new()!
@@ -114,8 +118,10 @@ public final class PickerBehaviour {
         let camera = photopick_picker_get_show_camera(picker) != 0
             ? CameraStore(requested: nil, alwaysShown: false, post: { MainLoopDispatcher.shared.post($0) }) : nil
         let maximum = Int(photopick_picker_get_max_picks(picker))
-        let controller = PickerView.controller(library: library, maximum: maximum > 0 ? maximum : nil, camera: camera,
-                                               showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty)
+        let controller = PickerController(service: service, maximum: maximum > 0 ? maximum : nil, camera: camera,
+                                          showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty,
+                                          post: { MainLoopDispatcher.shared.post($0) })
+        let library = service.library
         let isFirstRun = library.isEmpty
         let view = PickerView(controller: controller, loader: Self.loader)
         // A first run makes its first screen's thumbnails while the files are dated, before the

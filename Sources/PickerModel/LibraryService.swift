@@ -1,0 +1,275 @@
+import GObjectSupport
+import PhotoLibrary
+
+/// What the library's scan and watcher found, told to every controller that shows the library.
+public enum LibraryEvent {
+    /// Progress of a first scan, and the number of files expected (0 until they are counted).
+    case scanProgress(ScanProgress, expected: Int)
+    /// A first scan has dated every file: an album waiting for it opens now, in its final order.
+    case datesKnown
+    /// The newest of Recents, newest first, once a first scan dated every file.
+    case newestKnown([FilePath])
+    /// What a scan, a rescan or the watcher changed in the index (merged, at most twice a second
+    /// during a scan).
+    case changed(LibraryChange)
+    /// The scan is over; `failure` says why it stopped early, in words.
+    case scanFinished(failure: String?)
+    /// Something the person could act on, in words, with the detail already on standard error.
+    case problem(String)
+}
+
+/// One library's index kept current for every picker of the process that shows it: one scan,
+/// one watcher, one look for folders that went missing, and what they find told to each
+/// controller. Two pickers of an app (or the portal's requests, each with its picker) share the
+/// index and keep their own picks; with a scan and a watcher each, the second's rescans found
+/// nothing new (the first had indexed it already) and its grid never heard of the new photos.
+///
+/// Controllers `join` it and `leave`; the last to leave stops the scan and the watcher.
+/// The GTK thread's, as the controllers are.
+@MainActor
+public final class LibraryService {
+    public let library: PhotoLibrary
+    public private(set) var isScanning = false
+    /// Whether the running scan is a first run that has not dated every file yet (a controller
+    /// joining it waits, as the one that started it does).
+    public private(set) var isDatingFirstRun = false
+
+    private let post: PickerController.Post
+    private let subscribers = Subscribers<LibraryEvent>()
+    private var users = 0
+    private var isClosed = false
+    /// The scan's threads: the scan, counting its files, rescans and the look for missing roots.
+    private let workers = WorkerPool(name: "scan", threads: 2)
+    private var watcher: LibraryWatcher?
+    /// Whether a library folder was missing when last looked for, and a look is under way.
+    private var rootsWereMissing = false
+    private var missingRootsLookedFor = false
+    private var everyFileCheckPending = false
+
+    public init(library: PhotoLibrary, post: @escaping PickerController.Post) {
+        self.library = library
+        self.post = post
+    }
+
+    // MARK: Sharing
+
+    private static var shared: [String: Weak] = [:]
+    private final class Weak {
+        weak var service: LibraryService?
+        init(_ service: LibraryService) { self.service = service }
+    }
+
+    /// The service of the library over `roots` that a picker of this process already uses, or a
+    /// new one over the library `open` makes.
+    public static func shared(roots: [FilePath], post: @escaping PickerController.Post,
+                              open: () throws -> PhotoLibrary) throws -> LibraryService {
+        let key = roots.map(\.displayString).sorted().joined(separator: "\n")
+        shared = shared.filter { $0.value.service != nil }
+        if let service = shared[key]?.service, !service.isClosed { return service }
+        let service = LibraryService(library: try open(), post: post)
+        shared[key] = Weak(service)
+        return service
+    }
+
+    /// Calls `handler` with every event until the subscription is cancelled; `leave` once done.
+    func join(_ handler: @escaping (LibraryEvent) -> Void) -> Subscription {
+        users += 1
+        return subscribers.subscribe(handler)
+    }
+
+    /// A controller closed: the last one stops the scan (at its next file, keeping what it read)
+    /// and the watcher, waiting for work under way.
+    func leave() {
+        users -= 1
+        guard users <= 0, !isClosed else { return }
+        isClosed = true
+        watcher?.stop()
+        watcher = nil
+        workers.shutdown()
+        isScanning = false
+        isDatingFirstRun = false
+        subscribers.removeAll()
+    }
+
+    private func publish(_ event: LibraryEvent) { subscribers.publish(event) }
+
+    /// `post` for the service's threads: nothing reaches a closed service.
+    private var postToService: @Sendable (@escaping @MainActor (LibraryService) -> Void) -> Void {
+        { [weak self, post] work in post { if let self, !self.isClosed { work(self) } } }
+    }
+
+    // MARK: Scanning
+
+    /// Brings the index up to date in the background (PickerController.startScan says how);
+    /// a scan already under way for another picker is the one this picker hears.
+    func startScan(firstRun: Bool, fullCheckDelay: Double) {
+        guard !isClosed, !isScanning else { return }
+        if firstRun || fullCheckDelay <= 0 {
+            scan(.everyFile, firstRun: firstRun)
+            return
+        }
+        scan(.changedFolders, firstRun: false)
+        checkEveryFile(after: fullCheckDelay)
+    }
+
+    private func checkEveryFile(after delay: Double) {
+        guard !everyFileCheckPending else { return }
+        everyFileCheckPending = true
+        let post = postToService
+        workers.submit(after: delay) {
+            post { service in
+                service.everyFileCheckPending = false
+                // Another scan still running: a little later.
+                if service.isScanning { service.checkEveryFile(after: 2) } else { service.scan(.everyFile, firstRun: false) }
+            }
+        }
+    }
+
+    private func scan(_ scope: ScanScope, firstRun: Bool) {
+        StartupTrace.mark(firstRun ? "first scan started" : "scan started")
+        isScanning = true
+        isDatingFirstRun = firstRun
+        let library = self.library, post = postToService, workers = self.workers
+        // Counting the files reads every folder: never on the GTK thread, and beside the scan
+        // rather than before it (a first screen waits for the scan).
+        let expected = Counted()
+        if firstRun { workers.submit { expected.value = library.countFiles() } }
+        workers.submit {
+            var lastShown = 0.0
+            // Commits are merged and handed over at most twice a second, so a first scan does
+            // not keep the GTK thread busy with hundreds of small changes.
+            var pending = LibraryChange()
+            var lastPosted = 0.0
+            var dating = firstRun
+            func handOver(now: Double) {
+                guard !pending.isEmpty else { return }
+                let change = pending
+                pending = LibraryChange()
+                lastPosted = now
+                post { $0.publish(.changed(change)) }
+            }
+            var failure: String?
+            do {
+                try library.scan(scope, progress: { progress in
+                    if dating && progress.datesKnown {
+                        StartupTrace.mark("every file dated")
+                        dating = false
+                        // (A picker waiting for the dates drops this: its album opens afresh.)
+                        handOver(now: progress.elapsedSeconds)
+                        post { service in
+                            service.isDatingFirstRun = false
+                            service.publish(.datesKnown)
+                        }
+                    }
+                    // While the dates are not known, nothing is shown: the change waits.
+                    if !dating, progress.elapsedSeconds - lastPosted >= 0.5 { handOver(now: progress.elapsedSeconds) }
+                    guard firstRun, progress.elapsedSeconds - lastShown > 0.25 || progress.finished || progress.datesKnown else { return }
+                    lastShown = progress.elapsedSeconds
+                    let total = expected.value
+                    post { $0.publish(.scanProgress(progress, expected: total)) }
+                }, committed: { change in
+                    pending.merge(change)
+                }, isCancelled: { workers.isStopping }, newestInRecents: { newest in
+                    post { $0.publish(.newestKnown(newest)) }
+                })
+            } catch ScanError.cancelled {
+                return  // the last picker closed: nobody to tell
+            } catch {
+                failure = i18n("Indexing stopped: {reason}", ["reason": "\(error)"])
+            }
+            handOver(now: 0)
+            post { [failure] service in
+                service.isScanning = false
+                // (A scan that failed before its dates were known: the pickers show what there is.)
+                service.isDatingFirstRun = false
+                service.publish(.scanFinished(failure: failure))
+            }
+        }
+    }
+
+    /// Reads `folders` again now (a capture just saved there); its change is told as any other,
+    /// then `done` hears nil, or why the folders could not be read.
+    func rescan(_ folders: [FilePath], done: @escaping @MainActor (Error?) -> Void) {
+        guard !isClosed else { return }
+        let library = self.library, post = postToService
+        workers.submit {
+            let change = Result { try library.rescan(folders: folders) }
+            post { service in
+                switch change {
+                case .success(let change):
+                    if !change.isEmpty { service.publish(.changed(change)) }
+                    done(nil)
+                case .failure(let error):
+                    done(error)
+                }
+            }
+        }
+    }
+
+    // MARK: Watching
+
+    /// Keeps the index current while a picker is open (once for all of them). A watcher that
+    /// cannot start is said in words. `maximumWatches` stands in for the kernel's limit in tests.
+    func startWatching(maximumWatches: Int? = nil) {
+        guard watcher == nil, !isClosed else { return }
+        let post = postToService
+        let watcher = LibraryWatcher(library: library, maximumWatches: maximumWatches,
+                                     onChange: { change in post { $0.publish(.changed(change)) } },
+                                     onNotice: { notice in post { $0.tell(notice) } })
+        do {
+            try watcher.start()
+            self.watcher = watcher
+        } catch {
+            publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
+        }
+        lookForMissingRoots()
+    }
+
+    /// The watcher's notices, each said once by the watcher: a translated sentence for the
+    /// person, the detail on standard error.
+    private func tell(_ notice: LibraryWatcher.Notice) {
+        DeveloperLog.say(notice.detail)
+        switch notice {
+        case .watchLimitReached:
+            publish(.problem(i18n("Some folders are checked for new photos only every half minute: the system's limit of watched folders is reached")))
+        case .rescanFailed:
+            publish(.problem(i18n("New photos may show up late: the photo index cannot be updated")))
+        }
+    }
+
+    /// A library folder that is missing (deleted, on a disk not plugged in) cannot be watched:
+    /// it is looked for every two seconds, off the GTK thread (a stat of a network path may
+    /// hang), and once it is back it is watched and read again. It was "No … Folder" for good.
+    private func lookForMissingRoots() {
+        guard !isClosed, !missingRootsLookedFor else { return }
+        let library = self.library, post = postToService
+        missingRootsLookedFor = true
+        workers.submit(after: 2) {
+            let allThere = library.roots.allSatisfy(\.isDirectory)
+            post { service in
+                service.missingRootsLookedFor = false
+                if service.rootsWereMissing && allThere {
+                    // Back: watched afresh (its old watches went with it) and read again.
+                    service.watcher?.stop()
+                    service.watcher = nil
+                    service.rootsWereMissing = false
+                    service.startWatching()
+                    service.startScan(firstRun: false, fullCheckDelay: 0)
+                    return
+                }
+                service.rootsWereMissing = service.rootsWereMissing || !allThere
+                service.lookForMissingRoots()
+            }
+        }
+    }
+}
+
+/// A number another thread works out (0 until it is known).
+private final class Counted: @unchecked Sendable {
+    private let lock = Lock()
+    private var count = 0
+    var value: Int {
+        get { lock.withLock { count } }
+        set { lock.withLock { count = newValue } }
+    }
+}
