@@ -17,9 +17,15 @@ public final class Subscription {
 }
 
 /// Handlers by key (an asset id), each called when its key's value is published.
+///
+/// A key nearly always has one handler (the cell bound to that asset), kept inline; a second
+/// goes to `more`. (A dictionary of dictionaries made and dropped an inner one at every bind:
+/// the cell's two subscriptions were 8,000 of a bind's 98,000 instructions, against 2,000.)
 @MainActor
 public final class KeyedSubscribers<Key: Hashable, Value> {
-    private var handlers: [Key: [Int: (Value) -> Void]] = [:]
+    private typealias Handler = (Value) -> Void
+    private var first: [Key: (token: Int, handler: Handler)] = [:]
+    private var more: [Key: [Int: Handler]] = [:]
     private var nextToken = 0
 
     public init() {}
@@ -27,25 +33,39 @@ public final class KeyedSubscribers<Key: Hashable, Value> {
     public func subscribe(_ key: Key, _ handler: @escaping (Value) -> Void) -> Subscription {
         let token = nextToken
         nextToken += 1
-        handlers[key, default: [:]][token] = handler
-        return Subscription { [weak self] in
-            guard let self else { return }
-            self.handlers[key]?[token] = nil
-            if self.handlers[key]?.isEmpty == true { self.handlers[key] = nil }
+        if first[key] == nil { first[key] = (token, handler) } else { more[key, default: [:]][token] = handler }
+        return Subscription { [weak self] in self?.unsubscribe(key, token) }
+    }
+
+    private func unsubscribe(_ key: Key, _ token: Int) {
+        if first[key]?.token == token {
+            // The next one, if any, takes the inline place.
+            if let next = more[key]?.min(by: { $0.key < $1.key }) {
+                first[key] = (next.key, next.value)
+                more[key]?[next.key] = nil
+                if more[key]?.isEmpty == true { more[key] = nil }
+            } else {
+                first[key] = nil
+            }
+        } else {
+            more[key]?[token] = nil
+            if more[key]?.isEmpty == true { more[key] = nil }
         }
     }
 
     /// Whether anyone listens for `key` (the value need not be worked out otherwise).
-    public func isSubscribed(_ key: Key) -> Bool { handlers[key] != nil }
+    public func isSubscribed(_ key: Key) -> Bool { first[key] != nil }
 
     public func publish(_ key: Key, _ value: Value) {
-        // (A handler may subscribe or cancel while this runs: a copy is walked.)
-        guard let forKey = handlers[key] else { return }
-        for handler in forKey.values { handler(value) }
+        // (A handler may subscribe or cancel while this runs: copies are walked.)
+        guard let entry = first[key] else { return }
+        let others = more[key]
+        entry.handler(value)
+        others?.values.forEach { $0(value) }
     }
 
     /// How many handlers there are (bound cells): for tests.
-    public var count: Int { handlers.values.reduce(0) { $0 + $1.count } }
+    public var count: Int { first.count + more.values.reduce(0) { $0 + $1.count } }
 }
 
 /// Handlers that hear every value published.

@@ -280,20 +280,20 @@ public final class PickerView {
         Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() }))
+            untilTearDown(adjustment, Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() })
             // Laid out (or resized): the cells in sight are known now, and go first.
-            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
+            untilTearDown(adjustment, Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
                 self?.inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
-            })))
+            }))
         }
         if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
             // The width changes inside GTK's layout pass (the grid configures this adjustment
             // while it allocates its rows). Changing max-columns there makes the grid drop and
             // create rows under its own allocation loop (gtkgridview.c asserts row_height >= 0
             // and aborts): fit the columns once layout is over.
-            tornDownHandlers.append((GObjectRef(adjustment, transfer: .none), Signal.connect(adjustment.raw, "changed") { [weak self] in
+            untilTearDown(adjustment, Signal.connect(adjustment.raw, "changed") { [weak self] in
                 self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
-            }))
+            })
         }
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
@@ -344,9 +344,10 @@ public final class PickerView {
         if let keys = previewKeys, let owner = gtk_event_controller_get_widget(OpaquePointer(keys.pointer)) {
             gtk_widget_remove_controller(owner, OpaquePointer(keys.pointer))
         }
+        // (The window holds the controller too; its finalize unsets the controller's widget.)
         previewKeys = nil
-        if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
-        firstFrameTick = 0
+        // (Not the grid's tick callback: a box disposes its children before its own destroy, and
+        // the grid's destroy took its tick callbacks with it.)
         // (A clock disposed with its window has dropped its handlers already.)
         if let anchorClock, anchorLayoutHandler != 0, g_signal_handler_is_connected(anchorClock.pointer, anchorLayoutHandler) != 0 {
             g_signal_handler_disconnect(anchorClock.pointer, anchorLayoutHandler)
@@ -370,6 +371,11 @@ public final class PickerView {
     }
 
     private static let attachmentKey = "photopick-picker-view"
+
+    /// Keeps `instance` (an adjustment) until tearDown disconnects its handler `id`.
+    private func untilTearDown(_ instance: UnsafeMutablePointer<GtkAdjustment>, _ id: gulong) {
+        tornDownHandlers.append((GObjectRef(instance, transfer: .none), id))
+    }
 
     // MARK: Measuring (bench/)
 
