@@ -38,7 +38,7 @@ let package = Package(
         // GObject from Swift, once for every GTK-facing target: signal handlers as closures, owning
         // object references, main-loop sources that go with their owner, the GTK-thread assertion,
         // GType registration over C structs. GLib only.
-        .target(name: "GObjectSupport", dependencies: ["CGLib"]),
+        .target(name: "GObjectSupport", dependencies: ["Basics", "CGLib"]),
 
         // The gexiv2 calls Photopick makes, each in a C++ try/catch: exiv2 throws exceptions gexiv2
         // does not catch, which would end the process (see its header).
@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "Thumbnails", "PhotoLibrary", "CGtk"],
                           path: "bench/PickerBenchmark"),
 
-        .executableTarget(name: "camera-benchmark", dependencies: ["PickerUI", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk", "CGdkPixbuf"],
+        .executableTarget(name: "camera-benchmark", dependencies: ["PickerUI", "PickerModel", "Camera", "GObjectSupport", "Thumbnails", "PhotoLibrary", "CGtk", "CGdkPixbuf"],
                           path: "bench/CameraBenchmark"),
 
         // Helpers the test targets share: temporary folders, running programs, generated libraries.

@@ -19,8 +19,9 @@ public final class Subscription {
 /// Handlers by key (an asset id), each called when its key's value is published.
 ///
 /// A key nearly always has one handler (the cell bound to that asset), kept inline; a second
-/// goes to `more`. (A dictionary of dictionaries made and dropped an inner one at every bind:
-/// the cell's two subscriptions were 8,000 of a bind's 98,000 instructions, against 2,000.)
+/// goes to `more`. (A dictionary of dictionaries made and dropped an inner one at every bind: a
+/// cell's two subscriptions took 7,500 of a bind's 97,600 instructions; inline 4,100 of 95,100,
+/// callgrind, scrolling 60k photos.)
 @MainActor
 public final class KeyedSubscribers<Key: Hashable, Value> {
     private typealias Handler = (Value) -> Void

@@ -12,6 +12,7 @@ import Camera
 import CGdkPixbuf
 import CGtk
 import Glibc
+import GObjectSupport
 import PhotoLibrary
 import PickerModel
 @_spi(Testing) import PickerUI

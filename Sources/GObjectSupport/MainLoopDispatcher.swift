@@ -1,6 +1,5 @@
 import CGLib
-import GObjectSupport
-import PhotoLibrary
+import Basics
 
 /// Runs closures on the thread that runs the GLib main loop (the GTK thread). Workers post
 /// results here; one idle source delivers them in slices of a few milliseconds, below GTK's
