@@ -2,7 +2,9 @@ import Glibc
 
 /// The mount points of the kernel's virtual file systems (/proc, /sys, /dev, cgroups …), from
 /// /proc/self/mountinfo: a library walk never enters them (`--library /` would otherwise read
-/// /proc and /sys, which hold no photos and never end).
+/// /proc and /sys, which hold no photos and never end). And the mounts whose files live on
+/// another machine (NFS, SMB, sshfs, gvfs's FUSE view, rclone): a folder is judged remote by
+/// its file system's type, never by its path (issue 22: read cheaply, thumbnails cheap first).
 public struct SystemMounts: Sendable {
     /// The file system types that are the kernel's views, not storage.
     static let virtualTypes: Set<String> = [
@@ -11,9 +13,37 @@ public struct SystemMounts: Sendable {
         "nsfs", "selinuxfs",
     ]
 
-    public let virtualMountPoints: Set<FilePath>
+    /// Network file systems by their kernel type.
+    static let networkTypes: Set<String> = [
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs", "lustre", "gfs2", "ocfs2",
+        "coda",
+    ]
+    /// FUSE file systems whose files are local (an encrypted folder, the document portal's view,
+    /// a container's /proc): every other FUSE mount is taken as remote (sshfs, gvfsd-fuse,
+    /// rclone, s3fs, davfs2, gdrive … are all fuse.NAME, and new ones keep coming).
+    static let localFUSETypes: Set<String> = [
+        "fuse.portal", "fuse.gocryptfs", "fuse.encfs", "fuse.cryfs", "fuse.securefs", "fuse.lxcfs", "fuse.bindfs",
+        "fuse.mergerfs", "fuse.unionfs", "fuse.unionfs-fuse", "fuse.squashfuse", "fuse.fuse-overlayfs", "fuse.appimagefuse",
+        "fuse.ntfs-3g", "fuseblk", "fuse.exfat", "fuse.ext4fuse", "fuse.archivemount", "fuse.fuse-zip",
+    ]
 
-    public init(virtualMountPoints: Set<FilePath>) { self.virtualMountPoints = virtualMountPoints }
+    /// Whether files of a mount of `type` live on another machine.
+    static func isRemote(type: String) -> Bool {
+        if networkTypes.contains(type) { return true }
+        return type.hasPrefix("fuse.") && !localFUSETypes.contains(type)
+    }
+
+    public let virtualMountPoints: Set<FilePath>
+    /// The mount points of remote file systems, with their type ("nfs4", "fuse.sshfs" …).
+    public let remoteMounts: [FilePath: String]
+    /// Every mount point, the deepest first (which mount a folder is on).
+    private let mountPoints: [(point: FilePath, type: String)]
+
+    public init(virtualMountPoints: Set<FilePath>) {
+        self.virtualMountPoints = virtualMountPoints
+        remoteMounts = [:]
+        mountPoints = []
+    }
 
     /// This process's mounts, read once (mounts rarely change while a scan runs).
     public static let current = SystemMounts(mountInfo: readMountInfo())
@@ -21,16 +51,33 @@ public struct SystemMounts: Sendable {
     /// Parses /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS … - TYPE SOURCE …",
     /// with spaces and the like in paths written as octal escapes (\040).
     public init(mountInfo: [UInt8]) {
-        var points: Set<FilePath> = []
+        var points: Set<FilePath> = [], remote: [FilePath: String] = [:], all: [FilePath: String] = [:]
         for line in mountInfo.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "))
             guard fields.count > 4, let dash = fields.firstIndex(where: { $0.elementsEqual([UInt8(ascii: "-")]) }),
                   dash + 1 < fields.count else { continue }
             let type = String(decoding: fields[dash + 1], as: UTF8.self)
-            guard Self.virtualTypes.contains(type) else { continue }
-            points.insert(FilePath(bytes: Self.unescaped(Array(fields[4]))))
+            let point = FilePath(bytes: Self.unescaped(Array(fields[4])))
+            // (A later line mounted over the same point hides the earlier: the table is in order.)
+            all[point] = type
+            if Self.virtualTypes.contains(type) { points.insert(point) }
+            if Self.isRemote(type: type) { remote[point] = type } else { remote[point] = nil }
         }
         virtualMountPoints = points
+        remoteMounts = remote
+        mountPoints = all.map { ($0.key, $0.value) }.sorted { $0.point.bytes.count > $1.point.bytes.count }
+    }
+
+    /// The type of the remote file system `folder` is on (its deepest mount), or nil when it is
+    /// on this machine's own storage. `folder` is taken as written: resolve links first.
+    public func remoteType(of folder: FilePath) -> String? {
+        guard let mount = mountPoints.first(where: { folder == $0.point || folder.relative(to: $0.point) != nil }) else { return nil }
+        return Self.isRemote(type: mount.type) ? mount.type : nil
+    }
+
+    /// Whether `folder`, or where its links lead, is on a remote file system.
+    public func isRemote(_ folder: FilePath) -> Bool {
+        remoteType(of: folder) != nil || remoteType(of: Self.resolved(folder)) != nil
     }
 
     /// Whether `folder` is one of them (a walk does not enter it).
