@@ -106,7 +106,7 @@ public final class PickerBehaviour {
                 try PhotoLibrary(roots: folders)
             }
         } catch {
-            warnOnce("cannot open the photo library of \(roots.map(\.displayString)): \(error)")
+            DeveloperLog.sayOnce("cannot open the photo library of \(roots.map(\.displayString)): \(error)")
             let page = adw_status_page_new()!
             adw_status_page_set_icon_name(page.opaque, "dialog-warning-symbolic")
             adw_status_page_set_title(page.opaque, i18n("No Photos to Show"))
@@ -344,7 +344,6 @@ public final class PickerBehaviour {
         (startBox, titleBox, endBox)
     }
 
-    private func warnOnce(_ problem: String) { DeveloperLog.sayOnce(problem) }
 
     // MARK: Actions
 
