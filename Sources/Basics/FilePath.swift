@@ -15,13 +15,83 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The exact string when the bytes are valid UTF-8, else nil.
     public var exactString: String? { String(validating: bytes, as: UTF8.self) }
 
-    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
+    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") || isLocationURI }
 
+    /// Whether this is a GIO location's URI (`sftp://host/photos`, `smb://nas/share`), which
+    /// stands in the place of a path for a library on another machine: its folders and files are
+    /// the URI with their names appended, as a path's are. The scheme is RFC 3986's (a letter,
+    /// then letters, digits, "+", "-", "."), followed by "://"; "file://" is a local path's URI.
+    public var isLocationURI: Bool {
+        guard let first = bytes.first, Self.isLetter(first) else { return false }
+        for (index, byte) in bytes.enumerated().dropFirst() {
+            if byte == UInt8(ascii: ":") {
+                return bytes.count > index + 2 && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/")
+                    && !bytes[..<index].elementsEqual("file".utf8)
+            }
+            guard Self.isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") else { return false }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+    }
+
+    /// The path of `component` inside this folder. Below a location URI the name is escaped as a
+    /// URI's path segment is ("a b#1.jpg" becomes "a%20b%231.jpg"): a name is any bytes, and
+    /// GIO reads "#" as the start of a fragment.
     public func appending(_ component: [UInt8]) -> FilePath {
         var result = bytes
         if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
-        result.append(contentsOf: component)
+        if isLocationURI {
+            for byte in component { Self.appendEscaped(byte, to: &result) }
+        } else {
+            result.append(contentsOf: component)
+        }
         return FilePath(bytes: result)
+    }
+
+    /// RFC 3986's unreserved characters and the sub-delimiters a path segment allows unescaped.
+    private static let segmentCharacters = Set(Array("-._~!$&'()*+,;=:@".utf8))
+
+    private static func appendEscaped(_ byte: UInt8, to result: inout [UInt8]) {
+        if isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || segmentCharacters.contains(byte) {
+            result.append(byte)
+            return
+        }
+        let hex = Array("0123456789ABCDEF".utf8)
+        result += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+    }
+
+    /// The last component as the file's own name: unescaped below a location URI.
+    public var lastName: [UInt8] { isLocationURI ? Self.percentDecoded(lastComponent) : lastComponent }
+
+    /// `bytes` with every "%XX" turned back into its byte (a location URI's path as names).
+    public static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
+        var result: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     public func appending(_ component: String) -> FilePath { appending(Array(component.utf8)) }
@@ -61,6 +131,7 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The absolute, lexically normalised form of a path given on a command line (no symlinks resolved,
     /// since the index does not follow them either).
     public func absolute() -> FilePath {
+        if isLocationURI { return self }
         var full = bytes
         if !isAbsolute {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

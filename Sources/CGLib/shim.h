@@ -44,3 +44,38 @@ typedef struct {
     int64_t asset_id;
     int32_t is_camera;
 } PhotopickAssetItemInstance;
+
+// Mounts the volume that holds `file` (an sftp:// or smb:// location gvfs has not mounted yet)
+// and waits for it, on a main context of the calling thread's own: the scan's threads and a
+// script's command have no main loop running. `operation` answers the server's questions (NULL:
+// none can be answered, and a server that asks for a password fails with the reason).
+typedef struct {
+    GMainLoop *loop;
+    gboolean mounted;
+    GError *error;
+} PhotopickMountWait;
+
+static void photopick_mount_finished(GObject *source, GAsyncResult *result, gpointer data) {
+    PhotopickMountWait *wait = data;
+    wait->mounted = g_file_mount_enclosing_volume_finish(G_FILE(source), result, &wait->error);
+    g_main_loop_quit(wait->loop);
+}
+
+static inline gboolean photopick_mount_enclosing_volume_sync(GFile *file, GMountOperation *operation,
+                                                             GCancellable *cancellable, GError **error) {
+    GMainContext *context = g_main_context_new();
+    g_main_context_push_thread_default(context);
+    PhotopickMountWait wait = { g_main_loop_new(context, FALSE), FALSE, NULL };
+    g_file_mount_enclosing_volume(file, G_MOUNT_MOUNT_NONE, operation, cancellable, photopick_mount_finished, &wait);
+    g_main_loop_run(wait.loop);
+    g_main_loop_unref(wait.loop);
+    g_main_context_pop_thread_default(context);
+    g_main_context_unref(context);
+    if (wait.error) g_propagate_error(error, wait.error);
+    return wait.mounted;
+}
+
+#include <linux/memfd.h>
+// An anonymous file in memory, close-on-exec (memfd_create is a GNU declaration the module does
+// not see): a remote file's mirror, which a sandboxed worker reads like a file.
+static inline int photopick_memory_file(const char *name) { return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC); }

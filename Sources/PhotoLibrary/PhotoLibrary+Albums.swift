@@ -34,7 +34,7 @@ extension PhotoLibrary {
         while try statement.step() {
             let path = FilePath(bytes: statement.blob(1)), relative = statement.blob(2), root = FilePath(bytes: statement.blob(4))
             guard roots.contains(root) else { continue }
-            let name = relative.isEmpty ? String(decoding: root.lastComponent, as: UTF8.self) : String(decoding: relative, as: UTF8.self)
+            let name = relative.isEmpty ? String(decoding: root.lastName, as: UTF8.self) : String(decoding: relative, as: UTF8.self)
             rows.append((statement.int64(0), path, name, statement.int(3), root))
         }
         // Two roots may hold folders of the same name: prefix those with their root's name.
@@ -42,7 +42,7 @@ extension PhotoLibrary {
         for row in rows { seen[row.name, default: 0] += 1 }
         return rows.map { row in
             let name = seen[row.name]! > 1 && !(row.path == row.root)
-                ? String(decoding: row.root.lastComponent, as: UTF8.self) + "/" + row.name : row.name
+                ? String(decoding: row.root.lastName, as: UTF8.self) + "/" + row.name : row.name
             return AlbumSummary(album: .folder(id: row.id), name: name, count: row.count, folderPath: row.path, burstGroups: nil)
         }
         .sorted { $0.name.localizedStandardLess($1.name) }

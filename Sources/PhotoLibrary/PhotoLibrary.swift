@@ -27,6 +27,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     private let poolLock = Lock()
     private var idleConnections: [SQLiteConnection] = []
     private let cache = AssetCache(capacity: 4096)
+    private let unreachableLock = Lock()
+    private var unreachableStore: [FilePath: String] = [:]
 
     /// Opens the index for `roots` (absolute paths). Each distinct set of roots has its own
     /// database file, so `--library DIR` runs never disturb the index of the Pictures folder.
@@ -112,7 +114,16 @@ public final class PhotoLibrary: @unchecked Sendable {
         }
         defer { indexer.onProgress = nil; indexer.onCommit = nil; indexer.isCancelled = nil }
         let registered = try indexer.register(roots: roots)
+        defer { unreachable = indexer.unreachableRoots }
         return try indexer.scan(roots: registered, scope: scope)
+    }
+
+    /// The remote roots whose servers did not answer in the last scan, with the reason: their
+    /// photos stay in the index as they were (offline), and the next scan tries again.
+    public var unreachableRoots: [FilePath: String] { unreachableLock.withLock { unreachableStore } }
+    private var unreachable: [FilePath: String] {
+        get { unreachableLock.withLock { unreachableStore } }
+        set { unreachableLock.withLock { unreachableStore = newValue } }
     }
 
     /// Runs `body` holding the scan lock (taken by the outermost scan of this thread).
@@ -273,7 +284,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// Absolute, without duplicates, and without roots inside another root.
     static func normalise(_ roots: [FilePath]) -> [FilePath] {
         var result: [FilePath] = []
-        for root in roots.map({ $0.absolute() }) where !result.contains(root) { result.append(root) }
+        for root in roots.map({ $0.isLocationURI ? RemoteFiles.canonical($0) : $0.absolute() }) where !result.contains(root) { result.append(root) }
         return result.filter { root in !result.contains { $0 != root && root.relative(to: $0) != nil } }
     }
 

@@ -24,7 +24,20 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
         return existing
     }
     return try given.map { bytes throws(UsageError) in
-        let path = FilePath(bytes: bytes)
+        var path = FilePath(bytes: bytes)
+        if path.isLocationURI {
+            // A folder on another machine through GIO: mounted here if gvfs has not yet, without
+            // a prompt (a server that wants a password says so in one line).
+            do {
+                try RemoteFiles.checkFolder(path)
+            } catch let error as RemoteFiles.Failure where error.kind == .unreachable || error.kind == .notMounted {
+                // (Said by the scan: answered from the index when it holds the folder already.)
+            } catch {
+                throw UsageError(message: "--library \(path): \(error)")
+            }
+            return path
+        }
+        if let local = RemoteFiles.localPath(ofFileURI: path) { path = local }
         var info = stat()
         if path.withCString({ stat($0, &info) }) != 0 {
             throw UsageError(message: "--library \(path): \(errorDescription(errno))")
@@ -84,7 +97,19 @@ func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLine
         warn(i18n("another Photopick is updating the index; waiting for it to finish"))
     })
     display?.finish()
+    for (root, reason) in library.unreachableRoots.sorted(by: { $0.key < $1.key }) {
+        // Never indexed: nothing to answer from. Indexed before: answered as the index last saw it.
+        if library.isEmpty { throw Unreachable(message: "\(root): \(i18n("cannot be reached")) (\(reason))") }
+        warn(i18n("{folder}: cannot be reached ({reason}); its photos are listed as they were when it last answered",
+                  ["folder": root.displayString, "reason": reason]))
+    }
     return last
+}
+
+/// A remote library folder that never answered.
+struct Unreachable: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 

@@ -154,6 +154,13 @@ public final class Thumbnailer: Sendable {
             // No thumbnailer installed: the cell shows a film icon; nothing is recorded.
             return .success(Thumbnail(pixbuf: nil, source: .decoded))
         }
+        if file.isRemote {
+            // The video thumbnailers read local files only: a remote video shows its film icon.
+            if thumbnailer != nil { return .success(Thumbnail(pixbuf: nil, source: .decoded)) }
+            // The worker decodes the mirror: every byte of the photo first (not recorded as a
+            // failure when the server does not answer: it may next time).
+            if let failure = file.fetchEverything() { return .failure(.temporary(failure)) }
+        }
         decodeCount.add(1, ordering: .relaxed)
         if photopick_is_main_thread() != 0 { mainThreadDecodeCount.add(1, ordering: .relaxed) }
         let made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>

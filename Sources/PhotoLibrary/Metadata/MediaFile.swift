@@ -56,4 +56,6 @@ enum ReadOutcome: Equatable {
     case failed(String)
     /// Gone, or replaced by something we must not open, since it was listed.
     case vanished
+    /// On another machine that stopped answering: nothing is known, the index keeps its row.
+    case unreachable(String)
 }

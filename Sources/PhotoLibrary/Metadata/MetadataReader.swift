@@ -67,7 +67,7 @@ enum MetadataReader {
     /// What the file's name and first bytes say: not media, a failure, the quick date (with
     /// `datesOnly`), or a photo or video whose headers are to be parsed.
     static func classify(path: FilePath, version: FileVersion, datesOnly: Bool, journal: CrashJournal?) -> Classification {
-        let nameGuess = ContentType.guess(fileName: path.lastComponent)
+        let nameGuess = ContentType.guess(fileName: path.lastName)
         let file: OpenFile
         do {
             file = try OpenFile(path: path)
@@ -75,9 +75,21 @@ enum MetadataReader {
             switch error {
             case .vanished: return .decided(.vanished)
             case .failed(let reason): return .decided(nameGuess.isMedia ? .failed(reason) : .notMedia)
+            case .unreachable(let reason): return .decided(.unreachable(reason))
             }
         }
         if let suspicion = journal?.suspicion(of: path) { return .decided(.failed(suspicion)) }
+        let classification = classify(file, path: path, nameGuess: nameGuess, version: version,
+                                      datesOnly: datesOnly && file.remote == nil)
+        // A remote file whose server stopped answering halfway is not judged by what arrived.
+        if let failure = file.remote?.failure {
+            return .decided(failure.kind == .vanished ? .vanished : .unreachable(failure.message))
+        }
+        return classification
+    }
+
+    private static func classify(_ file: OpenFile, path: FilePath, nameGuess: ContentType.Guess, version: FileVersion,
+                                 datesOnly: Bool) -> Classification {
         if datesOnly {
             let head = file.read(at: 0, count: QuickDate.headLength)
             switch QuickDate.answer(file, head: head) {
@@ -114,6 +126,8 @@ enum MetadataReader {
             return .decided(.failed("not a \(ContentType.description(of: nameGuess.mimeType)): the content is \(what)"))
         }
         let modificationDate = CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds)
+        // (A remote file's: what the worker will read is fetched now; a failure is said above.)
+        guard file.prepareForParsing(mimeType: contentGuess.mimeType, isVideo: contentGuess.isVideo) else { return .decided(.vanished) }
         return .parse(HeaderJob(file: file, path: path, message: MetadataMessages.Job(
             kind: contentGuess.isVideo ? .video : .photo, mimeType: contentGuess.mimeType, fallbackDate: modificationDate)))
     }

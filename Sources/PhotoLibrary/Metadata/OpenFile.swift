@@ -5,10 +5,14 @@ import Glibc
 public final class OpenFile {
     public let descriptor: Int32
     public let size: Int64
+    /// A file on another machine (`path` was a location URI): its bytes arrive as they are read.
+    let remote: RemoteSource?
 
     public enum OpenError: Error {
         case vanished
         case failed(String)
+        /// A remote file whose server did not answer: nothing is known about the file.
+        case unreachable(String)
     }
 
     /// Opens a regular file without following a symbolic link and without blocking on a FIFO
@@ -16,6 +20,14 @@ public final class OpenFile {
     /// where the kernel allows it (the owner's files): a scan then writes nothing to the photos'
     /// inodes, and does not pay for the journal writes either.
     public init(path: FilePath) throws(OpenError) {
+        if path.isLocationURI {
+            let source = try RemoteSource(location: path)
+            descriptor = source.mirror
+            size = source.size
+            remote = source
+            return
+        }
+        remote = nil
         let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
         var fd = path.withCString { open($0, flags | OpenFile.noAccessTime) }
         if fd < 0 && errno == EPERM { fd = path.withCString { open($0, flags) } }  // not the owner's
@@ -37,6 +49,7 @@ public final class OpenFile {
     /// Takes over a descriptor received from elsewhere (the decode worker's file): it must be a
     /// regular file; it is closed with this object, or at once when it is refused.
     public init(adopting fd: Int32) throws(OpenError) {
+        remote = nil
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
@@ -57,6 +70,7 @@ public final class OpenFile {
 
     /// Modification time in nanoseconds, from the open descriptor.
     public var modificationTimeNanoseconds: Int64 {
+        if let remote { return remote.modificationTimeNanoseconds }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return 0 }
         let seconds = min(max(Int64(info.st_mtim.tv_sec), -9_000_000_000), 9_000_000_000)
@@ -67,6 +81,7 @@ public final class OpenFile {
     public func read(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, offset < size, count > 0 else { return [] }
         let wanted = Int(min(Int64(count), size - offset))
+        if let remote, !remote.fetch(offset..<(offset + Int64(wanted))) { return [] }
         var buffer = [UInt8](repeating: 0, count: wanted)
         var filled = 0
         while filled < wanted {

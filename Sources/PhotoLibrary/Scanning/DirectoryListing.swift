@@ -24,6 +24,8 @@ struct DirectoryListing {
     enum Failure: Error, Equatable {
         case vanished
         case unreadable(String)
+        /// A remote folder whose server did not answer: what the index holds of it stays.
+        case unreachable(String)
     }
 
     /// Lists `path`. `followLink` is for a library root the user named, which may itself be a link.
@@ -31,6 +33,15 @@ struct DirectoryListing {
     /// `.unstattedFile`, and whoever reads it learns its version (a first scan: its readers, on
     /// every core, instead of the one thread that lists).
     static func list(_ path: FilePath, followLink: Bool = false, statsFiles: Bool = true) -> Result<DirectoryListing, Failure> {
+        if path.isLocationURI {
+            return RemoteFiles.list(path).mapError { failure in
+                switch failure.kind {
+                case .vanished: .vanished
+                case .refused: .unreadable("cannot open folder: \(failure.message)")
+                case .notMounted, .unreachable: .unreachable(failure.message)
+                }
+            }
+        }
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
         let fd = path.withCString { open($0, flags) }
         guard fd >= 0 else {
@@ -75,6 +86,7 @@ struct DirectoryListing {
     /// The kernel moves it whenever an entry is added, removed or renamed in the folder, not when
     /// a file in it is rewritten in place.
     static func modificationTime(of path: FilePath, followLink: Bool) -> Int64? {
+        if path.isLocationURI { return RemoteFiles.modificationTime(of: path) }
         var info = Glibc.stat()
         let status = path.withCString { fstatat(AT_FDCWD, $0, &info, followLink ? 0 : AT_SYMLINK_NOFOLLOW) }
         guard status == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
@@ -98,6 +110,7 @@ struct DirectoryListing {
 
     /// What `lstat` says of `path`: a file's version, or what else it is (nil: gone).
     static func entryType(of path: FilePath) -> EntryType? {
+        if path.isLocationURI { return (try? RemoteFiles.entryType(of: path).get()) ?? nil }
         var info = Glibc.stat()
         guard path.withCString({ lstat($0, &info) }) == 0 else { return nil }
         return type(of: info)
@@ -120,7 +133,10 @@ struct DirectoryListing {
 extension DirectoryListing {
     /// Counts the files below `root` with `readdir` alone (no `stat`): a quick total for a progress
     /// bar before a first scan. Follows the same rules as the scan: no hidden entries, no links.
+    /// A remote root is not counted: that would list each of its folders twice over the network
+    /// (its first scan shows what it read, without a total).
     static func countFiles(under root: FilePath) -> Int {
+        guard !root.isLocationURI else { return 0 }
         var count = 0
         walkNames(under: root) { _, type in if type != Int32(DT_DIR) { count += 1 } }
         return count
@@ -129,6 +145,7 @@ extension DirectoryListing {
     /// Every folder below `root` (and `root` itself), by the scan's rules.
     static func folders(under root: FilePath) -> [FilePath] {
         var result = [root]
+        guard !root.isLocationURI else { return result }
         walkNames(under: root) { path, type in if type == Int32(DT_DIR) { result.append(path) } }
         return result
     }

@@ -66,6 +66,8 @@ extension Indexer {
                 touchedStems.insert(AlbumRules.stem(of: file.name))
             }
             switch (outcome, readVersion) {
+            case (.unreachable(let reason), _):
+                throw RootUnreachable(reason: reason)
             case (.vanished, _), (_, nil):
                 if let existing = file.existing { try deleteAsset(existing.id) }
             case (.media, let version?), (.notMedia, let version?), (.failed, let version?):
@@ -152,7 +154,7 @@ extension Indexer {
             statement.bind(7, MediaKind.other.rawValue).bind(11, 1)
                 .bind(12, version.modificationTimeNanoseconds.floorDivided(by: 1_000_000))
                 .bind(14, 0).bind(21, 0).bind(24, reason)
-        case .notMedia, .vanished:
+        case .notMedia, .vanished, .unreachable:
             statement.bind(7, MediaKind.other.rawValue).bind(11, 1)
                 .bind(12, version.modificationTimeNanoseconds.floorDivided(by: 1_000_000))
                 .bind(14, 0).bind(21, 0).bind(24, nil as String?)

@@ -70,6 +70,8 @@ extension Indexer {
                 throw ScanError.cancelled
             }
             let outcome = batch.outcomes[index]
+            // (Remote files are read in full at once; one that was not stays partial for the next scan.)
+            if case .unreachable = outcome { continue }
             if case .vanished = outcome {
                 try deleteAsset(row.id)
             } else {

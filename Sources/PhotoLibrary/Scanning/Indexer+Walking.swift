@@ -24,11 +24,15 @@ extension Indexer {
                 for child in record.children.reversed() { stack.append((child, true)) }
                 continue
             }
-            let relative = folder.relative(to: root.path) ?? []
+            // (Below a location URI, as names: an album is called "Summer 2024", not "Summer%202024".)
+            let relative = folder.relative(to: root.path).map { root.path.isLocationURI ? FilePath.percentDecoded($0) : $0 } ?? []
             // Into an empty index every file is new: its readers learn its version.
             switch DirectoryListing.list(folder, followLink: folder == root.path, statsFiles: !intoEmptyIndex) {
             case .failure(.vanished):
                 try removeFolderTree(folder)
+            case .failure(.unreachable(let reason)):
+                // A server that stopped answering: everything known of this root stays as it was.
+                throw RootUnreachable(reason: reason)
             case .failure(.unreadable(let reason)):
                 // Its files cannot be read any more: drop them, and say why in the error list.
                 let record = try upsertFolder(folder, relative: relative, root: root, error: reason)
@@ -51,6 +55,25 @@ extension Indexer {
                 try setListedTime(Self.trustworthy(listing.modificationTimeNanoseconds), of: record)
             }
             try commitIfDue()
+        }
+    }
+
+    /// A remote root's server stopped answering during its walk (`Indexer.unreachableRoots`).
+    struct RootUnreachable: Error {
+        let reason: String
+    }
+
+    /// Walks each root in turn; a remote root that does not answer keeps what the index holds of
+    /// it, is noted in `unreachableRoots`, and the others are walked still.
+    func walk(roots: [Root], scope: ScanScope) throws {
+        unreachableRoots = [:]
+        for root in roots {
+            do {
+                try walk(from: root.path, root: root, recursive: true, scope: scope)
+            } catch let error as RootUnreachable {
+                try commit()
+                unreachableRoots[root.path] = error.reason
+            }
         }
     }
 

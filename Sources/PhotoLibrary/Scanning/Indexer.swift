@@ -21,6 +21,8 @@ final class Indexer {
     var progress = ScanProgress()
     var started = 0.0
     var lastReport = 0.0
+    /// The remote roots whose servers stopped answering in the last scan or rescan, with why.
+    var unreachableRoots: [FilePath: String] = [:]
     /// The first pass of `scan`: new files are dated, not read in full.
     var readDatesOnly = false
     /// The first pass of a first scan: the index held no asset when it began. The triggers that
@@ -98,9 +100,7 @@ final class Indexer {
             readDatesOnly = true
             intoEmptyIndex = buildsDateIndexesAfter
             defer { readDatesOnly = false; intoEmptyIndex = false }
-            for root in roots {
-                try walk(from: root.path, root: root, recursive: true, scope: scope)
-            }
+            try walk(roots: roots, scope: scope)
             readDatesOnly = false
             intoEmptyIndex = false
             var firstBatch: PartialRows?
@@ -116,6 +116,7 @@ final class Indexer {
                 completingDates = { [unowned self] in try buildDateOrderIndexes() }
             }
             defer { completingDates = nil }
+            // (Only local files are read in two passes: a remote file is read once, in full.)
             try completePartialRows(firstBatch: firstBatch)
         }
     }
@@ -189,11 +190,17 @@ final class Indexer {
     /// the file monitor reports changes.
     func rescan(folders: [FilePath], roots: [Root]) throws -> LibraryChange {
         try run {
+            unreachableRoots = [:]
             for folder in folders {
                 guard let root = roots.filter({ folder == $0.path || folder.relative(to: $0.path) != nil })
                         .max(by: { $0.path.bytes.count < $1.path.bytes.count }),
                       !FolderRules.isHidden(folder, below: root.path) else { continue }
-                try walk(from: folder, root: root, recursive: false, scope: .everyFile)
+                do {
+                    try walk(from: folder, root: root, recursive: false, scope: .everyFile)
+                } catch let error as RootUnreachable {
+                    try commit()
+                    unreachableRoots[root.path] = error.reason
+                }
             }
         }
     }

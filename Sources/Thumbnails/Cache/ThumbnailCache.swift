@@ -52,7 +52,10 @@ public final class ThumbnailCache: Sendable {
     // MARK: Names
 
     /// The file:// URI of an absolute path, percent-encoded as GLib does.
+    /// A file on another machine is named by its location URI, as the thumbnail spec says of
+    /// non-local files (escaped as GLib escapes a path: Nautilus finds the same thumbnails).
     public static func uri(for path: FilePath) throws(ThumbnailCacheError) -> String {
+        if path.isLocationURI { return path.displayString }
         var error: UnsafeMutablePointer<GError>?
         guard let uri = path.withCString({ g_filename_to_uri($0, nil, &error) }) else {
             throw ThumbnailCacheError(PixbufError(taking: error).message)

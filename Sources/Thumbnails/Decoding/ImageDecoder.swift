@@ -283,6 +283,8 @@ extension ThumbnailFailure {
         switch error {
         case .vanished: self = .vanished
         case .failed(let reason): self = .unreadable(reason)
+        // (Not recorded as the file's failure: the server may answer next time.)
+        case .unreachable(let reason): self = .temporary(reason)
         }
     }
 }

@@ -95,7 +95,7 @@ public enum MetadataMessages {
             case .failed(let reason):
                 writer.u8(1)
                 writer.text(reason)
-            case .notMedia, .vanished:
+            case .notMedia, .vanished, .unreachable:
                 writer.u8(1)
                 writer.text("not read")
             }

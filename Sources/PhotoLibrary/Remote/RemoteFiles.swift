@@ -1,0 +1,222 @@
+import CGLib
+import Glibc
+
+/// The folders and files of a library on another machine, reached through GIO and gvfs by their
+/// location URI (`sftp://nas/photos`): what `DirectoryListing` and `OpenFile` do with `readdir`,
+/// `stat` and `pread` for a local folder. Every call is synchronous and made on the scan's
+/// threads (GIO's calls to gvfs block the caller only); nothing here runs on the GTK thread.
+public enum RemoteFiles {
+    /// Why a remote folder or file could not be read, sorted by what a scan must do about it.
+    public struct Failure: Error, CustomStringConvertible {
+        public enum Kind: Equatable {
+            /// Not there (any more): its entry goes from the index, as a local file's does.
+            case vanished
+            /// There but refused (permission): its folder is kept with the reason.
+            case refused
+            /// gvfs has not mounted the location: mount it and try again.
+            case notMounted
+            /// The server did not answer (network down, server gone, NAS asleep): nothing may be
+            /// concluded about its files, so the index keeps them as they were.
+            case unreachable
+        }
+        public let kind: Kind
+        public let message: String
+        public var description: String { message }
+
+        /// Sorts a GError (and frees it).
+        init(taking error: UnsafeMutablePointer<GError>?) {
+            defer { if let error { g_error_free(error) } }
+            guard let error else {
+                kind = .unreachable
+                message = "no answer"
+                return
+            }
+            message = error.pointee.message.map { String(cString: $0) } ?? "no answer"
+            guard error.pointee.domain == g_io_error_quark() else {
+                kind = .unreachable
+                return
+            }
+            switch GIOErrorEnum(rawValue: UInt32(error.pointee.code)) {
+            case G_IO_ERROR_NOT_FOUND, G_IO_ERROR_NOT_DIRECTORY, G_IO_ERROR_IS_DIRECTORY, G_IO_ERROR_NOT_REGULAR_FILE,
+                 G_IO_ERROR_TOO_MANY_LINKS:
+                kind = .vanished
+            case G_IO_ERROR_PERMISSION_DENIED:
+                kind = .refused
+            case G_IO_ERROR_NOT_MOUNTED:
+                kind = .notMounted
+            default:
+                // Timed out, connection closed or refused, host unreachable, and gvfs's plain
+                // "failed" when its ssh went away: none of them says anything about the files.
+                kind = .unreachable
+            }
+        }
+
+        init(kind: Kind, message: String) {
+            self.kind = kind
+            self.message = message
+        }
+    }
+
+    /// A GFile for `location` (a reference the caller unrefs).
+    static func file(_ location: FilePath) -> OpaquePointer {
+        location.withCString { g_file_new_for_uri($0) }
+    }
+
+    static func withFile<R>(_ location: FilePath, _ body: (OpaquePointer) throws -> R) rethrows -> R {
+        let file = file(location)
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        return try body(file)
+    }
+
+    /// The attributes a listing asks for: only these travel (gvfs's SFTP backend answers a whole
+    /// folder with one READDIR exchange, its entries' sizes and times included).
+    static let listedAttributes = "standard::name,standard::type,standard::size,standard::is-symlink,time::modified,time::modified-usec"
+
+    /// Mounts the volume that holds `location`, unless gvfs has mounted it already: without a
+    /// way to ask, so that a server wanting a password fails with its reason (`mountOperation`
+    /// is the window's, which can ask).
+    public static func mount(_ location: FilePath, mountOperation: OpaquePointer? = nil) throws(Failure) {
+        var error: UnsafeMutablePointer<GError>?
+        let mounted = withFile(location) { file in
+            photopick_mount_enclosing_volume_sync(file, UnsafeMutablePointer(mountOperation), nil, &error)
+        }
+        guard mounted == 0 else { return }
+        if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_ALREADY_MOUNTED.rawValue) {
+            g_error_free(error)
+            return
+        }
+        throw Failure(taking: error)
+    }
+
+    /// Calls `body`, and once more after mounting the location when gvfs had not mounted it
+    /// (a first use, or after the server went away and gvfs let the mount go).
+    static func mountingIfNeeded<R>(_ location: FilePath, _ body: () -> Result<R, Failure>) -> Result<R, Failure> {
+        let first = body()
+        guard case .failure(let failure) = first, failure.kind == .notMounted else { return first }
+        do { try mount(location) } catch { return .failure(error) }
+        return body()
+    }
+
+    // MARK: Listing
+
+    /// Lists a remote folder as `DirectoryListing.list` lists a local one: hidden entries and
+    /// links left out, entries sorted by name, every file with its size and time.
+    static func list(_ folder: FilePath) -> Result<DirectoryListing, Failure> {
+        mountingIfNeeded(folder) { listOnce(folder) }
+    }
+
+    private static func listOnce(_ folder: FilePath) -> Result<DirectoryListing, Failure> {
+        withFile(folder) { file in
+            var error: UnsafeMutablePointer<GError>?
+            // The folder's own time first: a change made while it is listed moves it on.
+            let modified = modificationTime(ofFolder: file)
+            guard let enumerator = g_file_enumerate_children(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) else {
+                return .failure(Failure(taking: error))
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(enumerator)) }
+            var entries: [DirectoryListing.Entry] = []
+            while true {
+                guard let info = g_file_enumerator_next_file(enumerator, nil, &error) else {
+                    if error != nil { return .failure(Failure(taking: error)) }
+                    break
+                }
+                defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+                guard let namePointer = g_file_info_get_name(info) else { continue }
+                // (The name's bytes as the server has them: not UTF-8 necessarily.)
+                let name = Array(UnsafeBufferPointer(start: UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self), count: strlen(namePointer)))
+                guard let first = name.first, first != UInt8(ascii: ".") else { continue }
+                entries.append(DirectoryListing.Entry(name: name, type: entryType(info)))
+            }
+            g_file_enumerator_close(enumerator, nil, nil)
+            entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
+            return .success(DirectoryListing(entries: entries, modificationTimeNanoseconds: modified))
+        }
+    }
+
+    /// What a file info says an entry is (links and anything but files and folders: `.other`).
+    static func entryType(_ info: OpaquePointer) -> DirectoryListing.EntryType {
+        if g_file_info_get_is_symlink(info) != 0 { return .other }
+        switch g_file_info_get_file_type(info) {
+        case G_FILE_TYPE_DIRECTORY:
+            return .directory
+        case G_FILE_TYPE_REGULAR:
+            return .file(FileVersion(size: Int64(g_file_info_get_size(info)), modificationTimeNanoseconds: modifiedNanoseconds(info), inode: 0))
+        default:
+            return .other
+        }
+    }
+
+    private static func modifiedNanoseconds(_ info: OpaquePointer) -> Int64 {
+        let seconds = min(max(Int64(g_file_info_get_attribute_uint64(info, "time::modified")), -9_000_000_000), 9_000_000_000)
+        return seconds * 1_000_000_000 + Int64(g_file_info_get_attribute_uint32(info, "time::modified-usec")) * 1000
+    }
+
+    private static func modificationTime(ofFolder file: OpaquePointer) -> Int64? {
+        guard let info = g_file_query_info(file, "standard::type,time::modified,time::modified-usec", G_FILE_QUERY_INFO_NONE, nil, nil) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        guard g_file_info_get_file_type(info) == G_FILE_TYPE_DIRECTORY,
+              g_file_info_has_attribute(info, "time::modified") != 0 else { return nil }
+        return modifiedNanoseconds(info)
+    }
+
+    /// A remote folder's modification time (nil: not a folder, or it did not answer).
+    static func modificationTime(of folder: FilePath) -> Int64? {
+        withFile(folder) { modificationTime(ofFolder: $0) }
+    }
+
+    /// What the server says of one entry (nil: gone; a failure to answer: `.unreachable`).
+    static func entryType(of path: FilePath) -> Result<DirectoryListing.EntryType?, Failure> {
+        mountingIfNeeded(path) {
+            withFile(path) { file in
+                var error: UnsafeMutablePointer<GError>?
+                guard let info = g_file_query_info(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) else {
+                    let failure = Failure(taking: error)
+                    return failure.kind == .vanished ? .success(nil) : .failure(failure)
+                }
+                defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+                return .success(entryType(info))
+            }
+        }
+    }
+}
+
+extension RemoteFiles {
+    /// GIO's own spelling of a location URI (escapes, a port, no "/" at its end), so that one
+    /// location typed two ways is one library.
+    static func canonical(_ location: FilePath) -> FilePath {
+        withFile(location) { file in
+            guard let uri = g_file_get_uri(file) else { return location }
+            defer { g_free(uri) }
+            var bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: strlen(uri)))
+            // ("sftp://host/" keeps its slash: the server's top folder.)
+            while bytes.count > 1, bytes.last == UInt8(ascii: "/"), bytes[bytes.count - 2] != UInt8(ascii: "/"),
+                  bytes.filter({ $0 == UInt8(ascii: "/") }).count > 3 {
+                bytes.removeLast()
+            }
+            return FilePath(bytes: bytes)
+        }
+    }
+}
+
+extension RemoteFiles {
+    /// Mounts `location` when needed and checks that it is a folder; throws why not, in words.
+    public static func checkFolder(_ location: FilePath) throws(Failure) {
+        let answer: Result<DirectoryListing.EntryType?, Failure> = entryType(of: location)
+        switch answer {
+        case .failure(let failure): throw failure
+        case .success(nil): throw Failure(kind: .vanished, message: errorDescription(ENOENT))
+        case .success(.directory?): return
+        case .success(_?): throw Failure(kind: .vanished, message: errorDescription(ENOTDIR))
+        }
+    }
+
+    /// The local path of a `file://` URI (nil for anything else).
+    public static func localPath(ofFileURI uri: FilePath) -> FilePath? {
+        guard uri.bytes.starts(with: Array("file://".utf8)) else { return nil }
+        return withFile(uri) { file in
+            guard let path = g_file_get_path(file) else { return nil }
+            defer { g_free(path) }
+            return FilePath(bytes: Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path))))
+        }
+    }
+}

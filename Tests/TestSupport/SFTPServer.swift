@@ -1,0 +1,104 @@
+import Foundation
+
+/// A real SFTP server on loopback reached through gvfs on a private session bus
+/// (`Tests/Remote/sftp-server`): this machine's files as `sftp://USER@127.0.0.1:PORT/…`.
+/// `close()` (or the end of the test process) stops the server, gvfsd and everything they started.
+public final class SFTPServer: @unchecked Sendable {
+    /// What a client of the server needs in its environment (the bus, the agent, the runtime folder).
+    public let environment: [String: String]
+    /// The URI prefix of this machine's absolute paths.
+    public let uriPrefix: String
+    private let logPath: String
+    private let process: Process
+    private let input: FileHandle
+    private let output: FileHandle
+    private var closed = false
+
+    public init() throws {
+        process = Process()
+        process.executableURL = TestSupport.packageRoot.appendingPathComponent("Tests/Remote/sftp-server")
+        let toServer = Pipe(), fromServer = Pipe()
+        process.standardInput = toServer
+        process.standardOutput = fromServer
+        try process.run()
+        input = toServer.fileHandleForWriting
+        output = fromServer.fileHandleForReading
+        let first = Self.readLine(output)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any],
+              let environment = object["environment"] as? [String: String], let uri = object["uri"] as? String,
+              let log = object["log"] as? String else {
+            process.terminate()
+            process.waitUntilExit()
+            throw NSError(domain: "sftp-server", code: 1, userInfo: [NSLocalizedDescriptionKey: "the SFTP server did not start: \(first)"])
+        }
+        self.environment = environment
+        uriPrefix = uri
+        logPath = log
+    }
+
+    deinit { close() }
+
+    /// The location URI of a local absolute path, escaped as GIO writes it.
+    public func uri(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "%#?")
+        return uriPrefix + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)
+    }
+
+    /// The server goes away (every session ends), as a NAS switched off.
+    public func stop() throws { try command("stop") }
+    /// It answers again on the same port.
+    public func start() throws { try command("start") }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        try? input.write(contentsOf: Data("quit\n".utf8))
+        try? input.close()
+        process.waitUntilExit()
+    }
+
+    /// Bytes the server read from each file, by local path, over every time it was opened.
+    /// gvfs closes a file on the server after the client's close returns: the log is waited
+    /// for (up to 10 s) until it names every path of `waitingFor`.
+    public func bytesRead(waitingFor paths: [String] = []) -> [String: Int] {
+        let deadline = Date().addingTimeInterval(10)
+        var read = bytesReadNow()
+        while !paths.allSatisfy({ read[$0] != nil }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            read = bytesReadNow()
+        }
+        return read
+    }
+
+    private func bytesReadNow() -> [String: Int] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [:] }
+        var result: [String: Int] = [:]
+        let pattern = try! NSRegularExpression(pattern: #"close "(.*)" bytes read (\d+)"#)
+        // (The server ends its lines with "\r\n", one Character to Swift: split on both.)
+        for line in text.split(whereSeparator: { $0.isNewline }) {
+            let line = String(line)
+            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                  let path = Range(match.range(at: 1), in: line), let bytes = Range(match.range(at: 2), in: line) else { continue }
+            result[String(line[path]), default: 0] += Int(line[bytes]) ?? 0
+        }
+        return result
+    }
+
+    private func command(_ text: String) throws {
+        try input.write(contentsOf: Data((text + "\n").utf8))
+        let answer = Self.readLine(output)
+        guard answer == "ok" else {
+            throw NSError(domain: "sftp-server", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(text): \(answer)"])
+        }
+    }
+
+    private static func readLine(_ handle: FileHandle) -> String {
+        var bytes: [UInt8] = []
+        while let byte = try? handle.read(upToCount: 1), let first = byte.first {
+            if first == UInt8(ascii: "\n") { break }
+            bytes.append(first)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
