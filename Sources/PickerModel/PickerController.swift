@@ -119,6 +119,18 @@ public final class PickerController {
     /// The folders the library is made of.
     public var roots: [FilePath] { library.roots }
 
+    /// The roots on another machine: GIO locations, and folders on a network or FUSE file
+    /// system (NFS, SMB, sshfs, rclone), told from mountinfo once.
+    public private(set) lazy var remoteRoots: [FilePath] = {
+        let mounts = SystemMounts.now()
+        return roots.filter { $0.isLocationURI || mounts.isRemote($0) }
+    }()
+
+    /// Whether `path` is on another machine (a cell's cloud badge; downloads, not reads).
+    public func isRemote(_ path: FilePath) -> Bool {
+        path.isLocationURI || remoteRoots.contains { path.relative(to: $0) != nil }
+    }
+
     /// An asset's row: from the library's cache, or one query.
     public func asset(_ id: Int64) -> Asset? {
         if case .found(let asset) = row(id) { return asset }

@@ -28,7 +28,9 @@ extension CaptureDate {
 extension Asset {
     /// The file's name as a person reads it (a name that is not UTF-8 shows GLib's stand-ins).
     var displayName: String {
-        path.withCString { path in
+        // (A file on another machine: its URI's last segment, unescaped.)
+        let path = self.path.isLocationURI ? FilePath(bytes: self.path.lastName) : self.path
+        return path.withCString { path in
             guard let base = g_path_get_basename(path) else { return "" }
             defer { g_free(base) }
             guard let name = g_filename_display_name(base) else { return "" }

@@ -56,6 +56,7 @@ enum Style {
       background-color: alpha(black, 0.55); font-size: 0.8em; font-weight: bold;
     }
     .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
+    .remote { margin: 6px; color: white; opacity: 0.9; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .status-icon { opacity: 0.6; }
     /* (The camera's frames come mirrored from its worker: a CSS transform with a negative scale
        renders very slowly in GTK 4.8's cairo renderer.) */

@@ -122,10 +122,10 @@ final class RunningPicker {
     private let errors = Pipe()
     let display: VirtualDisplay
 
-    init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL) throws {
+    init(display: VirtualDisplay, arguments: [String], dataHome: URL, cacheHome: URL, environment: [String: String] = [:]) throws {
         self.display = display
         TestProcesses.wrap(process, TestSupport.photopick, arguments)
-        process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome)
+        process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: environment)
         process.standardOutput = output
         process.standardError = errors
         try process.run()

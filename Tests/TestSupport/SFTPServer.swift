@@ -45,6 +45,12 @@ public final class SFTPServer: @unchecked Sendable {
         return uriPrefix + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)
     }
 
+    /// Mounts this machine's folder `path` through the server with sshfs (read-only), as a NAS
+    /// mounted by hand: a folder on a network file system. Unmounted by `close()`.
+    public func mountWithSSHFS(_ path: String) throws -> String {
+        try command("mount \(path)")
+    }
+
     /// The server goes away (every session ends), as a NAS switched off.
     public func stop() throws { try command("stop") }
     /// It answers again on the same port.
@@ -59,8 +65,8 @@ public final class SFTPServer: @unchecked Sendable {
     }
 
     /// Bytes the server read from each file, by local path, over every time it was opened.
-    /// gvfs closes a file on the server after the client's close returns: the log is waited
-    /// for (up to 10 s) until it names every path of `waitingFor`.
+    /// The log is read again (for up to 10 s) until it names every path of `waitingFor`: the
+    /// server writes a file's line when gvfs closes it, which need not be before the client exits.
     public func bytesRead(waitingFor paths: [String] = []) -> [String: Int] {
         let deadline = Date().addingTimeInterval(10)
         var read = bytesReadNow()
@@ -85,12 +91,45 @@ public final class SFTPServer: @unchecked Sendable {
         return result
     }
 
-    private func command(_ text: String) throws {
+    /// The most reads that `isLarge` picks the server served at one time (each from the file's
+    /// opening to its closing; other reads of the same files meanwhile are not counted).
+    public func mostReadsAtOnce(where isLarge: (_ path: String, _ bytes: Int) -> Bool) -> Int {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return 0 }
+        let pattern = try! NSRegularExpression(pattern: #"^(open|close) "(.*?)"(?: bytes read (\d+))?"#)
+        var events: [(path: String, isOpen: Bool, bytes: Int)] = []
+        for line in text.split(whereSeparator: { $0.isNewline }) {
+            let line = String(line)
+            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                  let what = Range(match.range(at: 1), in: line), let path = Range(match.range(at: 2), in: line) else { continue }
+            let read = Range(match.range(at: 3), in: line).flatMap { Int(line[$0]) } ?? 0
+            events.append((String(line[path]), line[what] == "open", read))
+        }
+        // Which openings end in a large read: pair each opening with its path's next closing.
+        var large = [Bool](repeating: false, count: events.count)
+        var opened: [String: [Int]] = [:]
+        for (index, event) in events.enumerated() {
+            if event.isOpen { opened[event.path, default: []].append(index); continue }
+            guard let start = opened[event.path]?.first else { continue }
+            opened[event.path]?.removeFirst()
+            if isLarge(event.path, event.bytes) { large[start] = true; large[index] = true }
+        }
+        var open = 0, most = 0
+        for (index, event) in events.enumerated() where large[index] {
+            open += event.isOpen ? 1 : -1
+            most = max(most, open)
+        }
+        return most
+    }
+
+    /// Sends a command; what follows the server's "ok".
+    @discardableResult
+    private func command(_ text: String) throws -> String {
         try input.write(contentsOf: Data((text + "\n").utf8))
         let answer = Self.readLine(output)
-        guard answer == "ok" else {
+        guard answer == "ok" || answer.hasPrefix("ok ") else {
             throw NSError(domain: "sftp-server", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(text): \(answer)"])
         }
+        return String(answer.dropFirst(3))
     }
 
     private static func readLine(_ handle: FileHandle) -> String {

@@ -70,7 +70,7 @@ enum MetadataReader {
         let nameGuess = ContentType.guess(fileName: path.lastName)
         let file: OpenFile
         do {
-            file = try OpenFile(path: path)
+            file = try OpenFile(path: path, listed: version)
         } catch {
             switch error {
             case .vanished: return .decided(.vanished)

@@ -19,9 +19,11 @@ public final class OpenFile {
     /// that replaced the file since it was listed. Reading leaves the file's access time alone
     /// where the kernel allows it (the owner's files): a scan then writes nothing to the photos'
     /// inodes, and does not pay for the journal writes either.
-    public init(path: FilePath) throws(OpenError) {
+    /// `listed`: the version a listing gave (a remote file is then opened without asking the
+    /// server for its size and time again: one round trip less per file).
+    public init(path: FilePath, listed: FileVersion? = nil) throws(OpenError) {
         if path.isLocationURI {
-            let source = try RemoteSource(location: path)
+            let source = try RemoteSource(location: path, listed: listed)
             descriptor = source.mirror
             size = source.size
             remote = source

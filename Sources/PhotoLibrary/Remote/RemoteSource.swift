@@ -21,7 +21,7 @@ final class RemoteSource {
     /// one SFTP round trip is not spent per marker (gvfs's SFTP reads go 32 KiB at a time).
     static let blockSize: Int64 = 16 * 1024
 
-    init(location: FilePath) throws(OpenFile.OpenError) {
+    init(location: FilePath, listed: FileVersion?) throws(OpenFile.OpenError) {
         var error: UnsafeMutablePointer<GError>?
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
@@ -39,14 +39,20 @@ final class RemoteSource {
             case .notMounted, .unreachable: throw .unreachable(failure.message)
             }
         }
-        guard let info = g_file_input_stream_query_info(UnsafeMutablePointer(stream), RemoteFiles.listedAttributes, nil, &error) else {
-            let failure = RemoteFiles.Failure(taking: error)
-            g_object_unref(UnsafeMutableRawPointer(stream))
-            throw .unreachable(failure.message)
+        let size: Int64, modified: Int64
+        if let listed {
+            (size, modified) = (listed.size, listed.modificationTimeNanoseconds)
+        } else {
+            guard let info = g_file_input_stream_query_info(UnsafeMutablePointer(stream), RemoteFiles.listedAttributes, nil, &error) else {
+                let failure = RemoteFiles.Failure(taking: error)
+                g_object_unref(UnsafeMutableRawPointer(stream))
+                throw .unreachable(failure.message)
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+            size = max(0, Int64(g_file_info_get_size(info)))
+            let seconds = min(max(Int64(g_file_info_get_attribute_uint64(info, "time::modified")), -9_000_000_000), 9_000_000_000)
+            modified = seconds * 1_000_000_000 + Int64(g_file_info_get_attribute_uint32(info, "time::modified-usec")) * 1000
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-        let size = max(0, Int64(g_file_info_get_size(info)))
-        let seconds = min(max(Int64(g_file_info_get_attribute_uint64(info, "time::modified")), -9_000_000_000), 9_000_000_000)
         let mirror = photopick_memory_file("photopick-remote")
         guard mirror >= 0, ftruncate(mirror, off_t(size)) == 0 else {
             let code = errno
@@ -57,7 +63,7 @@ final class RemoteSource {
         self.stream = stream
         self.mirror = mirror
         self.size = size
-        modificationTimeNanoseconds = seconds * 1_000_000_000 + Int64(g_file_info_get_attribute_uint32(info, "time::modified-usec")) * 1000
+        modificationTimeNanoseconds = modified
         fetched = [UInt64](repeating: 0, count: Int((size + Self.blockSize - 1) / Self.blockSize + 63) / 64)
     }
 

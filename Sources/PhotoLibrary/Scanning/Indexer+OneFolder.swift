@@ -38,7 +38,8 @@ extension Indexer {
         // one writer): reading and writing overlap, and reading uses every core.
         let readDatesOnly = self.readDatesOnly
         let workers = metadataWorkers, journal = self.journal
-        let outcomes = ReadAhead(count: toRead.count, on: readers) { [toRead] range -> [(FileVersion?, ReadOutcome)] in
+        let remote = folder.isLocationURI
+        let outcomes = ReadAhead(count: toRead.count, on: remote ? remoteReaders : readers, chunk: remote ? 2 : ReadAhead<Int>.chunkSize) { [toRead] range -> [(FileVersion?, ReadOutcome)] in
             // A chunk is read as one batch: its photos' and videos' headers go to a worker together.
             var files: [(path: FilePath, version: FileVersion)] = []
             var versions: [FileVersion?] = []

@@ -12,7 +12,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     /// The results of a chunk, in order (a chunk of files is one request to a metadata worker).
     private let computeChunk: @Sendable (Range<Int>) -> [Value]
     static var chunkSize: Int { 64 }
-    private let chunk = ReadAhead.chunkSize
+    private let chunk: Int
     private let window = 1024
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -26,7 +26,10 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
         self.init(count: count, on: pool, computeChunk: { range in range.map(compute) })
     }
 
-    init(count: Int, on pool: WorkerPool, computeChunk: @escaping @Sendable (Range<Int>) -> [Value]) {
+    /// `chunk`: items per hand-off (fewer for files whose reading waits on a network, so that
+    /// the pool's threads each have one in flight).
+    init(count: Int, on pool: WorkerPool, chunk: Int = ReadAhead.chunkSize, computeChunk: @escaping @Sendable (Range<Int>) -> [Value]) {
+        self.chunk = chunk
         self.count = count
         self.pool = pool
         self.computeChunk = computeChunk

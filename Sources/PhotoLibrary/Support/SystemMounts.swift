@@ -48,6 +48,9 @@ public struct SystemMounts: Sendable {
     /// This process's mounts, read once (mounts rarely change while a scan runs).
     public static let current = SystemMounts(mountInfo: readMountInfo())
 
+    /// The mounts as they are now (a NAS mounted since the program started is in it).
+    public static func now() -> SystemMounts { SystemMounts(mountInfo: readMountInfo()) }
+
     /// Parses /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS … - TYPE SOURCE …",
     /// with spaces and the like in paths written as octal escapes (\040).
     public init(mountInfo: [UInt8]) {

@@ -21,7 +21,7 @@ enum FileLauncher {
             defer { g_free(contentType) }
             guard let app = g_app_info_get_default_for_type(contentType, 0) else {
                 outcome.problems.append(i18n("No app is set to open {file} ({type})",
-                                             ["file": String(decoding: asset.path.lastComponent, as: UTF8.self), "type": asset.mimeType ?? i18n("unknown type")]))
+                                             ["file": asset.displayName, "type": asset.mimeType ?? i18n("unknown type")]))
                 continue
             }
             if let index = groups.firstIndex(where: { g_app_info_equal($0.app, app) != 0 }) {

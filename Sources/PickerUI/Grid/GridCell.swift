@@ -5,8 +5,8 @@ import PhotoLibrary
 import Thumbnails
 
 /// One grid cell: the thumbnail filling a rounded square, a ring and a numbered badge when
-/// picked, the duration on videos, a heart on favourites, the reason in words for files that
-/// failed. Passive, as a cell of Nautilus' grid: it shows its asset and says where it is;
+/// picked, the duration on videos, a heart on favourites, a cloud on photos on another machine,
+/// the reason in words for files that failed. Passive, as a cell of Nautilus' grid: it shows its asset and says where it is;
 /// clicks, drag and keys are the view's (PickerView+Cells). Binding subscribes to this asset's
 /// pick number and row, and asks for its picture; unbinding cancels all three, so a recycled
 /// cell never shows another photo's result and no view walks its cells.
@@ -19,6 +19,8 @@ final class GridCell {
     let badge: UnsafeMutablePointer<GtkWidget>
     private let duration: UnsafeMutablePointer<GtkWidget>
     private let heart: UnsafeMutablePointer<GtkWidget>
+    /// On photos that live on another machine (picking one downloads it).
+    private let cloud: UnsafeMutablePointer<GtkWidget>
     let status: UnsafeMutablePointer<GtkWidget>
     /// Words under the status icon: "Damaged file".
     let problem: UnsafeMutablePointer<GtkWidget>
@@ -97,6 +99,10 @@ final class GridCell {
         heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")
         style(heart, "favorite")
         place(heart, over: content, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
+
+        cloud = gtk_image_new_from_icon_name("weather-overcast-symbolic")
+        style(cloud, "remote")
+        place(cloud, over: content, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
         resize(to: host.cellSide)
         gtk_widget_set_has_tooltip(root, 1)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
@@ -165,6 +171,7 @@ final class GridCell {
     /// The heart, the duration and the spoken name, from the asset's row.
     private func decorate(_ asset: Asset) {
         gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
+        gtk_widget_set_visible(cloud, host?.isRemote(asset) == true ? 1 : 0)
         if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
             gtk_label_set_text(duration.opaque, text)
             gtk_widget_set_visible(duration, 1)
@@ -236,6 +243,7 @@ final class GridCell {
         gtk_widget_remove_css_class(root, "broken")
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
+        gtk_widget_set_visible(cloud, 0)
         camera?.end()
         camera = nil
         showNumber(nil)
@@ -311,6 +319,7 @@ final class GridCell {
         parts.append(asset.captureDate.spokenDate)
         if let duration = asset.duration, asset.kind == .video { parts.append(formatDuration(duration)) }
         if asset.isFavorite { parts.append(i18n("favourite")) }
+        if host?.isRemote(asset) == true { parts.append(i18n("on another computer")) }
         if let number = state.number {
             parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))
         }

@@ -102,7 +102,8 @@ extension PickerView: CellHost {
                 if let pixbuf = thumbnail.pixbuf {
                     deliver(.picture(pixbuf))
                 } else {
-                    self?.noteNoVideoThumbnailer()
+                    // (A remote video has its icon whether a thumbnailer is installed or not.)
+                    if !asset.path.isLocationURI { self?.noteNoVideoThumbnailer() }
                     deliver(.videoIcon)
                 }
             case .failure(let failure):
@@ -114,6 +115,8 @@ extension PickerView: CellHost {
     }
 
     func problem(of id: Int64) -> CellProblem? { unshowable[id] }
+
+    func isRemote(_ asset: Asset) -> Bool { controller.isRemote(asset.path) }
 
     var cellSide: Int { cellSize }
 

@@ -39,6 +39,13 @@ public final class ThumbnailLoader: @unchecked Sendable {
     private var prefetch: [Job] = []
     private var jobs: [JobKey: Job] = [:]
     private var paused: Bool
+    /// Remote photos being downloaded whole for their decode now.
+    private var runningTransfers = 0
+    /// A remote photo is decoded (downloaded whole, 2-5 MB from a camera) only while its cell is
+    /// in sight, two at a time: the link is shared by the screen's cells, and a third would only
+    /// slow the first two. Cells bound below the screen get its embedded preview (the first
+    /// 16-64 KB) and nothing more; prefetching never downloads.
+    static let maximumTransfers = 2
 
     struct JobKey: Hashable {
         let path: FilePath
@@ -57,9 +64,14 @@ public final class ThumbnailLoader: @unchecked Sendable {
         /// Its embedded preview was looked for (or is being): every cell in sight gets its first
         /// paint before any of them is decoded.
         var previewLookedFor = false
-        init(key: JobKey, priority: Priority) {
+        /// A file on another machine (its decode is a download).
+        let isRemote: Bool
+        /// Counted in `runningTransfers` while it runs.
+        var isTransfer = false
+        init(key: JobKey, priority: Priority, isRemote: Bool) {
             self.key = key
             self.priority = priority
+            self.isRemote = isRemote
         }
     }
 
@@ -118,7 +130,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
                     enqueueVisible(existing)
                 }
             } else {
-                job = Job(key: key, priority: priority)
+                job = Job(key: key, priority: priority, isRemote: isRemote(path))
                 jobs[key] = job
                 isNew = true
                 if priority == .visible { enqueueVisible(job) } else { prefetch.append(job) }
@@ -202,6 +214,21 @@ public final class ThumbnailLoader: @unchecked Sendable {
         return thumbnailer.memory.thumbnail(for: key).map { Thumbnail(pixbuf: $0.pixbuf, source: .memory) }
     }
 
+    /// The mounts when the loader started, and what they say of each folder asked about.
+    private lazy var mounts = SystemMounts.now()
+    private var remoteFolders: [FilePath: Bool] = [:]
+
+    /// Whether `path` is on another machine: a location URI, or a file on a network or FUSE
+    /// file system (an sshfs or NFS mount), whose reads are downloads too. (Lock held.)
+    private func isRemote(_ path: FilePath) -> Bool {
+        if path.isLocationURI { return true }
+        let folder = path.parent
+        if let known = remoteFolders[folder] { return known }
+        let remote = mounts.isRemote(folder)
+        remoteFolders[folder] = remote
+        return remote
+    }
+
     /// How many jobs wait (not started), for tests and the benchmark.
     public var queuedCount: Int { locked { inSight.count + visible.count + prefetch.count } }
 
@@ -243,6 +270,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
         // the screen starts after the screen's last result, never before it.
         giveTurns(locked { () -> Int in
             if job.wasInSight { runningInSight -= 1 }
+            if job.isTransfer { runningTransfers -= 1 }
             return takeReleasedTurns()
         })
     }
@@ -258,27 +286,53 @@ public final class ThumbnailLoader: @unchecked Sendable {
                 job.previewLookedFor = true
                 return (job, true)
             }
+            // When no cell in sight can start (none left, or only downloads with both transfers
+            // busy), the remote cells bound around the screen get their embedded previews,
+            // newest first: a few kilobytes each, never the whole photo.
+            let transfersFree = runningTransfers < Self.maximumTransfers
+            if !inSight.contains(where: { !$0.isRemote || transfersFree }),
+               let job = visible.last(where: { $0.isRemote && !$0.previewLookedFor && $0.cellPixels != nil }) {
+                job.previewLookedFor = true
+                return (job, true)
+            }
             return nextJob().map { ($0, false) }
         }
     }
 
     /// (Called with the lock held.)
     private func nextJob() -> Job? {
-        if !inSight.isEmpty {
-            let job = inSight.removeFirst()
+        let transfersFree = runningTransfers < Self.maximumTransfers
+        if let index = inSight.firstIndex(where: { !$0.isRemote || transfersFree }) {
+            let job = inSight.remove(at: index)
             job.started = true
             job.wasInSight = true
             runningInSight += 1
+            if job.isRemote {
+                job.isTransfer = true
+                runningTransfers += 1
+            }
             return job
         }
-        guard visible.count + prefetch.count > 0 else { return nil }
+        // Only remote cells in sight wait, for a transfer to end: this turn is given back then.
+        if !inSight.isEmpty {
+            heldTurns += 1
+            return nil
+        }
+        guard visible.contains(where: { !$0.isRemote }) || prefetch.contains(where: { !$0.isRemote }) else { return nil }
         // The last cells in sight are still being made: nothing below the screen competes
         // with them for the cores. This turn is given back when they are done.
         if runningInSight > 0 {
             heldTurns += 1
             return nil
         }
-        guard let job = visible.popLast() ?? (prefetch.isEmpty ? nil : prefetch.removeFirst()) else { return nil }
+        let job: Job
+        if let index = visible.lastIndex(where: { !$0.isRemote }) {
+            job = visible.remove(at: index)
+        } else if let index = prefetch.firstIndex(where: { !$0.isRemote }) {
+            job = prefetch.remove(at: index)
+        } else {
+            return nil
+        }
         job.started = true
         return job
     }

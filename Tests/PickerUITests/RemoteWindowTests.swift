@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The picker on a library on another machine (a real SFTP server on loopback), reached through
+/// gvfs by its URI or mounted with sshfs: what it downloads to fill a screen.
+final class RemoteWindowTests: WindowTestCase {
+    override var requiredTools: [String] { ["/usr/bin/exiftool", "/usr/bin/sshfs"] }
+
+    /// Only the cells in sight download their photos, two at a time; the cells bound around the
+    /// screen are painted from the EXIF previews of the photos' first kilobytes, and nothing is
+    /// downloaded ahead.
+    func testOnlyTheCellsInSightDownloadTheirPhotosTwoAtATime() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = try makePhotos()
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        let (read, atOnce) = try downloads(server, photos, library: server.uri(photos.path))
+        XCTAssertLessThanOrEqual(atOnce, 2, "two downloads at a time")
+        let previewed = read.filter { $0.value <= 64 * 1024 }
+        XCTAssertGreaterThan(previewed.count, 20, "the bound cells off the screen were read for their previews only")
+    }
+
+    /// The same over an sshfs mount: a network file system is told from its type, and its
+    /// photos are treated as downloads too.
+    func testAFolderOnANetworkFileSystemIsTreatedAsRemote() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = try makePhotos()
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        let mounted = try server.mountWithSSHFS(photos.path)
+        // (How many at once is not checked here: the kernel passes a file's closing to sshfs
+        // asynchronously (FUSE's release), so the server saw a third file open for a moment.)
+        _ = try downloads(server, photos, library: mounted)
+    }
+
+    /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
+    /// more than the screen (35 cells) and the rows GTK binds around it.
+    private func makePhotos() throws -> URL {
+        let photos = TestSupport.temporaryDirectory("remote-window").appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let script = """
+            import sys
+            from PIL import Image
+            folder = sys.argv[1]
+            Image.effect_noise((160, 120), 60).convert("RGB").save(f"{folder}/thumb.jpg", quality=80)
+            for index in range(90):
+                Image.effect_noise((800, 600), 40 + index % 50).convert("RGB").save(f"{folder}/IMG_{index:04}.JPG", quality=95)
+            """
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        let thumb = photos.appendingPathComponent("thumb.jpg").path
+        let dated = try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-DateTimeOriginal=2024:05:01 12:00:00",
+                                                              "-ThumbnailImage<=\(thumb)", photos.path, "-ext", "JPG"])
+        XCTAssertEqual(dated.status, 0, dated.error)
+        try FileManager.default.removeItem(atPath: thumb)
+        return photos
+    }
+
+    /// Opens the picker on `library` (the photos through the server) until its downloads stop;
+    /// checks that the screen's photos and only they were downloaded, and returns what the
+    /// server read of each file and the most downloads it served at once.
+    private func downloads(_ server: SFTPServer, _ photos: URL, library: String,
+                           file: StaticString = #filePath, line: UInt = #line) throws -> (read: [String: Int], atOnce: Int) {
+        var sizes: [String: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: photos.path) {
+            let path = photos.appendingPathComponent(name).path
+            sizes[path] = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        }
+        XCTAssertEqual(sizes.count, 90, file: file, line: line)
+        // A download: most of the file read (the headers and the preview are its first 64 KB).
+        let isDownload = { (path: String, bytes: Int) in bytes * 10 >= (sizes[path] ?? .max) * 9 }
+        let picker = try RunningPicker(display: display, arguments: ["--multiple", "--library", library],
+                                       dataHome: dataHome, cacheHome: cacheHome, environment: server.environment)
+        var downloaded: Set<String> = []
+        var lastChange = Date()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, downloaded.isEmpty || Date().timeIntervalSince(lastChange) < 4 {
+            usleep(250_000)
+            let now = Set(server.bytesRead().filter { isDownload($0.key, $0.value) }.keys)
+            if now != downloaded { downloaded = now; lastChange = Date() }
+        }
+        _ = picker.finish(timeout: 0)
+        let read = server.bytesRead()
+        XCTAssertGreaterThanOrEqual(downloaded.count, 20, "the cells in sight were downloaded", file: file, line: line)
+        XCTAssertLessThanOrEqual(downloaded.count, 49, "only the screen's cells (35, and a row more) were downloaded, not all 90",
+                                 file: file, line: line)
+        XCTAssertEqual(Set(read.keys).subtracting(sizes.keys), [], "nothing else was opened", file: file, line: line)
+        return (read, server.mostReadsAtOnce(where: isDownload))
+    }
+}
