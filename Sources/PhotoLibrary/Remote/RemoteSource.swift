@@ -25,7 +25,9 @@ final class RemoteSource {
         var error: UnsafeMutablePointer<GError>?
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
-                guard let stream = g_file_read(file, nil, &error) else { return .failure(RemoteFiles.Failure(taking: error)) }
+                guard let stream = RemoteFiles.mountLookup.withLock({ g_file_read(file, nil, &error) }) else {
+                    return .failure(RemoteFiles.Failure(taking: error))
+                }
                 return .success(OpaquePointer(stream))
             }
         }
@@ -45,7 +47,7 @@ final class RemoteSource {
         } else {
             guard let info = g_file_input_stream_query_info(UnsafeMutablePointer(stream), RemoteFiles.listedAttributes, nil, &error) else {
                 let failure = RemoteFiles.Failure(taking: error)
-                g_object_unref(UnsafeMutableRawPointer(stream))
+                RemoteFiles.release(stream)
                 throw .unreachable(failure.message)
             }
             defer { g_object_unref(UnsafeMutableRawPointer(info)) }
@@ -57,7 +59,7 @@ final class RemoteSource {
         guard mirror >= 0, ftruncate(mirror, off_t(size)) == 0 else {
             let code = errno
             if mirror >= 0 { close(mirror) }
-            g_object_unref(UnsafeMutableRawPointer(stream))
+            RemoteFiles.release(stream)
             throw .failed("cannot keep its bytes in memory: \(errorDescription(code))")
         }
         self.stream = stream
@@ -68,8 +70,8 @@ final class RemoteSource {
     }
 
     deinit {
-        g_input_stream_close(UnsafeMutablePointer(stream), nil, nil)
-        g_object_unref(UnsafeMutableRawPointer(stream))
+        RemoteFiles.mountLookup.withLock { _ = g_input_stream_close(UnsafeMutablePointer(stream), nil, nil) }
+        RemoteFiles.release(stream)
         // (The mirror is the OpenFile's descriptor: closed with it.)
     }
 

@@ -63,7 +63,8 @@ final class Indexer {
     let detailReaders = WorkerPool(name: "index-details", threads: WorkerPool.processorCount, background: true)
     /// Threads that read a remote folder's files: their time goes to round trips (opening a file
     /// over gvfs and SFTP, then its first blocks, one exchange each), so several are in flight;
-    /// at a lower priority than local roots. 8 in flight indexed loopback SFTP N x faster than 2.
+    /// at a lower priority than local roots (300 generated files over loopback SFTP: 2.29 s with the
+    /// two local readers, 1.87 s with these).
     lazy var remoteReaders = WorkerPool(name: "index-remote", threads: 8, background: true)
     /// Writes what the scan does once the first screen is final, at the same lower priority (the
     /// scanning thread waits meanwhile: one writer at a time, as SQLite has it).
