@@ -34,6 +34,46 @@ final class RemoteWindowTests: WindowTestCase {
         _ = try downloads(server, photos, library: mounted)
     }
 
+    /// With `--uri`, photos picked on another machine are answered with their URIs, in pick
+    /// order, and nothing is downloaded for it; without it, each pick says it cannot be given as
+    /// a local file yet (never that it was deleted).
+    func testPicksOnAnotherComputerAreAnsweredWithTheirURIs() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = TestSupport.temporaryDirectory("remote-picks").appendingPathComponent("photos")
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let script = """
+            import sys
+            from PIL import Image
+            for index in range(4):
+                Image.new("RGB", (320, 240), (60 * index, 90, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
+            """
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        // Newest first: IMG_3 takes the first cell.
+        for index in 0..<4 {
+            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
+        }
+        let library = server.uri(photos.path)
+        for uri in [true, false] {
+            let picker = try RunningPicker(display: display, arguments: ["--multiple", "--library", library] + (uri ? ["--uri"] : []),
+                                           dataHome: dataHome, cacheHome: cacheHome, environment: server.environment)
+            try picker.keys("Right", "space", "Left", "space", "ctrl+Return")
+            let (status, lines) = picker.finish()
+            let errors = picker.errorText
+            if uri {
+                XCTAssertEqual(status, 0, errors)
+                XCTAssertEqual(lines, [library + "/IMG_2.JPG", library + "/IMG_3.JPG"], "the URIs, in pick order")
+            } else {
+                XCTAssertEqual(status, 2, errors)  // (the window's error status outside zenity mode)
+                XCTAssertEqual(lines, [])
+                XCTAssertTrue(errors.contains("IMG_2.JPG is on another computer and cannot be given as a local file yet"), errors)
+                XCTAssertFalse(errors.contains("deleted"), errors)
+            }
+        }
+    }
+
     /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
     /// more than the screen (35 cells) and the rows GTK binds around it.
     private func makePhotos() throws -> URL {

@@ -163,6 +163,9 @@ final class RunningPicker {
         return (process.terminationStatus, text.split(separator: "\n").map(String.init))
     }
 
+    /// What it wrote to standard error (once it has ended: `finish()`).
+    var errorText: String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+
     deinit {
         TestProcesses.stop(process)
     }

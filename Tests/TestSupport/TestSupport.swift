@@ -70,6 +70,13 @@ public enum TestSupport {
         return process.terminationReason == .uncaughtSignal
     }
 
+    /// Writes `date` ("2024:05:01 12:00:00") as a photo's EXIF DateTimeOriginal with exiftool
+    /// (Pillow 9.4 writes no EXIF sub-directory); nil when done, else exiftool's complaint.
+    public static func setCaptureDate(_ date: String, of path: String) throws -> String? {
+        let result = try run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-DateTimeOriginal=\(date)", path])
+        return result.status == 0 ? nil : "exiftool \(result.status): \(result.error)"
+    }
+
     /// Runs a program from argv (no shell) and returns its exit status, standard output and error.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],

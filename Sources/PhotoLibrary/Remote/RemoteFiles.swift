@@ -225,6 +225,18 @@ extension RemoteFiles {
         }
     }
 
+    /// Checks that the server still has the file at `location` (mounting when needed); throws
+    /// why not, in words.
+    public static func checkFile(_ location: FilePath) throws(Failure) {
+        let answer: Result<DirectoryListing.EntryType?, Failure> = entryType(of: location)
+        switch answer {
+        case .failure(let failure): throw failure
+        case .success(nil): throw Failure(kind: .vanished, message: errorDescription(ENOENT))
+        case .success(.file?), .success(.unstattedFile?): return
+        case .success(_?): throw Failure(kind: .vanished, message: "not a file")
+        }
+    }
+
     /// The local path of a `file://` URI (nil for anything else).
     public static func localPath(ofFileURI uri: FilePath) -> FilePath? {
         guard uri.bytes.starts(with: Array("file://".utf8)) else { return nil }

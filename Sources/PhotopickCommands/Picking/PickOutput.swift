@@ -14,6 +14,14 @@ enum PickOutput {
         case joined(by: [UInt8], uri: Bool)
         /// A JSON array of `ls --json` objects.
         case json
+
+        /// Whether the answer is URIs (`--uri`), not paths.
+        var givesURIs: Bool {
+            switch self {
+            case .terminated(_, let uri), .joined(_, let uri): uri
+            case .json: false
+            }
+        }
     }
 
     /// No pick is left to print: each was deleted or moved (`allGone`), or some cannot be reached.
@@ -27,9 +35,28 @@ enum PickOutput {
     }
 
     /// The picks still on disk; each one left out is said, with why. Throws when none is left.
-    static func existing(_ assets: [Asset]) throws(NothingLeft) -> [Asset] {
+    /// A pick on another machine (a location URI) is kept when `remoteURIs` (`--uri`: its URI
+    /// is the answer, and nothing is downloaded) and the server says it is there; otherwise it
+    /// cannot be answered with a local file yet, and says so.
+    static func existing(_ assets: [Asset], remoteURIs: Bool) throws(NothingLeft) -> [Asset] {
         var allGone = true
         let kept = assets.filter { asset in
+            if asset.path.isLocationURI {
+                allGone = false
+                let file = asset.path.displayString
+                guard remoteURIs else {
+                    warn(i18n("{file} is on another computer and cannot be given as a local file yet (photopick --uri gives its URI); it is left out",
+                              ["file": file]))
+                    return false
+                }
+                do {
+                    try RemoteFiles.checkFile(asset.path)
+                    return true
+                } catch {
+                    warn(i18n("{file} cannot be reached ({reason}), and is left out", ["file": file, "reason": "\(error)"]))
+                    return false
+                }
+            }
             var info = stat()
             if asset.path.withCString({ lstat($0, &info) }) == 0 { return true }
             let file = asset.path.displayString

@@ -85,7 +85,7 @@ import PickerUI
     case .picked(let picked):
         let assets: [Asset]
         do {
-            assets = try PickOutput.existing(picked)
+            assets = try PickOutput.existing(picked, remoteURIs: request.output.givesURIs)
         } catch {
             warn(error.message)
             return codes.error
