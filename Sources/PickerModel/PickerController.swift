@@ -121,9 +121,11 @@ public final class PickerController {
 
     /// The roots on another machine: GIO locations, and folders on a network or FUSE file
     /// system (NFS, SMB, sshfs, rclone), told from mountinfo once.
+    /// (By the mount each root is under as written: resolving links would `stat` on the GTK
+    /// thread, where a hung NFS server would freeze the window.)
     public private(set) lazy var remoteRoots: [FilePath] = {
         let mounts = SystemMounts.now()
-        return roots.filter { $0.isLocationURI || mounts.isRemote($0) }
+        return roots.filter { $0.isLocationURI || mounts.remoteType(of: $0) != nil }
     }()
 
     /// Whether `path` is on another machine (a cell's cloud badge; downloads, not reads).

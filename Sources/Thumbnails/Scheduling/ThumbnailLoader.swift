@@ -219,12 +219,14 @@ public final class ThumbnailLoader: @unchecked Sendable {
     private var remoteFolders: [FilePath: Bool] = [:]
 
     /// Whether `path` is on another machine: a location URI, or a file on a network or FUSE
-    /// file system (an sshfs or NFS mount), whose reads are downloads too. (Lock held.)
+    /// file system (an sshfs or NFS mount), whose reads are downloads too. By the mount the path
+    /// is under as written, without resolving links: requests come from the GTK thread, where a
+    /// `stat` of a hung NFS server's folder would freeze the window. (Lock held.)
     private func isRemote(_ path: FilePath) -> Bool {
         if path.isLocationURI { return true }
         let folder = path.parent
         if let known = remoteFolders[folder] { return known }
-        let remote = mounts.isRemote(folder)
+        let remote = mounts.remoteType(of: folder) != nil
         remoteFolders[folder] = remote
         return remote
     }
