@@ -21,6 +21,22 @@ final class RemoteWindowTests: WindowTestCase {
         XCTAssertGreaterThan(previewed.count, 20, "the bound cells off the screen were read for their previews only")
     }
 
+    /// Scrolled down a few rows, the cells that come into sight download their photos too:
+    /// they were bound and previewed before, and must not be left waiting for a turn.
+    func testCellsScrolledIntoSightDownloadTheirPhotos() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = try makePhotos()
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        var first = 0
+        let (read, _) = try downloads(server, photos, library: server.uri(photos.path)) { picker, downloaded in
+            first = downloaded
+            try picker.keys("Down", "Down", "Down", "Down", "Down", "Down", "Down")
+        }
+        let after = read.filter { $0.value > 100_000 }.count
+        XCTAssertGreaterThanOrEqual(after, first + 7, "the rows scrolled into sight were downloaded: \(first), then \(after)")
+    }
+
     /// The same over an sshfs mount: a network file system is told from its type, and its
     /// photos are treated as downloads too.
     func testAFolderOnANetworkFileSystemIsTreatedAsRemote() throws {
@@ -101,7 +117,8 @@ final class RemoteWindowTests: WindowTestCase {
     /// checks that the screen's photos and only they were downloaded, and returns what the
     /// server read of each file and the most downloads it served at once.
     private func downloads(_ server: SFTPServer, _ photos: URL, library: String,
-                           file: StaticString = #filePath, line: UInt = #line) throws -> (read: [String: Int], atOnce: Int) {
+                           file: StaticString = #filePath, line: UInt = #line,
+                           then act: ((RunningPicker, _ downloaded: Int) throws -> Void)? = nil) throws -> (read: [String: Int], atOnce: Int) {
         var sizes: [String: Int] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: photos.path) {
             let path = photos.appendingPathComponent(name).path
@@ -113,12 +130,22 @@ final class RemoteWindowTests: WindowTestCase {
         let picker = try RunningPicker(display: display, arguments: ["--multiple", "--library", library],
                                        dataHome: dataHome, cacheHome: cacheHome, environment: server.environment)
         var downloaded: Set<String> = []
-        var lastChange = Date()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, downloaded.isEmpty || Date().timeIntervalSince(lastChange) < 4 {
-            usleep(250_000)
-            let now = Set(server.bytesRead().filter { isDownload($0.key, $0.value) }.keys)
-            if now != downloaded { downloaded = now; lastChange = Date() }
+        func waitForTheDownloadsToStop() {
+            var lastChange = Date()
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, downloaded.isEmpty || Date().timeIntervalSince(lastChange) < 4 {
+                usleep(250_000)
+                let now = Set(server.bytesRead().filter { isDownload($0.key, $0.value) }.keys)
+                if now != downloaded { downloaded = now; lastChange = Date() }
+            }
+        }
+        waitForTheDownloadsToStop()
+        if let act {
+            let first = downloaded
+            try act(picker, first.count)
+            waitForTheDownloadsToStop()
+            // (The screens after it download too: the check of the first screen's count is for it alone.)
+            downloaded = first
         }
         _ = picker.finish(timeout: 0)
         let read = server.bytesRead()

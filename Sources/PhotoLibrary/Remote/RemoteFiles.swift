@@ -88,12 +88,11 @@ public enum RemoteFiles {
     static let listedAttributes = "standard::name,standard::type,standard::size,standard::is-symlink,time::modified,time::modified-usec"
 
     /// Mounts the volume that holds `location`, unless gvfs has mounted it already: without a
-    /// way to ask, so that a server wanting a password fails with its reason (`mountOperation`
-    /// is the window's, which can ask).
-    public static func mount(_ location: FilePath, mountOperation: OpaquePointer? = nil) throws(Failure) {
+    /// way to ask, so that a server wanting a password fails with its reason.
+    public static func mount(_ location: FilePath) throws(Failure) {
         var error: UnsafeMutablePointer<GError>?
         let mounted = withFile(location) { file in
-            mountLookup.withLock { photopick_mount_enclosing_volume_sync(file, UnsafeMutablePointer(mountOperation), nil, &error) }
+            mountLookup.withLock { photopick_mount_enclosing_volume_sync(file, nil, nil, &error) }
         }
         guard mounted == 0 else { return }
         if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_ALREADY_MOUNTED.rawValue) {

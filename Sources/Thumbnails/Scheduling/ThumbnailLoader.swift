@@ -320,7 +320,12 @@ public final class ThumbnailLoader: @unchecked Sendable {
             heldTurns += 1
             return nil
         }
-        guard visible.contains(where: { !$0.isRemote }) || prefetch.contains(where: { !$0.isRemote }) else { return nil }
+        guard visible.contains(where: { !$0.isRemote }) || prefetch.contains(where: { !$0.isRemote }) else {
+            // Only remote cells off the screen wait: kept for when one of them comes into sight
+            // (`putFirst` gives held turns back), which a small scroll does without a new request.
+            if visible.contains(where: \.isRemote) || prefetch.contains(where: \.isRemote) { heldTurns += 1 }
+            return nil
+        }
         // The last cells in sight are still being made: nothing below the screen competes
         // with them for the cores. This turn is given back when they are done.
         if runningInSight > 0 {
