@@ -25,6 +25,11 @@ public final class PickerController {
     /// The library's scan and watcher, shared with the process's other pickers of it.
     public let service: LibraryService
     public let selection: SelectionStore
+    /// The local copies of the picks on another machine, made as they are picked.
+    public let fetches: FetchStore
+    /// Whether picks on another machine are copied here (not when the answer is their URIs:
+    /// `photopick --uri`).
+    public var fetchesRemotePicks = true
     /// The open album as the grid's GListModel.
     public let model: AssetListModel
 
@@ -63,6 +68,7 @@ public final class PickerController {
     private var pendingChange = LibraryChange()
     private var computingChange = false
     private var serviceSubscription: Subscription?
+    private var selectionSubscription: Subscription?
     /// A first run's album waits for the scan to date every file (startScan).
     var waitsForDates = false
     /// The controller's own threads: change positions, finding by name and reading the rest of
@@ -83,15 +89,17 @@ public final class PickerController {
 
     /// A picker of a library another picker may show too (LibraryService.shared).
     public init(service: LibraryService, maximum: Int? = nil, camera: CameraStore? = nil, showsCameraAtStart: Bool = false,
-                post: @escaping Post) {
+                fetchedCopies: FetchedCopies = FetchedCopies(), post: @escaping Post) {
         self.service = service
         library = service.library
         self.post = post
         self.camera = camera
         selection = SelectionStore(maximum: maximum)
+        fetches = FetchStore(copies: fetchedCopies, post: post)
         model = AssetListModel(showsCamera: camera != nil && showsCameraAtStart)
         camera?.onAvailabilityChanged = { [weak self] available in self?.model.setShowsCamera(available) }
         serviceSubscription = service.join { [weak self] event in self?.hear(event) }
+        selectionSubscription = selection.observe { [weak self] change in self?.fetchPicks(among: change.affected) }
     }
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
@@ -99,6 +107,9 @@ public final class PickerController {
         guard !isClosed else { return }
         isClosed = true
         camera?.close()
+        // (Copies under way stop, and their partial files go.)
+        fetches.close()
+        selectionSubscription?.cancel()
         serviceSubscription?.cancel()
         serviceSubscription = nil
         // The last picker of the library stops its scan, at its next file, keeping what it read.
@@ -306,6 +317,34 @@ public final class PickerController {
                 controller.computeNextChange()
             }
         }
+    }
+
+    // MARK: Fetching picks
+
+    /// A pick on another machine starts its copy at once, in the background, so that it is
+    /// likely local by the time the person confirms; an unpick stops it (a finished copy stays
+    /// in the cache, for the next time).
+    private func fetchPicks(among ids: Set<Int64>) {
+        for id in ids {
+            guard selection.number(of: id) != nil else {
+                fetches.cancel(id)
+                continue
+            }
+            guard fetchesRemotePicks, fetches.state(of: id) == nil, let asset = asset(id), asset.path.isLocationURI else { continue }
+            fetches.fetch(id, from: asset.path)
+        }
+    }
+
+    /// What a confirmed pick is answered with: its local copy when it lives on another machine
+    /// (nil until that is complete, or when picks are not fetched), else its path.
+    public func answerPath(of asset: Asset) -> FilePath? {
+        guard asset.path.isLocationURI else { return asset.path }
+        return fetchesRemotePicks ? fetches.copy(of: asset.id) : asset.path
+    }
+
+    /// The picks whose copies are not complete yet (under way or failed), in pick order.
+    public var picksBeingFetched: [Int64] {
+        selection.picked.filter { fetches.state(of: $0) != nil && fetches.copy(of: $0) == nil }
     }
 
     // MARK: Captures

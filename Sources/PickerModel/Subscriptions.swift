@@ -1,7 +1,7 @@
 /// How the stores tell the widgets of a change: a widget subscribes, keeps the handle, and hears
 /// until it cancels it or lets it go. A bound cell subscribes to its own asset only, so a
 /// change touches the cells it concerns and no view walks its cells (the selection's numbers,
-/// rows read again in place, and next a download's progress all work this way).
+/// rows read again in place, and a pick's download all work this way).
 @MainActor
 public final class Subscription {
     private var cancelAction: (() -> Void)?
@@ -67,6 +67,11 @@ public final class KeyedSubscribers<Key: Hashable, Value> {
 
     /// How many handlers there are (bound cells): for tests.
     public var count: Int { first.count + more.values.reduce(0) { $0 + $1.count } }
+
+    public func removeAll() {
+        first = [:]
+        more = [:]
+    }
 }
 
 /// Handlers that hear every value published.

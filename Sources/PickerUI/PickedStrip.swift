@@ -1,6 +1,7 @@
 import CGtk
 import GObjectSupport
 import PhotoLibrary
+import PickerModel
 import Thumbnails
 
 /// The strip of picked photos under the grid, in pick order with their numbers; clicking one
@@ -27,6 +28,8 @@ final class PickedStrip {
     var filesForDrag: (() -> UnsafeMutableRawPointer?)?
     /// A picked photo dragged to another place in the strip: (its id, the id it was dropped on).
     var onMove: ((Int64, Int64) -> Void)?
+    /// The copies of picks on another machine: an item shows its copy's ring.
+    var fetches: FetchStore?
     static let side: Int32 = 56
     static let transitionMilliseconds: guint = 200
 
@@ -37,6 +40,9 @@ final class PickedStrip {
         let number: UnsafeMutablePointer<GtkWidget>
         let picture: UnsafeMutablePointer<GtkWidget>
         var request: ThumbnailRequest?
+        /// The copy's progress, when the pick lives on another machine.
+        let ring = FetchRing(side: 28, captioned: false, withButtons: false)
+        var fetchSubscription: Subscription?
 
         init() {
             revealer = gtk_revealer_new()
@@ -48,6 +54,7 @@ final class PickedStrip {
             picture = gtk_picture_new()
             gtk_widget_set_size_request(picture, PickedStrip.side, PickedStrip.side)
             gtk_overlay_set_child(overlay.opaque, picture)
+            place(ring.root, over: overlay, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
             number = gtk_label_new(nil)
             style(number, "pick-badge", "small")
             place(number, over: overlay, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
@@ -150,6 +157,7 @@ final class PickedStrip {
         for (id, item) in items where !wanted.contains(id) {
             items[id] = nil
             item.request?.cancel()
+            item.fetchSubscription = nil
             gtk_revealer_set_reveal_child(item.revealer.opaque, 0)
             let removal = MainLoopSource(), key = ObjectIdentifier(removal)
             leaving[key] = removal
@@ -193,6 +201,10 @@ final class PickedStrip {
 
     private func make(id: Int64, asset: Asset, loader: ThumbnailLoader) -> Item {
         let item = Item()
+        if let fetches {
+            item.ring.show(fetches.state(of: id), of: id)
+            item.fetchSubscription = fetches.observe(id) { [weak item] state in item?.ring.show(state, of: id) }
+        }
         if let button = gtk_revealer_get_child(item.revealer.opaque) {
             Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
             enableReordering(button, id: id)

@@ -11,8 +11,9 @@ import Thumbnails
 public enum PickerWindow {
     /// How the window ended.
     public enum Outcome {
-        /// Confirmed: the picked assets in pick order.
-        case picked([Asset])
+        /// Confirmed: the picked assets in pick order, and the local copies of those that live on
+        /// another machine (by asset id; none when `fetchesRemotePicks` is off).
+        case picked([Asset], copies: [Int64: FilePath])
         /// A file whose path the person typed (Ctrl+L), which the library may not hold.
         case typed(FilePath)
         /// Cancel, Escape or the window closed.
@@ -78,6 +79,9 @@ public enum PickerWindow {
         /// The app from the menu: the picks are copied to the clipboard, opened or copied to a
         /// folder, and the window stays; a script's picker returns them and closes.
         public var isDesktopApp = false
+        /// Picks on another machine are copied here as they are picked, and the answer waits
+        /// for their copies; off when the answer is their URIs (`--uri`).
+        public var fetchesRemotePicks = true
         /// Started by D-Bus activation (`--gapplication-service`): the window opens when the
         /// desktop asks for it.
         public var isDBusService = false
@@ -192,6 +196,8 @@ public enum PickerWindow {
         let (picker, behaviour) = PickerBehaviour.hosting(session.earlyController ?? makeController(session, state: state), loader: session.loader)
         let view = behaviour.view!
         session.earlyController = nil
+        view.controller.fetchesRemotePicks = session.options.fetchesRemotePicks
+        view.controller.fetchesRemotePicks = session.options.fetchesRemotePicks
         let camera = view.controller.camera
         view.captureFolder = session.options.captureFolder
         view.confirmLabel = session.options.confirmLabel
@@ -263,7 +269,9 @@ public enum PickerWindow {
             Signal.connect(picker.raw, "confirmed", object: { [weak session, weak view] _ in
                 // (The picker read these rows a moment ago to confirm: it said so if it could not.)
                 guard let session, let view, let picked = try? view.controller.readAssets(view.selection.picked) else { return }
-                session.outcome = .picked(picked)
+                var copies: [Int64: FilePath] = [:]
+                for asset in picked where asset.path.isLocationURI { copies[asset.id] = view.controller.fetches.copy(of: asset.id) }
+                session.outcome = .picked(picked, copies: copies)
                 close()
             })
         }

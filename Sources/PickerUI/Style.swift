@@ -58,6 +58,11 @@ enum Style {
     .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .remote { margin: 6px; color: white; opacity: 0.9; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .status-icon { opacity: 0.6; }
+    /* A pick's copy from another computer: the ring's colour, the buttons in its middle. */
+    .fetch-ring { color: @accent_color; }
+    .fetch-button { min-width: 30px; min-height: 30px; padding: 0; color: white; background: none; box-shadow: none; }
+    .fetch-button:hover { background-color: alpha(white, 0.2); }
+    .fetch-caption { color: white; font-size: 0.85em; font-weight: bold; text-shadow: 0 1px 2px alpha(black, 0.8); }
     /* (The camera's frames come mirrored from its worker: a CSS transform with a negative scale
        renders very slowly in GTK 4.8's cairo renderer.) */
     .capture { background-color: black; }

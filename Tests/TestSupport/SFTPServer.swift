@@ -14,9 +14,11 @@ public final class SFTPServer: @unchecked Sendable {
     private let output: FileHandle
     private var closed = false
 
-    public init() throws {
+    /// - Parameter throttled: in a network namespace of its own, where `limitRate` slows the link.
+    public init(throttled: Bool = false) throws {
         process = Process()
         process.executableURL = TestSupport.packageRoot.appendingPathComponent("Tests/Remote/sftp-server")
+        if throttled { process.arguments = ["--throttled"] }
         let toServer = Pipe(), fromServer = Pipe()
         process.standardInput = toServer
         process.standardOutput = fromServer
@@ -55,6 +57,9 @@ public final class SFTPServer: @unchecked Sendable {
     public func stop() throws { try command("stop") }
     /// It answers again on the same port.
     public func start() throws { try command("start") }
+
+    /// The link carries `rate` from now on ("8mbit"; "off" for no limit). Needs `throttled`.
+    public func limitRate(_ rate: String) throws { try command("rate \(rate)") }
 
     public func close() {
         guard !closed else { return }

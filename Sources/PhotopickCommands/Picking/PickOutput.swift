@@ -35,13 +35,14 @@ enum PickOutput {
     }
 
     /// The picks still on disk; each one left out is said, with why. Throws when none is left.
-    /// A pick on another machine (a location URI) is kept when `remoteURIs` (`--uri`: its URI
-    /// is the answer, and nothing is downloaded) and the server says it is there; otherwise it
-    /// cannot be answered with a local file yet, and says so.
-    static func existing(_ assets: [Asset], remoteURIs: Bool) throws(NothingLeft) -> [Asset] {
+    /// A pick on another machine (a location URI) is answered with its local copy (`copies`, made
+    /// while the window was open), or with its URI when `remoteURIs` (`--uri`: nothing is
+    /// downloaded) and the server says it is there.
+    static func existing(_ assets: [Asset], remoteURIs: Bool, copies: [Int64: FilePath] = [:]) throws(NothingLeft) -> [Asset] {
         var allGone = true
         let kept = assets.filter { asset in
-            if asset.path.isLocationURI {
+            let path = copies[asset.id] ?? asset.path
+            if path.isLocationURI {
                 allGone = false
                 let file = asset.path.displayString
                 guard remoteURIs else {
@@ -58,7 +59,7 @@ enum PickOutput {
                 }
             }
             var info = stat()
-            if asset.path.withCString({ lstat($0, &info) }) == 0 { return true }
+            if path.withCString({ lstat($0, &info) }) == 0 { return true }
             let file = asset.path.displayString
             switch errno {
             case ENOENT, ENOTDIR:

@@ -106,6 +106,8 @@ struct PickRequest {
         }
 
         output = try PickRequest.outputFormat(parser, zenityMode: zenityMode)
+        // (--uri answers a remote pick with its URI: nothing to copy.)
+        options.fetchesRemotePicks = !output.givesURIs
         if let destination = parser.filenames("copy-to").last {
             copyDestination = try PickRequest.writableFolder(FilePath(bytes: destination), option: "--copy-to")
         }

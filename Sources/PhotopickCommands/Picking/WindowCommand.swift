@@ -82,15 +82,15 @@ import PickerUI
         return codes.confirmed
     case .typed(let typed):
         return answer([], paths: [typed], request: request, library: library)
-    case .picked(let picked):
+    case .picked(let picked, let copies):
         let assets: [Asset]
         do {
-            assets = try PickOutput.existing(picked, remoteURIs: request.output.givesURIs)
+            assets = try PickOutput.existing(picked, remoteURIs: request.output.givesURIs, copies: copies)
         } catch {
             warn(error.message)
             return codes.error
         }
-        return answer(assets, paths: assets.map(\.path), request: request, library: library)
+        return answer(assets, paths: assets.map { copies[$0.id] ?? $0.path }, request: request, library: library)
     }
 }
 

@@ -15,6 +15,9 @@ protocol CellHost: AnyObject {
     /// The asset's pick number and the number of picks, and their changes.
     func pickState(of id: Int64) -> SelectionStore.PickState
     func observePick(_ id: Int64, _ handler: @escaping (SelectionStore.PickState) -> Void) -> Subscription
+    /// The copy being made of a pick on another machine (nil: none), and its changes.
+    func fetchState(of id: Int64) -> FetchStore.State?
+    func observeFetch(_ id: Int64, _ handler: @escaping (FetchStore.State?) -> Void) -> Subscription
     /// Calls `handler` when the asset's row changed in place (a heart, a duration read later).
     func observeRow(_ id: Int64, _ handler: @escaping () -> Void) -> Subscription
     /// Delivers the asset's picture for the cell's size: at once when it is in memory (and nil

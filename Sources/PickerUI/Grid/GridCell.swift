@@ -24,6 +24,8 @@ final class GridCell {
     let status: UnsafeMutablePointer<GtkWidget>
     /// Words under the status icon: "Damaged file".
     let problem: UnsafeMutablePointer<GtkWidget>
+    /// While a pick on another machine is copied here: its progress, or why it failed.
+    private let fetchRing = FetchRing(side: 48, captioned: true, withButtons: true)
     private weak var host: CellHost?
 
     /// The list item this cell is the child of (set at setup, for positions).
@@ -40,6 +42,7 @@ final class GridCell {
     private var request: ThumbnailRequest?
     private var pickSubscription: Subscription?
     private var rowSubscription: Subscription?
+    private var fetchSubscription: Subscription?
     /// While bound to the camera slot: the live camera in this cell.
     private(set) var camera: CameraSlot?
     var isCamera: Bool { camera != nil }
@@ -87,6 +90,8 @@ final class GridCell {
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")
         place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
+
+        place(fetchRing.root, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
@@ -137,6 +142,8 @@ final class GridCell {
         showNumber(host.pickState(of: id).number)
         pickSubscription = host.observePick(id) { [weak self] state in self?.pickChanged(state) }
         rowSubscription = host.observeRow(id) { [weak self] in self?.rowChanged() }
+        fetchRing.show(host.fetchState(of: id), of: id)
+        fetchSubscription = host.observeFetch(id) { [weak self] state in self?.fetchChanged(state) }
         switch host.row(id) {
         case .found(let asset):
             decorate(asset)
@@ -157,6 +164,15 @@ final class GridCell {
             showNumber(state.number)
         }
         describe(accessibleName(for: asset, state: state))
+    }
+
+    private func fetchChanged(_ state: FetchStore.State?) {
+        guard let host, let id = assetID else { return }
+        let wasShown = fetchRing.isShown
+        fetchRing.show(state, of: id)
+        // (The spoken name says whether it is being fetched, not each step of it.)
+        if case .fetching = state, wasShown { return }
+        if case .found(let asset) = host.row(id) { describe(accessibleName(for: asset, state: host.pickState(of: id))) }
     }
 
     /// The row changed in place (read in full after a scan's first pass, a new rating): the
@@ -234,6 +250,8 @@ final class GridCell {
         request = nil
         pickSubscription = nil
         rowSubscription = nil
+        fetchSubscription = nil
+        fetchRing.show(nil, of: 0)
         assetID = nil
         pictureVersion = nil
         gtk_picture_set_paintable(picture.opaque, nil)
@@ -322,6 +340,11 @@ final class GridCell {
         if host?.isRemote(asset) == true { parts.append(i18n("on another computer")) }
         if let number = state.number {
             parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))
+        }
+        switch host?.fetchState(of: asset.id) {
+        case .fetching?: parts.append(i18n("being fetched"))
+        case .failed(let reason)?: parts.append(i18n("could not be fetched: {reason}", ["reason": reason]))
+        case .fetched?, nil: break
         }
         return parts.joined(separator: i18n(", "))
     }

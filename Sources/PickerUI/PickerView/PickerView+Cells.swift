@@ -84,6 +84,12 @@ extension PickerView: CellHost {
         model.observeRow(id, handler)
     }
 
+    func fetchState(of id: Int64) -> FetchStore.State? { controller.fetches.state(of: id) }
+
+    func observeFetch(_ id: Int64, _ handler: @escaping (FetchStore.State?) -> Void) -> Subscription {
+        controller.fetches.observe(id, handler)
+    }
+
     func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest? {
         let id = asset.id
         if let hit = loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,

@@ -76,7 +76,7 @@ extension PickerView {
     }
 
     public func confirm() {
-        guard selection.count > 0 else { return }
+        guard selection.count > 0, !waitsForFetches() else { return }
         do {
             onConfirm?(try controller.readAssets(selection.picked))
         } catch {
@@ -94,6 +94,7 @@ extension PickerView {
         if let maximum = selection.maximum, count >= maximum {
             text = i18n("{label} {count} of {maximum}", ["label": confirmLabel, "count": String(count), "maximum": String(maximum)])
         }
+        if let fetching = fetchingLabel { text = fetching }
         gtk_button_set_label(confirmButton.cast(), text)
         gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
     }

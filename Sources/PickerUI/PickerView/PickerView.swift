@@ -69,6 +69,10 @@ public final class PickerView {
     var folderChooserReference: GObjectRef?
     var scrollDelta = 0.0
     var selectionObservation: Subscription?
+    /// The copies of picks on another machine (PickerView+Fetching).
+    var fetchObservation: Subscription?
+    /// A confirm waits for those copies.
+    var awaitingFetches = false
     /// The controller's events (listenToController).
     var controllerObservation: Subscription?
     let switcher: AlbumSwitcher
@@ -326,9 +330,12 @@ public final class PickerView {
         setUpCamera()
         selectionObservation = selection.observe { [weak self] _ in
             guard let self else { return }
+            if self.awaitingFetches, self.selection.count == 0 { self.awaitingFetches = false }
             self.updateConfirmButton()
             self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
         }
+        strip.fetches = controller.fetches
+        fetchObservation = controller.fetches.observe { [weak self] id in self?.fetchesChanged(id) }
         // The picker lives as long as its widget; when the widget goes, pending work is dropped.
         attach(self, to: widget.raw, key: Self.attachmentKey)
         Signal.connect(widget.raw, "destroy") { [weak self] in self?.tearDown() }

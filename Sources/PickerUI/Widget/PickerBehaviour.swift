@@ -247,11 +247,14 @@ public final class PickerBehaviour {
         if let name { photopick_picker_set_album_internal(picker, name) }
     }
 
-    /// The picks as URIs, without those deleted since they were picked.
+    /// The picks as URIs, without those deleted since they were picked; a pick on another
+    /// machine as its local copy's (the confirm waited for it), or not before it is complete.
     private func uris(_ assets: [Asset]) -> [String] {
         assets.compactMap { asset in
-            guard asset.path.withCString({ access($0, F_OK) }) == 0,
-                  let uri = asset.path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+            guard let path = view?.controller.answerPath(of: asset) else { return nil }
+            if path.isLocationURI { return path.displayString }
+            guard path.withCString({ access($0, F_OK) }) == 0,
+                  let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
             defer { g_free(uri) }
             return String(cString: uri)
         }
@@ -351,6 +354,19 @@ public final class PickerBehaviour {
     /// window use, with their accelerators as the class's shortcuts: they act while the focus
     /// is inside the picker, so a host's own Ctrl+Return (send a message) stays its own.
     static func installActions(on widgetClass: UnsafeMutablePointer<GtkWidgetClass>) {
+        // The buttons of a pick's copy, in its cell and strip item, with the asset's id.
+        gtk_widget_class_install_action(widgetClass, "picker.cancel-fetch", "x") { widget, _, parameter in
+            MainActor.assumeIsolated {
+                guard let widget, let parameter, let view = PickerBehaviour.of(widget)?.view else { return }
+                view.cancelFetch(Int64(g_variant_get_int64(parameter)))
+            }
+        }
+        gtk_widget_class_install_action(widgetClass, "picker.retry-fetch", "x") { widget, _, parameter in
+            MainActor.assumeIsolated {
+                guard let widget, let parameter, let view = PickerBehaviour.of(widget)?.view else { return }
+                view.retryFetch(Int64(g_variant_get_int64(parameter)))
+            }
+        }
         for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
             gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
                 MainActor.assumeIsolated {

@@ -1,0 +1,175 @@
+import Basics
+import Glibc
+import PhotoLibrary
+
+/// The local copies being made of picks that live on another machine, keyed by asset id, beside
+/// the selection store: a bound cell subscribes to its own asset's state (a ring that fills, a
+/// reason with a retry), the strip to its picks', the primary button to all of them ("Fetching
+/// 2 of 3…"). An asset no one fetches costs nothing. No GTK; the GTK thread's.
+///
+/// The copies are made by `FetchedCopies` on this store's own threads, three at a time (a
+/// fourth pick waits at 0 %); their progress comes back through the main loop.
+@MainActor
+public final class FetchStore {
+    public enum State: Equatable, Sendable {
+        /// Copying (waiting for a turn at 0): the fraction copied, 0 to 1.
+        case fetching(Double)
+        /// The local copy, complete.
+        case fetched(FilePath)
+        /// Why it failed, in words; `retry` tries again.
+        case failed(String)
+
+        public var isUnderWay: Bool {
+            if case .fetching = self { return true }
+            return false
+        }
+    }
+
+    public private(set) var states: [Int64: State] = [:]
+    private var locations: [Int64: FilePath] = [:]
+    private var cancellations: [Int64: Cancellation] = [:]
+    private let copies: FetchedCopies
+    private let post: PickerController.Post
+    private let workers = WorkerPool(name: "fetch", threads: 3)
+    private let assetSubscribers = KeyedSubscribers<Int64, State?>()
+    private let changeSubscribers = Subscribers<Int64>()
+    private var trimmed = false
+    private var isClosed = false
+
+    public init(copies: FetchedCopies = FetchedCopies(), post: @escaping PickerController.Post) {
+        self.copies = copies
+        self.post = post
+    }
+
+    public func state(of id: Int64) -> State? { states[id] }
+
+    /// The local copy of `id`, once complete.
+    public func copy(of id: Int64) -> FilePath? {
+        if case .fetched(let path)? = states[id] { return path }
+        return nil
+    }
+
+    /// Starts copying the file at `location` for `id` (a pick), unless it is under way or done.
+    public func fetch(_ id: Int64, from location: FilePath) {
+        guard !isClosed else { return }
+        if let state = states[id], state.isUnderWay || copy(of: id) != nil { return }
+        locations[id] = location
+        start(id)
+    }
+
+    /// Tries a failed copy again.
+    public func retry(_ id: Int64) {
+        guard case .failed? = states[id], locations[id] != nil else { return }
+        start(id)
+    }
+
+    /// Stops `id`'s copy (its partial file is removed) and forgets it: its ring goes at once.
+    public func cancel(_ id: Int64) {
+        cancellations.removeValue(forKey: id)?.cancel()
+        locations[id] = nil
+        guard states.removeValue(forKey: id) != nil else { return }
+        if Self.traces { DeveloperLog.say("fetch \(id) cancelled") }
+        publish(id, nil)
+    }
+
+    /// How many of `ids` are fetched, under way and failed (the primary button: "Fetching 2 of 3…").
+    public func counts(of ids: [Int64]) -> (fetched: Int, underWay: Int, failed: Int) {
+        var counts = (fetched: 0, underWay: 0, failed: 0)
+        for id in ids {
+            switch states[id] {
+            case .fetched?: counts.fetched += 1
+            case .fetching?: counts.underWay += 1
+            case .failed?: counts.failed += 1
+            case nil: break
+            }
+        }
+        return counts
+    }
+
+    /// Every copy under way stops (the picker closed); their partial files are removed.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for cancellation in cancellations.values { cancellation.cancel() }
+        cancellations = [:]
+        workers.shutdown()
+        assetSubscribers.removeAll()
+        changeSubscribers.removeAll()
+    }
+
+    // MARK: Observing
+
+    /// Calls `handler` whenever `id`'s state changes (nil: no copy, or it was cancelled).
+    public func observe(_ id: Int64, _ handler: @escaping (State?) -> Void) -> Subscription {
+        assetSubscribers.subscribe(id, handler)
+    }
+
+    /// Calls `handler` with the id after every change of any asset's state.
+    public func observe(_ handler: @escaping (Int64) -> Void) -> Subscription {
+        changeSubscribers.subscribe(handler)
+    }
+
+    /// How many per-asset observers there are (bound cells): for tests.
+    public var assetObserverCount: Int { assetSubscribers.count }
+
+    private func publish(_ id: Int64, _ state: State?) {
+        assetSubscribers.publish(id, state)
+        changeSubscribers.publish(id)
+    }
+
+    // MARK: Copying
+
+    private func start(_ id: Int64) {
+        guard let location = locations[id] else { return }
+        let cancellation = Cancellation()
+        cancellations[id] = cancellation
+        set(id, .fetching(0))
+        let copies = self.copies, post = self.post, trim = !trimmed
+        trimmed = true
+        // Each message carries its cancellation: one from a copy cancelled, or tried again
+        // since, finds another (or none) in `cancellations` and is dropped.
+        let deliver: @Sendable (@escaping @MainActor (FetchStore) -> Void) -> Void = { [weak self] work in
+            post {
+                guard let self, !self.isClosed, self.cancellations[id] === cancellation else { return }
+                work(self)
+            }
+        }
+        workers.submit {
+            // (The first copy of a picker trims the folder, off the GTK thread, before it adds to it.)
+            if trim { copies.trim() }
+            let result = Result { () throws(FetchedCopies.Failure) in
+                try copies.fetch(location, cancellation: cancellation) { copied, total in
+                    let fraction = total > 0 ? Double(copied) / Double(total) : 0
+                    deliver { store in store.set(id, .fetching(min(fraction, 1))) }
+                }
+            }
+            deliver { store in
+                store.cancellations[id] = nil
+                switch result {
+                case .success(let path): store.set(id, .fetched(path))
+                case .failure(.cancelled): break
+                case .failure(.failed(let reason)):
+                    DeveloperLog.say("cannot fetch \(location.displayString): \(reason)")
+                    store.set(id, .failed(reason))
+                }
+            }
+        }
+    }
+
+    /// PHOTOPICK_TRACE_FETCH: each state a copy goes through, on standard error ("fetch 12
+    /// fetching 0.42"): what the tests read of a picker in another process.
+    private static let traces = getenv("PHOTOPICK_TRACE_FETCH") != nil
+
+    private func set(_ id: Int64, _ state: State) {
+        guard states[id] != state else { return }
+        states[id] = state
+        if Self.traces {
+            switch state {
+            case .fetching(let fraction): DeveloperLog.say("fetch \(id) fetching \(fraction)")
+            case .fetched(let path): DeveloperLog.say("fetch \(id) fetched \(path.displayString)")
+            case .failed(let reason): DeveloperLog.say("fetch \(id) failed \(reason)")
+            }
+        }
+        publish(id, state)
+    }
+}

@@ -1,0 +1,73 @@
+import CGtk
+import GObjectSupport
+import PhotoLibrary
+import PickerModel
+
+/// Picks on another machine: their copies' rings in the cells and the strip follow the fetch
+/// store by themselves (GridCell, PickedStrip); here are what the person does about a copy
+/// (cancel it, try it again) and a confirm that waits for the copies: the primary button says
+/// "Fetching 2 of 3…" and the answer goes once every pick is local.
+extension PickerView {
+    /// The cell's cancel button: the copy stops, its partial file goes, and the photo is unpicked.
+    func cancelFetch(_ id: Int64) {
+        // (The controller stops the copy of what is unpicked.)
+        selection.remove([id])
+    }
+
+    /// The cell's retry button.
+    func retryFetch(_ id: Int64) {
+        controller.fetches.retry(id)
+    }
+
+    /// Confirming while copies are under way: the answer waits for them. False when the picks
+    /// can be answered now.
+    func waitsForFetches() -> Bool {
+        let pending = controller.picksBeingFetched
+        guard !pending.isEmpty else {
+            awaitingFetches = false
+            return false
+        }
+        if let failed = pending.first(where: { if case .failed = controller.fetches.state(of: $0) { true } else { false } }) {
+            awaitingFetches = false
+            sayFetchFailed(failed)
+            return true
+        }
+        awaitingFetches = true
+        updateConfirmButton()
+        return true
+    }
+
+    /// A copy changed: the button counts, and a confirm that waits goes on once all are local.
+    func fetchesChanged(_ id: Int64) {
+        guard awaitingFetches else { return }
+        if case .failed? = controller.fetches.state(of: id), selection.number(of: id) != nil {
+            awaitingFetches = false
+            updateConfirmButton()
+            sayFetchFailed(id)
+            gtk_widget_error_bell(grid)
+            return
+        }
+        if controller.picksBeingFetched.isEmpty {
+            awaitingFetches = false
+            updateConfirmButton()
+            if selection.count > 0 { confirm() }
+            return
+        }
+        updateConfirmButton()
+    }
+
+    /// "Fetching 2 of 3…": the copies complete and under way among the picks, while a confirm waits.
+    var fetchingLabel: String? {
+        guard awaitingFetches else { return nil }
+        let counts = controller.fetches.counts(of: selection.picked)
+        let total = counts.fetched + counts.underWay + counts.failed
+        // Translators: the confirm button while picked photos are copied from another computer.
+        return i18n("Fetching {number} of {count}…", ["number": String(min(counts.fetched + 1, total)), "count": String(total)])
+    }
+
+    private func sayFetchFailed(_ id: Int64) {
+        guard case .failed(let reason)? = controller.fetches.state(of: id) else { return }
+        let name = controller.asset(id)?.displayName ?? ""
+        report(i18n("{file} could not be fetched ({reason}): try again, or unpick it", ["file": name, "reason": reason]), printing: false)
+    }
+}
