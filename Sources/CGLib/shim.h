@@ -75,6 +75,31 @@ static inline gboolean photopick_mount_enclosing_volume_sync(GFile *file, GMount
     return wait.mounted;
 }
 
+// Makes this process forget a mount whose gvfs backend is gone (its server went away): gvfs
+// 1.50's client keeps the mount's D-Bus name in a cache of its own, and every later call on the
+// location fails with "The name :1.3 was not provided by any .service files", even once it is
+// mounted again. Only an unmount's reply clears that entry (whether the unmount succeeded or
+// not: here it cannot, its backend being gone), so that is asked for, and waited for as above.
+static void photopick_unmount_finished(GObject *source, GAsyncResult *result, gpointer data) {
+    PhotopickMountWait *wait = data;
+    wait->mounted = g_mount_unmount_with_operation_finish(G_MOUNT(source), result, NULL);
+    g_main_loop_quit(wait->loop);
+}
+
+static inline void photopick_forget_stale_mount_sync(GFile *file) {
+    GMount *mount = g_file_find_enclosing_mount(file, NULL, NULL);
+    if (!mount) return;
+    GMainContext *context = g_main_context_new();
+    g_main_context_push_thread_default(context);
+    PhotopickMountWait wait = { g_main_loop_new(context, FALSE), FALSE, NULL };
+    g_mount_unmount_with_operation(mount, G_MOUNT_UNMOUNT_NONE, NULL, NULL, photopick_unmount_finished, &wait);
+    g_main_loop_run(wait.loop);
+    g_main_loop_unref(wait.loop);
+    g_main_context_pop_thread_default(context);
+    g_main_context_unref(context);
+    g_object_unref(mount);
+}
+
 #include <linux/memfd.h>
 // An anonymous file in memory, close-on-exec (memfd_create is a GNU declaration the module does
 // not see): a remote file's mirror, which a sandboxed worker reads like a file.

@@ -30,7 +30,7 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
             // a prompt (a server that wants a password says so in one line).
             do {
                 try RemoteFiles.checkFolder(path)
-            } catch let error as RemoteFiles.Failure where error.kind == .unreachable || error.kind == .notMounted {
+            } catch let error as RemoteFiles.Failure where [.unreachable, .notMounted, .staleMount].contains(error.kind) {
                 // (Said by the scan: answered from the index when it holds the folder already.)
             } catch {
                 throw UsageError(message: "--library \(path): \(error)")

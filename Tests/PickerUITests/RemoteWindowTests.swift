@@ -51,9 +51,9 @@ final class RemoteWindowTests: WindowTestCase {
     }
 
     /// With `--uri`, photos picked on another machine are answered with their URIs, in pick
-    /// order, and nothing is downloaded for it; without it, each pick says it cannot be given as
-    /// a local file yet (never that it was deleted).
-    func testPicksOnAnotherComputerAreAnsweredWithTheirURIs() throws {
+    /// order, and nothing is copied for it; without it, with local copies of them, in pick order,
+    /// byte for byte the photos.
+    func testPicksOnAnotherComputerAreAnsweredWithTheirURIsOrLocalCopies() throws {
         let server = try SFTPServer()
         defer { server.close() }
         let photos = TestSupport.temporaryDirectory("remote-picks").appendingPathComponent("photos")
@@ -78,14 +78,17 @@ final class RemoteWindowTests: WindowTestCase {
             try picker.keys("Right", "space", "Left", "space", "ctrl+Return")
             let (status, lines) = picker.finish()
             let errors = picker.errorText
+            XCTAssertEqual(status, 0, errors)
+            let fetched = cacheHome.appendingPathComponent("photopick/fetched")
             if uri {
-                XCTAssertEqual(status, 0, errors)
                 XCTAssertEqual(lines, [library + "/IMG_2.JPG", library + "/IMG_3.JPG"], "the URIs, in pick order")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: fetched.path), "nothing was copied")
             } else {
-                XCTAssertEqual(status, 2, errors)  // (the window's error status outside zenity mode)
-                XCTAssertEqual(lines, [])
-                XCTAssertTrue(errors.contains("IMG_2.JPG is on another computer and cannot be given as a local file yet"), errors)
-                XCTAssertFalse(errors.contains("deleted"), errors)
+                XCTAssertEqual(lines.map { URL(fileURLWithPath: $0).lastPathComponent }, ["IMG_2.JPG", "IMG_3.JPG"], "local copies, in pick order")
+                for (line, name) in zip(lines, ["IMG_2.JPG", "IMG_3.JPG"]) {
+                    XCTAssertTrue(line.hasPrefix(fetched.path + "/"), line)
+                    XCTAssertEqual(FileManager.default.contents(atPath: line), FileManager.default.contents(atPath: photos.appendingPathComponent(name).path))
+                }
             }
         }
     }

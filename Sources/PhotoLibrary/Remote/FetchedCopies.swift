@@ -62,9 +62,10 @@ public struct FetchedCopies: Sendable {
     /// the reads themselves go on in parallel with everything else.
     public func fetch(_ location: FilePath, cancellation: Cancellation,
                       progress: (_ copied: Int64, _ total: Int64) -> Void) throws(Failure) -> FilePath {
-        var error: UnsafeMutablePointer<GError>?
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
+                // (One error a try: the first, freed, must not be written over by the second.)
+                var error: UnsafeMutablePointer<GError>?
                 guard let stream = RemoteFiles.mountLookup.withLock({ g_file_read(file, cancellation.pointer, &error) }) else {
                     return .failure(RemoteFiles.Failure(taking: error))
                 }
@@ -80,6 +81,7 @@ public struct FetchedCopies: Sendable {
             RemoteFiles.mountLookup.withLock { _ = g_input_stream_close(UnsafeMutablePointer(stream), nil, nil) }
             RemoteFiles.release(stream)
         }
+        var error: UnsafeMutablePointer<GError>?
         guard let info = g_file_input_stream_query_info(UnsafeMutablePointer(stream), RemoteFiles.listedAttributes, cancellation.pointer, &error) else {
             let failure = RemoteFiles.Failure(taking: error)
             throw cancellation.isCancelled ? .cancelled : .failed(failure.message)

@@ -15,6 +15,9 @@ public enum RemoteFiles {
             case refused
             /// gvfs has not mounted the location: mount it and try again.
             case notMounted
+            /// The mount's gvfs process is gone (the server went away while it was mounted), and
+            /// this process still knows the mount by it: forget it, mount again and try again.
+            case staleMount
             /// The server did not answer (network down, server gone, NAS asleep): nothing may be
             /// concluded about its files, so the index keeps them as they were.
             case unreachable
@@ -32,6 +35,14 @@ public enum RemoteFiles {
                 return
             }
             message = error.pointee.message.map { String(cString: $0) } ?? "no answer"
+            // gvfs's process that served the mount is gone (its server went away), and this
+            // process still knows the mount by it: "The name :1.3 was not provided by any
+            // .service files". Forgotten and mounted again, it answers through a new one.
+            if error.pointee.domain == g_dbus_error_quark(),
+               [G_DBUS_ERROR_SERVICE_UNKNOWN, G_DBUS_ERROR_NAME_HAS_NO_OWNER].contains(GDBusError(rawValue: UInt32(error.pointee.code))) {
+                kind = .staleMount
+                return
+            }
             guard error.pointee.domain == g_io_error_quark() else {
                 kind = .unreachable
                 return
@@ -106,7 +117,10 @@ public enum RemoteFiles {
     /// (a first use, or after the server went away and gvfs let the mount go).
     static func mountingIfNeeded<R>(_ location: FilePath, _ body: () -> Result<R, Failure>) -> Result<R, Failure> {
         let first = body()
-        guard case .failure(let failure) = first, failure.kind == .notMounted else { return first }
+        guard case .failure(let failure) = first, failure.kind == .notMounted || failure.kind == .staleMount else { return first }
+        if failure.kind == .staleMount {
+            withFile(location) { file in mountLookup.withLock { photopick_forget_stale_mount_sync(file) } }
+        }
         do { try mount(location) } catch { return .failure(error) }
         return body()
     }

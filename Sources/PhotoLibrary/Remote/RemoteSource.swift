@@ -22,9 +22,10 @@ final class RemoteSource {
     static let blockSize: Int64 = 16 * 1024
 
     init(location: FilePath, listed: FileVersion?) throws(OpenFile.OpenError) {
-        var error: UnsafeMutablePointer<GError>?
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
+                // (One error a try: the first, freed, must not be written over by the second.)
+                var error: UnsafeMutablePointer<GError>?
                 guard let stream = RemoteFiles.mountLookup.withLock({ g_file_read(file, nil, &error) }) else {
                     return .failure(RemoteFiles.Failure(taking: error))
                 }
@@ -38,9 +39,10 @@ final class RemoteSource {
             switch failure.kind {
             case .vanished: throw .vanished
             case .refused: throw .failed("cannot open: \(failure.message)")
-            case .notMounted, .unreachable: throw .unreachable(failure.message)
+            case .notMounted, .staleMount, .unreachable: throw .unreachable(failure.message)
             }
         }
+        var error: UnsafeMutablePointer<GError>?
         let size: Int64, modified: Int64
         if let listed {
             (size, modified) = (listed.size, listed.modificationTimeNanoseconds)

@@ -38,7 +38,7 @@ struct DirectoryListing {
                 switch failure.kind {
                 case .vanished: .vanished
                 case .refused: .unreadable("cannot open folder: \(failure.message)")
-                case .notMounted, .unreachable: .unreachable(failure.message)
+                case .notMounted, .staleMount, .unreachable: .unreachable(failure.message)
                 }
             }
         }

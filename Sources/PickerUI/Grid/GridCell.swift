@@ -223,6 +223,13 @@ final class GridCell {
         clear()
     }
 
+    /// Whether a point of the cell (its own coordinates) is on one of its buttons.
+    func hasButton(atX x: Double, y: Double) -> Bool {
+        guard let target = gtk_widget_pick(root, x, y, GTK_PICK_DEFAULT),
+              let button = gtk_widget_get_ancestor(target, gtk_button_get_type()) else { return false }
+        return gtk_widget_is_ancestor(button, root) != 0
+    }
+
     /// Shakes the cell briefly: the maximum is reached and this pick was refused.
     func shake() {
         gtk_widget_add_css_class(root, "refused")

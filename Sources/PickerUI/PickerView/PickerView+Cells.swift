@@ -37,6 +37,10 @@ extension PickerView {
         let click = gtk_gesture_click_new()!
         Signal.connect(click.raw, "pressed", presses: { [weak self, weak cell] presses in
             guard let self, let cell, let position = cell.position else { return }
+            // A press on the cell's own button (a copy's cancel or retry) is the button's: GtkButton
+            // claims its press only when released, after this gesture would have toggled the pick.
+            var x = 0.0, y = 0.0
+            if gtk_gesture_get_point(OpaquePointer(click.raw), nil, &x, &y) != 0, cell.hasButton(atX: x, y: y) { return }
             if presses == 1 {
                 press.numberBefore = cell.assetID.flatMap { self.selection.number(of: $0) }
                 self.toggle(at: position)
