@@ -153,6 +153,11 @@ public struct FetchedCopies: Sendable {
                 throw .cancelled
             }
         }
+        // (Cancelled during the last read, which ended the file: still cancelled.)
+        if cancellation.isCancelled {
+            close(output)
+            throw .cancelled
+        }
         // The copy keeps the photo's time (apps sort by it), and is readable as a downloaded file is.
         var times = [modified, modified]
         _ = futimens(output, &times)
