@@ -16,6 +16,9 @@ public enum LibraryEvent {
     case scanFinished(failure: String?)
     /// Something the person could act on, in words, with the detail already on standard error.
     case problem(String)
+    /// A library folder on another machine stopped answering, or answers again
+    /// (`LibraryService.offlineRoots`).
+    case offlineChanged
 }
 
 /// One library's index kept current for every picker of the process that shows it: one scan,
@@ -45,6 +48,14 @@ public final class LibraryService {
     private var rootsWereMissing = false
     private var missingRootsLookedFor = false
     private var everyFileCheckPending = false
+    /// The library folders on another machine that do not answer (a server switched off, the
+    /// network down), with why, as the last scan or look found them: their photos stay listed,
+    /// marked offline, until they answer again.
+    public private(set) var offlineRoots: [FilePath: String] = [:]
+    /// Asks each such folder's server whether it answers, one at a time: a server that went away
+    /// may keep a connection waiting for minutes, which must not hold a scan's thread.
+    private let availabilityWorker = WorkerPool(name: "remote-look", threads: 1)
+    private var remoteRootsLookedAt = false
 
     public init(library: PhotoLibrary, post: @escaping PickerController.Post) {
         self.library = library
@@ -86,6 +97,7 @@ public final class LibraryService {
         watcher?.stop()
         watcher = nil
         workers.shutdown()
+        availabilityWorker.shutdown()
         isScanning = false
         isDatingFirstRun = false
         subscribers.removeAll()
@@ -178,8 +190,10 @@ public final class LibraryService {
                 failure = i18n("Indexing stopped: {reason}", ["reason": "\(error)"])
             }
             handOver(now: 0)
+            let unreachable = library.unreachableRoots
             post { [failure] service in
                 service.isScanning = false
+                service.setOffline(unreachable, lookedAt: library.roots.filter(\.isLocationURI))
                 // (A scan that failed before its dates were known: the pickers show what there is.)
                 service.isDatingFirstRun = false
                 service.publish(.scanFinished(failure: failure))
@@ -223,6 +237,7 @@ public final class LibraryService {
             publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
         }
         lookForMissingRoots()
+        lookAtRemoteRoots()
     }
 
     /// The watcher's notices, each said once by the watcher: a translated sentence for the
@@ -245,7 +260,8 @@ public final class LibraryService {
         let library = self.library, post = postToService
         missingRootsLookedFor = true
         workers.submit(after: 2) {
-            let allThere = library.roots.allSatisfy(\.isDirectory)
+            // (Folders on another machine answer or not: lookAtRemoteRoots.)
+            let allThere = library.roots.filter { !$0.isLocationURI }.allSatisfy(\.isDirectory)
             post { service in
                 service.missingRootsLookedFor = false
                 if service.rootsWereMissing && allThere {
@@ -261,6 +277,48 @@ public final class LibraryService {
                 service.lookForMissingRoots()
             }
         }
+    }
+}
+
+// MARK: Folders on another machine
+
+extension LibraryService {
+    /// How often a folder on another machine is asked whether it answers, in seconds.
+    static let remoteLookInterval = 5.0
+
+    /// Asks every library folder on another machine whether it answers, every few seconds while
+    /// a picker is open (a remote folder has no watcher): one that stopped answering is marked
+    /// offline, and one that answers again is read again (what changed there meanwhile comes in).
+    func lookAtRemoteRoots() {
+        let remote = library.roots.filter(\.isLocationURI)
+        guard !isClosed, !remoteRootsLookedAt, !remote.isEmpty else { return }
+        remoteRootsLookedAt = true
+        let post = postToService
+        availabilityWorker.submit(after: Self.remoteLookInterval) {
+            var unreachable: [FilePath: String] = [:]
+            for root in remote {
+                do { try RemoteFiles.checkFolder(root) } catch { unreachable[root] = "\(error)" }
+            }
+            post { service in
+                service.remoteRootsLookedAt = false
+                let cameBack = service.offlineRoots.keys.filter { unreachable[$0] == nil }
+                service.setOffline(unreachable, lookedAt: remote)
+                // Read again: what changed there while it was away (the scan's look at changed
+                // folders; the usual check of every file follows).
+                if !cameBack.isEmpty { service.startScan(firstRun: false, fullCheckDelay: 10) }
+                service.lookAtRemoteRoots()
+            }
+        }
+    }
+
+    /// The folders of `lookedAt` are offline when `unreachable` holds them (with why), and
+    /// answer otherwise; the pickers hear of a change.
+    func setOffline(_ unreachable: [FilePath: String], lookedAt: [FilePath]) {
+        var offline = offlineRoots
+        for root in lookedAt { offline[root] = unreachable[root] }
+        guard offline != offlineRoots else { return }
+        offlineRoots = offline
+        publish(.offlineChanged)
     }
 }
 

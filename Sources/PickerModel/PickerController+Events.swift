@@ -31,6 +31,9 @@ public enum PickerEvent {
     case notice(String)
     /// A new capture's id once the grid shows it (the view scrolls to it and focuses it).
     case captureShown(Int64)
+    /// A library folder on another machine stopped answering or answers again (`isOffline`):
+    /// the cells of its photos follow.
+    case offlineChanged
 }
 
 extension PickerController {

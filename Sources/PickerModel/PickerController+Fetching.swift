@@ -1,7 +1,9 @@
+import GObjectSupport
 import PhotoLibrary
 
-/// Picks on another machine: each is copied here as it is picked (the FetchStore beside the
-/// selection), and a confirmed pick is answered with its copy.
+/// Photos on another machine: each pick is copied here as it is picked (the FetchStore beside the
+/// selection), and a confirmed pick is answered with its copy; folders whose server does not
+/// answer are marked offline.
 extension PickerController {
     /// A pick on another machine starts its copy at once, in the background, so that it is
     /// likely local by the time the person confirms; an unpick stops it (a finished copy stays
@@ -27,5 +29,44 @@ extension PickerController {
     /// The picks whose copies are not complete yet (under way or failed), in pick order.
     public var picksBeingFetched: [Int64] {
         selection.picked.filter { fetches.state(of: $0) != nil && fetches.copy(of: $0) == nil }
+    }
+
+    // MARK: Folders that do not answer
+
+    /// Whether `path` lies in a library folder on another machine that does not answer now (its
+    /// cell is dimmed and says so).
+    public func isOffline(_ path: FilePath) -> Bool {
+        service.offlineRoots.keys.contains { path == $0 || path.relative(to: $0) != nil }
+    }
+
+    /// The host of a location URI, without its user and port: "nas" of "sftp://me@nas:2222/photos".
+    static func host(of location: FilePath) -> String {
+        let text = location.displayString
+        let parts = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        // ("sftp:", "", the authority, the path)
+        guard parts.count >= 3, parts[0].hasSuffix(":"), parts[1].isEmpty else { return text }
+        var authority = parts[2]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            authority = authority[...close]  // an IPv6 address: its colons are its own
+        } else if let colon = authority.lastIndex(of: ":") {
+            authority = authority[..<colon]
+        }
+        return authority.isEmpty ? text : String(authority)
+    }
+
+    /// A folder on another machine stopped answering, or answers again: each one that stopped is
+    /// said once; a pick whose copy failed meanwhile is fetched again once its folder answers.
+    func offlineChanged() {
+        for (root, reason) in service.offlineRoots.sorted(by: { $0.key < $1.key }) where toldOffline.insert(root).inserted {
+            let folder = String(decoding: root.lastName, as: UTF8.self)
+            // (A toast is one line: the folder's name and its host, not the whole URI.)
+            publish(.problem(i18n("“{folder}” on {host} cannot be reached ({reason})", ["folder": folder, "host": Self.host(of: root), "reason": reason])))
+        }
+        for id in selection.picked {
+            guard case .failed? = fetches.state(of: id), let asset = asset(id), !isOffline(asset.path) else { continue }
+            fetches.retry(id)
+        }
+        publish(.offlineChanged)
     }
 }

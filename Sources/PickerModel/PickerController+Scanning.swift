@@ -56,6 +56,8 @@ extension PickerController {
             publish(.scanFinished)
         case .problem(let problem):
             publish(.problem(problem))
+        case .offlineChanged:
+            offlineChanged()
         }
     }
 

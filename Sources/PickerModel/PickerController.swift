@@ -69,6 +69,8 @@ public final class PickerController {
     private var computingChange = false
     private var serviceSubscription: Subscription?
     private var selectionSubscription: Subscription?
+    /// The offline folders said to the person (once each).
+    var toldOffline: Set<FilePath> = []
     /// A first run's album waits for the scan to date every file (startScan).
     var waitsForDates = false
     /// The controller's own threads: change positions, finding by name and reading the rest of

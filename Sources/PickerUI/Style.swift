@@ -57,6 +57,9 @@ enum Style {
     }
     .favorite { margin: 6px; color: white; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
     .remote { margin: 6px; color: white; opacity: 0.9; -gtk-icon-shadow: 0 1px 2px alpha(black, 0.6); }
+    /* A photo whose server does not answer: dimmed, as a phone dims what it cannot load. */
+    .cell.offline .thumbnail { opacity: 0.4; }
+    .cell.offline .remote { color: @window_fg_color; -gtk-icon-shadow: none; }
     .status-icon { opacity: 0.6; }
     /* A pick's copy from another computer: the ring's colour, the buttons in its middle. */
     .fetch-ring { color: @accent_color; }

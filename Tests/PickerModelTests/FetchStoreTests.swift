@@ -162,6 +162,16 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// An offline folder is said by its name and host: "“photos” on nas", not the whole URI.
+    nonisolated func testTheHostOfALocationIsSaidWithoutItsUserAndPort() {
+        MainActor.assumeIsolated {
+            XCTAssertEqual(PickerController.host(of: FilePath("sftp://me@nas:2222/photos")), "nas")
+            XCTAssertEqual(PickerController.host(of: FilePath("smb://nas.local/share/Photos")), "nas.local")
+            XCTAssertEqual(PickerController.host(of: FilePath("sftp://me@[::1]:22/photos")), "[::1]")
+            XCTAssertEqual(PickerController.host(of: FilePath("mtp://Pixel_7")), "Pixel_7")
+        }
+    }
+
     private func temporaries() -> [String] {
         let all = FileManager.default.enumerator(atPath: folder.appendingPathComponent("fetched").path)?.allObjects as? [String] ?? []
         return all.filter { ($0 as NSString).lastPathComponent.hasPrefix(".fetching-") }

@@ -113,7 +113,8 @@ final class ThumbnailCacheTests: XCTestCase {
         guard try TestSupport.run("/bin/mount", ["-t", "tmpfs", "-o", "size=12k", "tmpfs", mountPoint.path]).status == 0 else {
             throw XCTSkip("cannot mount a tmpfs here")
         }
-        defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
+        // (Lazily: the thumbnailer may still hold a file there, and a busy tmpfs stayed mounted.)
+        defer { _ = try? TestSupport.run("/bin/umount", ["-l", mountPoint.path]) }
         let root = mountPoint.appendingPathComponent("thumbnails")
         let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(root.path)), memory: MemoryCache(), thumbnailers: [])
         // Noise does not compress: a 1024 px thumbnail cannot fit in 12 KiB.

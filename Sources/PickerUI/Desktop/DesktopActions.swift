@@ -53,7 +53,7 @@ final class DesktopActions {
         setTooltip(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
         Signal.connect(picker.raw, "confirmed", object: { [weak self] _ in
             guard let self, let view = self.view else { return }
-            self.copyToClipboard(view.controller.assets(view.selection.picked))
+            self.copyToClipboard(self.picked)
         })
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }
@@ -103,14 +103,22 @@ final class DesktopActions {
         gtk_window_present(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self))
     }
 
-    private var picked: [Asset] { view.map { $0.controller.assets($0.selection.picked) } ?? [] }
+    /// The picks as files here: a photo on another machine as its local copy (Copy waits for the
+    /// copies; Open and Copy to Folder leave out those not complete yet).
+    private var picked: [(asset: Asset, path: FilePath)] {
+        guard let view else { return [] }
+        return view.controller.assets(view.selection.picked).compactMap { asset in
+            guard let path = view.controller.answerPath(of: asset), !path.isLocationURI else { return nil }
+            return (asset, path)
+        }
+    }
 
     private var display: OpaquePointer { gtk_widget_get_display(window) }
 
-    private func copyToClipboard(_ assets: [Asset]) {
-        guard let view, !assets.isEmpty else { return }
-        FileClipboard.put(assets.map(\.path), on: display)
-        view.showToast(Self.copied(assets))
+    private func copyToClipboard(_ files: [(asset: Asset, path: FilePath)]) {
+        guard let view, !files.isEmpty else { return }
+        FileClipboard.put(files.map(\.path), on: display)
+        view.showToast(Self.copied(files.map(\.asset)))
     }
 
     private func openPicked() {
@@ -185,8 +193,8 @@ final class DesktopActions {
         }
     }
 
-    private func copy(_ assets: [Asset], into folder: FilePath) {
-        let sources = assets.map(\.path)
+    private func copy(_ files: [(asset: Asset, path: FilePath)], into folder: FilePath) {
+        let assets = files.map(\.asset), sources = files.map(\.path)
         let name = String(decoding: folder.lastComponent, as: UTF8.self)
         let summary = Self.copied(assets, to: name)
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in

@@ -12,11 +12,13 @@ enum FileLauncher {
         var problems: [String] = []
     }
 
-    static func open(_ assets: [Asset], display: OpaquePointer) -> Outcome {
+    /// Opens each file at `path` as what its `asset` is.
+    static func open(_ files: [(asset: Asset, path: FilePath)], display: OpaquePointer) -> Outcome {
         var outcome = Outcome()
         // Files grouped by their app, in pick order.
-        var groups: [(app: OpaquePointer, files: [Asset])] = []
-        for asset in assets {
+        var groups: [(app: OpaquePointer, files: [(asset: Asset, path: FilePath)])] = []
+        for file in files {
+            let asset = file.asset
             let contentType = g_content_type_from_mime_type(asset.mimeType ?? "application/octet-stream")
             defer { g_free(contentType) }
             guard let app = g_app_info_get_default_for_type(contentType, 0) else {
@@ -25,10 +27,10 @@ enum FileLauncher {
                 continue
             }
             if let index = groups.firstIndex(where: { g_app_info_equal($0.app, app) != 0 }) {
-                groups[index].files.append(asset)
+                groups[index].files.append(file)
                 g_object_unref(UnsafeMutableRawPointer(app))
             } else {
-                groups.append((app, [asset]))
+                groups.append((app, [file]))
             }
         }
         let context = gdk_display_get_app_launch_context(display)!
@@ -36,8 +38,8 @@ enum FileLauncher {
         for group in groups {
             defer { g_object_unref(UnsafeMutableRawPointer(group.app)) }
             var list: UnsafeMutablePointer<GList>?
-            for asset in group.files {
-                list = g_list_append(list, UnsafeMutableRawPointer(asset.path.withCString { g_file_new_for_path($0) }))
+            for file in group.files {
+                list = g_list_append(list, UnsafeMutableRawPointer(file.path.withCString { g_file_new_for_path($0) }))
             }
             defer { g_list_free_full(list) { g_object_unref($0) } }
             var error: UnsafeMutablePointer<GError>?

@@ -23,8 +23,10 @@ protocol CellHost: AnyObject {
     /// Delivers the asset's picture for the cell's size: at once when it is in memory (and nil
     /// is returned), else later through the returned request, which the cell cancels.
     func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest?
-    /// Whether the asset lives on another machine (the cell's cloud badge).
+    /// Whether the asset lives on another machine (the cell's cloud badge), and whether that
+    /// machine does not answer now (the cell is dimmed, its badge says so).
     func isRemote(_ asset: Asset) -> Bool
+    func isOffline(_ asset: Asset) -> Bool
     /// Why the asset cannot be picked, when its picture failed for a reason of the file.
     func problem(of id: Int64) -> CellProblem?
     /// The side a cell is asked to have, in points.

@@ -175,6 +175,12 @@ final class GridCell {
         if case .found(let asset) = host.row(id) { describe(accessibleName(for: asset, state: host.pickState(of: id))) }
     }
 
+    /// The badges and the spoken name again (the photo's folder stopped answering, or answers again).
+    func redecorate() {
+        guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        decorate(asset)
+    }
+
     /// The row changed in place (read in full after a scan's first pass, a new rating): the
     /// decorations follow at once; the picture is made again only when the file itself changed,
     /// and the one shown stays until the new one arrives (no blink).
@@ -187,7 +193,11 @@ final class GridCell {
     /// The heart, the duration and the spoken name, from the asset's row.
     private func decorate(_ asset: Asset) {
         gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
-        gtk_widget_set_visible(cloud, host?.isRemote(asset) == true ? 1 : 0)
+        let remote = host?.isRemote(asset) == true, offline = remote && host?.isOffline(asset) == true
+        gtk_widget_set_visible(cloud, remote ? 1 : 0)
+        // A photo whose server does not answer: dimmed, its badge saying so.
+        gtk_image_set_from_icon_name(cloud.opaque, offline ? "network-offline-symbolic" : "weather-overcast-symbolic")
+        if offline { gtk_widget_add_css_class(root, "offline") } else { gtk_widget_remove_css_class(root, "offline") }
         if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
             gtk_label_set_text(duration.opaque, text)
             gtk_widget_set_visible(duration, 1)
@@ -269,6 +279,7 @@ final class GridCell {
         gtk_widget_set_visible(duration, 0)
         gtk_widget_set_visible(heart, 0)
         gtk_widget_set_visible(cloud, 0)
+        gtk_widget_remove_css_class(root, "offline")
         camera?.end()
         camera = nil
         showNumber(nil)
@@ -344,7 +355,9 @@ final class GridCell {
         parts.append(asset.captureDate.spokenDate)
         if let duration = asset.duration, asset.kind == .video { parts.append(formatDuration(duration)) }
         if asset.isFavorite { parts.append(i18n("favourite")) }
-        if host?.isRemote(asset) == true { parts.append(i18n("on another computer")) }
+        if host?.isRemote(asset) == true {
+            parts.append(host?.isOffline(asset) == true ? i18n("on another computer that does not answer") : i18n("on another computer"))
+        }
         if let number = state.number {
             parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))
         }

@@ -128,6 +128,8 @@ extension PickerView: CellHost {
 
     func isRemote(_ asset: Asset) -> Bool { controller.isRemote(asset.path) }
 
+    func isOffline(_ asset: Asset) -> Bool { controller.isOffline(asset.path) }
+
     var cellSide: Int { cellSize }
 
     var camera: CameraStore? { controller.camera }

@@ -42,6 +42,9 @@ extension PickerView {
             case .notice(let notice):
                 self.notices.append(notice)
                 self.showToast(notice)
+            case .offlineChanged:
+                // (Rare, and about whole folders: the bound cells look again.)
+                for cell in self.cells.compactMap(\.cell) { cell.redecorate() }
             }
         }
         controller.anchorAsset = { [weak self] in self?.assetAtTop() }

@@ -43,7 +43,14 @@ extension PickerView {
     /// text/uri-list and the portal's file transfer), owned by the caller.
     func dragContent(for id: Int64) -> UnsafeMutableRawPointer? {
         let ids = selection.number(of: id) != nil ? selection.picked : [id]
-        return Self.fileListContent(controller.assets(ids).map(\.path))
+        return Self.fileListContent(localFiles(ids))
+    }
+
+    /// The files `ids` hand to another app (a drag): a photo on another machine as its local copy,
+    /// left out until that is complete (a GFile of a location must not be made on the GTK
+    /// thread, where gvfs's lookups may wait on a server).
+    func localFiles(_ ids: [Int64]) -> [FilePath] {
+        controller.assets(ids).compactMap { controller.answerPath(of: $0) }.filter { !$0.isLocationURI }
     }
 
     static func fileListContent(_ paths: [FilePath]) -> UnsafeMutableRawPointer? {

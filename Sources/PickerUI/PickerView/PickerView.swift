@@ -323,7 +323,7 @@ public final class PickerView {
         }
         strip.filesForDrag = { [weak self] in
             guard let self else { return nil }
-            return Self.fileListContent(self.controller.assets(self.selection.picked).map(\.path))
+            return Self.fileListContent(self.localFiles(self.selection.picked))
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
