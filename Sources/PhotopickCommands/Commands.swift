@@ -16,7 +16,7 @@ struct UsageError: Error { let message: String }
 /// XDG Pictures and Videos folders and the folders added from the picker, those that exist.
 func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
     if given.isEmpty {
-        let existing = LibraryFolders.defaults.filter(\.isDirectory)
+        let existing = LibraryFolders.present
         guard !existing.isEmpty else {
             let names = XDGDirectories.mediaFolders.map(\.displayString).joined(separator: ", ")
             throw UsageError(message: i18n("no library folder: {folders} does not exist (use --library DIR)", ["folders": names]))

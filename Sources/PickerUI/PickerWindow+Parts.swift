@@ -68,7 +68,7 @@ extension PickerWindow {
     /// over the new set of folders (nothing is picked yet: the grid was empty).
     static func reopen(_ session: Session, application: UnsafeMutablePointer<AdwApplication>,
                                window: UnsafeMutablePointer<GtkWidget>, adding folder: FilePath, in view: PickerView) {
-        let roots = session.library.roots.filter(\.isDirectory) + [folder]
+        let roots = session.library.roots.filter(\.mayHoldALibrary) + [folder]
         let library: PhotoLibrary
         do {
             library = try PhotoLibrary(roots: roots)

@@ -39,13 +39,13 @@ final class ChooseFolderTests: XCTestCase, @unchecked Sendable {
         return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// Clicks Choose Folder… and answers GTK's folder chooser by typing the path.
-    private func choose(_ folder: URL, in picker: WindowProcess) throws {
+    /// Clicks Choose Folder… and answers GTK's folder chooser by typing the path (or `typing`).
+    private func choose(_ folder: URL, typing: String? = nil, in picker: WindowProcess) throws {
         try picker.click(x: 480, y: 513)  // the status page's button, in a 960x720 window
         _ = try display.xdotool(["search", "--sync", "--name", "Choose a Folder"])
         usleep(500_000)
         try picker.keys("ctrl+l")
-        try display.xdotool(["type", "--delay", "10", folder.path + "/"])
+        try display.xdotool(["type", "--delay", "10", (typing ?? folder.path) + "/"])
         usleep(300_000)
         try picker.keys("Return")
         usleep(1_500_000)  // the picker reopens and indexes the folder
@@ -84,6 +84,37 @@ final class ChooseFolderTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(lines, [recents[0]])
             XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/photopick/folders").path),
                            "folders named with --library are the script's choice: nothing is remembered")
+        }
+    }
+
+    /// A folder on another machine typed into the chooser as its location (as Files' "Other
+    /// Locations" gives it): it joins as its URI, the picker fetches a pick of it, and later runs
+    /// and the script commands use it too.
+    nonisolated func testAFolderOnAnotherMachineIsChosenByItsLocation() throws {
+        try MainActor.assumeIsolated {
+            let server = try SFTPServer()
+            defer { server.close() }
+            let uri = server.uri(demo.path)
+            let environment = self.environment.merging(server.environment) { $1 }
+            let picker = try WindowProcess(display: display, arguments: [], dataHome: dataHome, cacheHome: cacheHome, environment: environment)
+            defer { picker.stop() }
+            try choose(URL(string: uri)!, typing: uri, in: picker)
+            usleep(2_000_000)  // (the remote folder is indexed through the server)
+            let remote = try TestSupport.run(TestSupport.photopick, ["ls", "--library", uri],
+                                             environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+            let newest = try XCTUnwrap(String(decoding: remote.output, as: UTF8.self).split(separator: "\n").first.map(String.init))
+            try picker.keys("space", "ctrl+Return")
+            let (status, lines) = picker.finish(timeout: 30)
+            XCTAssertEqual(status, 0, picker.errorText)
+            XCTAssertEqual(lines.count, 1, picker.errorText)
+            let name = try XCTUnwrap(newest.split(separator: "/").last.map { $0.removingPercentEncoding ?? String($0) })
+            XCTAssertEqual(lines.first.map { URL(fileURLWithPath: $0).lastPathComponent }, name, "the newest remote photo, fetched")
+            XCTAssertEqual(lines.first.flatMap { FileManager.default.contents(atPath: $0) },
+                           FileManager.default.contents(atPath: demo.path + "/" + newest.dropFirst(uri.count + 1).removingPercentEncoding!))
+            let saved = try String(contentsOf: home.appendingPathComponent(".config/photopick/folders"), encoding: .utf8)
+            XCTAssertEqual(saved, uri + "\n", "remembered as its location")
+            let later = try TestSupport.run(TestSupport.photopick, ["ls"], environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+            XCTAssertEqual(later.output, remote.output, "later runs list it without being told")
         }
     }
 }

@@ -20,6 +20,10 @@ public enum LibraryFolders {
         return folders
     }
 
+    /// The defaults that can be shown: local folders that exist, and every folder on another
+    /// machine (answering or not: the scan keeps its photos, marked offline, until it answers).
+    public static var present: [FilePath] { defaults.filter(\.mayHoldALibrary) }
+
     public struct AddError: Error, CustomStringConvertible {
         public let description: String
     }
@@ -53,4 +57,9 @@ public enum LibraryFolders {
             throw AddError(description: "cannot remember the folder: \(file): \(errorDescription(code))")
         }
     }
+}
+
+extension FilePath {
+    /// A location URI, or a folder that exists here: what a library may be made of.
+    public var mayHoldALibrary: Bool { isLocationURI || isDirectory }
 }

@@ -163,7 +163,7 @@ struct PickRequest {
         let given = parser.filenames("library")
         namedFolders = !given.isEmpty
         // Without --library, a missing Pictures folder is the window's empty state, not an error.
-        roots = given.isEmpty && LibraryFolders.defaults.allSatisfy({ !$0.isDirectory })
+        roots = given.isEmpty && LibraryFolders.present.isEmpty
             ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
         if let path = parser.filenames("filename").last {
             givenFilename = FilePath(bytes: path).absolute()

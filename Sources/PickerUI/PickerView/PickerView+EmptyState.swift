@@ -70,7 +70,13 @@ extension PickerView {
             guard let self, let chooser = self.folderChooser else { return }
             var chosen: FilePath?
             if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(chooser.opaque) {
-                if let path = g_file_get_path(file) {
+                // A folder on another machine (the chooser mounted it, asking for a password if
+                // the server wanted one) joins as its location URI: its path, when gvfs gives
+                // one, is a FUSE view that GIO's own calls would only go round through.
+                if g_file_is_native(file) == 0, let uri = g_file_get_uri(file) {
+                    chosen = FilePath(String(cString: uri))
+                    g_free(uri)
+                } else if let path = g_file_get_path(file) {
                     chosen = FilePath(String(cString: path))
                     g_free(path)
                 }

@@ -101,7 +101,7 @@ public final class PickerBehaviour {
         let service: LibraryService
         do {
             // Pickers of the same folders in this process share one index, scan and watcher.
-            let folders = roots.isEmpty ? LibraryFolders.defaults.filter(\.isDirectory) : roots
+            let folders = roots.isEmpty ? LibraryFolders.present : roots
             service = try LibraryService.shared(roots: folders, post: { MainLoopDispatcher.shared.post($0) }) {
                 try PhotoLibrary(roots: folders)
             }
