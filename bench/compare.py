@@ -23,6 +23,12 @@ are cropped away, see CROPS). Per run:
                    as zombies) at the first sample after settling; cpu_total_s at the run's end
   peak_rss_mib     the program's own VmHWM
 
+--remote: the folder is on another machine, reached over SFTP through gvfs (Tests/Remote/sftp-server,
+a real sshd on loopback): each program opens its sftp:// URI, and each run's own session bus starts
+its own gvfsd, so every run mounts afresh. Nautilus is set to thumbnail remote files too (its
+default is local files only). --rate RATE slows the loopback with tc's token bucket, the whole run
+inside a network namespace of its own (needs root or user namespaces).
+
 cold: empty thumbnail cache, empty data folder (Photopick: no index). warm: each program's own
 caches as its first run left them (Photopick's index complete); the warm-up run is recorded too.
 Runs are interleaved (sizes, modes, programs; the program order rotates each round) and medians
@@ -57,6 +63,8 @@ CROPS = {
 THUMB_PIXELS = 1500
 PROGRAMS = ("photopick", "photopick-base", "nautilus", "gthumb", "zenity")
 baseline = None   # --baseline: the other Photopick binary
+remote = False    # --remote: the library is a folder reached over SFTP
+servers = set()   # processes that are not a run's (the SFTP server: the other machine), with their children
 
 libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_CHILD_SUBREAPER = 36
@@ -258,6 +266,10 @@ def prepare_home(home):
     dirs = {key: os.path.join(home, name) for key, name in (
         ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
         ("XDG_STATE_HOME", "state"), ("XDG_RUNTIME_DIR", "runtime"))}
+    if remote:
+        # gvfsd-sftp's ssh keeps its control socket in the runtime folder, and a socket's path has
+        # at most 108 bytes: under WORK/home-…/runtime it failed ("Connection failed").
+        dirs["XDG_RUNTIME_DIR"] = "/tmp/pcrt-%08x" % zlib.crc32(home.encode())
     for path in dirs.values():
         os.makedirs(path, mode=0o700, exist_ok=True)
     config = dirs["XDG_CONFIG_HOME"]
@@ -273,6 +285,8 @@ def prepare_home(home):
                 "[org/gnome/gthumb/browser]\nwindow-width=%d\nwindow-height=%d\nmaximized=false\n\n"
                 "[org/gtk/settings/file-chooser]\nwindow-size=(%d, %d)\n"
                 % (WIDTH, HEIGHT, WIDTH, HEIGHT, WIDTH, HEIGHT))
+        if remote:
+            f.write("\n[org/gnome/nautilus/preferences]\nshow-image-thumbnails='always'\n")
     state = os.path.join(dirs["XDG_STATE_HOME"], "photopick", "state.ini")
     os.makedirs(os.path.dirname(state), exist_ok=True)
     with open(state, "w") as f:
@@ -330,7 +344,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
     start_session_services(env)
     # What the session's services used starting up is not the program's.
-    before = {p: c for p, c in ((p, process_cpu(p)) for p in descendants(os.getpid(), skip={screen.process.pid})) if c}
+    before = {p: c for p, c in ((p, process_cpu(p)) for p in descendants(os.getpid(), skip={screen.process.pid} | servers)) if c}
     baseline = sum(c[1] for c in before.values())
     started = time.monotonic()
     process = subprocess.Popen(argv(program, library, photopick), env=env, stdin=subprocess.DEVNULL,
@@ -352,7 +366,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         now = time.monotonic() - started
         if tick % 5 == 0:       # CPU and memory every 250 ms
             tree = children_of()
-            live = [c for c in (process_cpu(p) for p in descendants(os.getpid(), tree, skip={screen.process.pid})) if c]
+            live = [c for c in (process_cpu(p) for p in descendants(os.getpid(), tree, skip={screen.process.pid} | servers)) if c]
             cpu_samples.append((now, sum(c[1] for c in live) - baseline))
             peak = max(peak, vm_hwm(process.pid) or 0)
         if process.poll() is not None:
@@ -392,7 +406,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         if delay > 0:
             time.sleep(delay)
     ended = time.monotonic() - started
-    pids = descendants(os.getpid(), skip={screen.process.pid})
+    pids = descendants(os.getpid(), skip={screen.process.pid} | servers)
     live = [(p, c) for p, c in ((p, process_cpu(p)) for p in pids) if c]
     cpu_total = sum(c[1] for _, c in live) - baseline
     by_command = {}
@@ -403,7 +417,7 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     # already exited and been reaped by us by then (nothing is reaped during a run but orphans).
     peak = max(peak, vm_hwm(process.pid) or 0)
     end_processes([process.pid], grace=5)
-    end_processes([bus.pid] + descendants(os.getpid(), skip={screen.process.pid}), grace=3)
+    end_processes([bus.pid] + descendants(os.getpid(), skip={screen.process.pid} | servers), grace=3)
     reap()
     settled = last_change if (mapped is not None and ended - last_change >= quiet - 1e-6) else None
     cpu_at = None
@@ -576,8 +590,22 @@ def main():
                              "generated libraries; --sizes is then its number of files")
     parser.add_argument("--save-every-change", action="store_true",
                         help="save the window at every change of the first round's runs (WORK/frames)")
+    parser.add_argument("--remote", action="store_true",
+                        help="the library over SFTP through gvfs (a server on loopback); programs photopick and nautilus")
+    parser.add_argument("--rate", help="with --remote: slow the loopback to this rate (tc tbf, e.g. 8mbit)")
     parser.add_argument("--out", default=os.path.join(here, "results"), help="where the JSON and the plot go")
     args = parser.parse_args()
+    global remote
+    remote = args.remote
+    if args.rate and os.environ.get("PHOTOPICK_COMPARE_NAMESPACE") != "1":
+        # The whole run in a network namespace of its own, whose loopback the token bucket slows.
+        os.environ["PHOTOPICK_COMPARE_NAMESPACE"] = "1"
+        namespace = ["unshare", "-n"] if os.getuid() == 0 else ["unshare", "-rn"]
+        os.execvp(namespace[0], namespace + [sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
+    if args.rate:
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        # (A burst below lo's 64 KiB MTU stalls the flow.)
+        subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "tbf", "rate", args.rate, "burst", "96kb", "latency", "400ms"], check=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     programs = [p for p in args.programs.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
@@ -615,6 +643,18 @@ def main():
                                          "bytes": sum(os.path.getsize(os.path.join(real, f)) for f in files)})}
     else:
         libraries = {size: library(work, size) for size in sizes}
+    rig = None
+    if remote:
+        # sshd and the agent holding its key; the programs' gvfsd (on each run's own bus) reach it.
+        rig = subprocess.Popen([os.path.join(top, "Tests", "Remote", "sftp-server")], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+        servers.add(rig.pid)
+        server = json.loads(rig.stdout.readline())
+        if "error" in server:
+            raise RuntimeError(server["error"])
+        os.environ.update(SSH_AUTH_SOCK=server["environment"]["SSH_AUTH_SOCK"], GVFS_DISABLE_FUSE="1")
+        libraries = {size: (server["uri"] + path, dict(summary, uri=server["uri"] + path, rate=args.rate))
+                     for size, (path, summary) in libraries.items()}
     frames = os.path.join(work, "frames")
     os.makedirs(frames, exist_ok=True)
     date = datetime.date.today().isoformat()
@@ -665,7 +705,10 @@ def main():
                             home = homes[(program, size)]
                         record(program, size, mode, home, round_=round_)
     finally:
-        end_processes(descendants(os.getpid(), skip={screen.process.pid}), grace=3)
+        if rig:
+            rig.stdin.close()  # (its end of input stops it, and everything it started)
+            rig.wait()
+        end_processes(descendants(os.getpid(), skip={screen.process.pid} | servers), grace=3)
         screen.close()
         reap()
         rows = summarise(results["runs"], programs, sizes, modes)

@@ -79,41 +79,29 @@ final class FetchRing {
 
     /// Shows `state` for the asset `id` (nil, or a complete copy: nothing).
     func show(_ state: FetchStore.State?, of id: Int64) {
-        let target = g_variant_new_int64(gint64(id))
+        let failed: Bool
         switch state {
-        case .fetching(let fraction)?:
-            self.fraction = fraction
-            if let cancelButton, let retryButton {
-                gtk_actionable_set_action_target_value(cancelButton.opaque, target)
-                gtk_widget_set_visible(cancelButton, 1)
-                gtk_widget_set_visible(retryButton, 0)
-            } else {
-                g_variant_unref(g_variant_ref_sink(target))
-            }
-            gtk_widget_remove_css_class(root, "failed")
-            if let caption { gtk_widget_set_visible(caption, 0) }
-            gtk_widget_set_visible(root, 1)
-            gtk_widget_queue_draw(area)
+        case .fetching(let value)?:
+            fraction = value
+            failed = false
         case .failed(let reason)?:
             fraction = 0
-            let tooltip = i18n("Could not fetch it ({reason}): try again", ["reason": reason])
-            if let cancelButton, let retryButton {
-                gtk_actionable_set_action_target_value(retryButton.opaque, target)
-                gtk_widget_set_tooltip_text(retryButton, tooltip)
-                gtk_widget_set_visible(cancelButton, 0)
-                gtk_widget_set_visible(retryButton, 1)
-            } else {
-                g_variant_unref(g_variant_ref_sink(target))
-            }
-            gtk_widget_add_css_class(root, "failed")
-            if let caption { gtk_widget_set_visible(caption, 1) }
-            gtk_widget_set_visible(root, 1)
-            gtk_widget_queue_draw(area)
+            failed = true
+            if let retryButton { gtk_widget_set_tooltip_text(retryButton, i18n("Could not fetch it ({reason}): try again", ["reason": reason])) }
         case .fetched?, nil:
-            // (The floating variant is sunk by nobody: drop it.)
-            g_variant_unref(g_variant_ref_sink(target))
             gtk_widget_set_visible(root, 0)
+            return
         }
+        if let cancelButton, let retryButton {
+            // The button of the moment, aimed at this asset (a recycled cell shows others).
+            gtk_actionable_set_action_target_value((failed ? retryButton : cancelButton).opaque, g_variant_new_int64(gint64(id)))
+            gtk_widget_set_visible(cancelButton, failed ? 0 : 1)
+            gtk_widget_set_visible(retryButton, failed ? 1 : 0)
+        }
+        if failed { gtk_widget_add_css_class(root, "failed") } else { gtk_widget_remove_css_class(root, "failed") }
+        if let caption { gtk_widget_set_visible(caption, failed ? 1 : 0) }
+        gtk_widget_set_visible(root, 1)
+        gtk_widget_queue_draw(area)
     }
 
     /// A dim disc with the track, and the copied part of the circle in the accent colour from the

@@ -104,7 +104,7 @@ extension PickerView: CellHost {
             deliver(.picture(pixbuf))
             return nil
         }
-        return loader.request(asset.path, flavor: flavor, cellPixels: cellPixels) { [weak self] result in
+        return loader.request(asset.path, flavor: flavor, cellPixels: cellPixels, size: asset.version.size) { [weak self] result in
             switch result {
             case .success(let thumbnail):
                 // Shown now (copied in since, or its permissions mended): it can be picked.

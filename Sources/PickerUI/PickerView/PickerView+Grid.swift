@@ -168,7 +168,7 @@ extension PickerView {
         var requests: [ThumbnailRequest] = []
         for asset in controller.assets(ids) {
             pending += 1
-            requests.append(loader.request(asset.path, flavor: flavor, cellPixels: nil) { result in
+            requests.append(loader.request(asset.path, flavor: flavor, cellPixels: nil, size: asset.version.size) { result in
                 // (A preview first and the thumbnail after would count twice: only the last counts.)
                 if case .success(let thumbnail) = result, thumbnail.isPreliminary { return }
                 pending -= 1
