@@ -52,7 +52,7 @@ final class RemoteWindowTests: WindowTestCase {
 
     /// With `--uri`, photos picked on another machine are answered with their URIs, in pick
     /// order, and nothing is copied for it; without it, with local copies of them, in pick order,
-    /// byte for byte the photos.
+    /// byte for byte the photos; with --copy-to, with copies of those in the folder.
     func testPicksOnAnotherComputerAreAnsweredWithTheirURIsOrLocalCopies() throws {
         let server = try SFTPServer()
         defer { server.close() }
@@ -91,6 +91,17 @@ final class RemoteWindowTests: WindowTestCase {
                 }
             }
         }
+        // A script's --copy-to copies the local copies (the window waited for them).
+        let folder = TestSupport.temporaryDirectory("remote-copy-to")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let picker = try RunningPicker(display: display, arguments: ["--multiple", "--library", library, "--copy-to", folder.path],
+                                       dataHome: dataHome, cacheHome: cacheHome, environment: server.environment)
+        try picker.keys("space", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines, [folder.appendingPathComponent("IMG_3.JPG").path])
+        XCTAssertEqual(lines.first.flatMap { FileManager.default.contents(atPath: $0) },
+                       FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_3.JPG").path))
     }
 
     /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
