@@ -92,7 +92,10 @@ final class PreviewPane {
     }
 
     /// Shows `asset` at grid `position`. `describe` gives the caption for the asset's pick number.
-    func show(_ asset: Asset, at position: Int, selection: SelectionStore, loader: ThumbnailLoader, describe: @escaping (Int?) -> String) {
+    /// - Parameter file: where the asset can be read here: its path, or a remote video's local
+    ///   copy once fetched (nil before: a video on another machine is not streamed).
+    func show(_ asset: Asset, file: FilePath?, at position: Int, selection: SelectionStore, loader: ThumbnailLoader,
+              describe: @escaping (Int?) -> String) {
         self.position = position
         assetID = asset.id
         self.selection = selection
@@ -113,8 +116,12 @@ final class PreviewPane {
         }
         // Visible (mapped) before the video starts: GtkVideo's autoplay acts on a mapped widget.
         gtk_widget_set_visible(widget, 1)
-        if asset.kind == .video {
-            play(asset.path)
+        if asset.kind == .video, let file, !file.isLocationURI {
+            play(file)
+        } else if asset.kind == .video {
+            showPicture()
+            gtk_label_set_text(problem.opaque, i18n("This video is on another computer: it plays once picked and fetched"))
+            gtk_widget_set_visible(problem, 1)
         } else {
             showPicture()
         }

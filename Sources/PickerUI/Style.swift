@@ -63,6 +63,7 @@ enum Style {
     .status-icon { opacity: 0.6; }
     /* A pick's copy from another computer: the ring's colour, the buttons in its middle. */
     .fetch-ring { color: @accent_color; }
+    .fetch-ring.failed { color: @error_color; }
     .fetch-button { min-width: 30px; min-height: 30px; padding: 0; color: white; background: none; box-shadow: none; }
     .fetch-button:hover { background-color: alpha(white, 0.2); }
     .fetch-caption { color: white; font-size: 0.85em; font-weight: bold; text-shadow: 0 1px 2px alpha(black, 0.8); }

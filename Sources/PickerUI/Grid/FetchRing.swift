@@ -18,8 +18,10 @@ final class FetchRing {
     /// (None in the strip, whose item is itself a button: clicking it unpicks, and so cancels.)
     private let cancelButton: UnsafeMutablePointer<GtkWidget>?
     private let retryButton: UnsafeMutablePointer<GtkWidget>?
-    /// The fraction the ring shows (drawn by `area`).
+    /// The fraction the ring shows (drawn by `area`), and whether the copy failed (the whole ring
+    /// in the error colour: the strip's items have no button to say it).
     private(set) var fraction = 0.0
+    private var failed = false
 
     /// - Parameters:
     ///   - side: the ring's diameter in points (the cell's 48, the strip's 28).
@@ -44,8 +46,8 @@ final class FetchRing {
             gtk_widget_set_can_target(caption, 0)
             gtk_box_append(root.cast(), caption)
         }
-        cancelButton = withButtons ? Self.button(icon: "window-close-symbolic", tooltip: i18n("Stop fetching and unpick"), action: "picker.cancel-fetch") : nil
-        retryButton = withButtons ? Self.button(icon: "view-refresh-symbolic", tooltip: "", action: "picker.retry-fetch") : nil
+        cancelButton = withButtons ? Self.button(icon: "window-close-symbolic", label: i18n("Stop fetching and unpick"), tooltip: i18n("Stop fetching and unpick"), action: "picker.cancel-fetch") : nil
+        retryButton = withButtons ? Self.button(icon: "view-refresh-symbolic", label: i18n("Fetch again"), tooltip: "", action: "picker.retry-fetch") : nil
         if !withButtons { gtk_widget_set_can_target(root, 0) }
         for button in [cancelButton, retryButton].compactMap({ $0 }) {
             gtk_widget_set_halign(button, GTK_ALIGN_CENTER)
@@ -65,9 +67,10 @@ final class FetchRing {
         gtk_widget_set_visible(root, 0)
     }
 
-    private static func button(icon: String, tooltip: String, action: String) -> UnsafeMutablePointer<GtkWidget> {
+    private static func button(icon: String, label: String, tooltip: String, action: String) -> UnsafeMutablePointer<GtkWidget> {
         let button = gtk_button_new_from_icon_name(icon)!
         style(button, "circular", "fetch-button")
+        photopick_accessible_set_label(button, label)
         if !tooltip.isEmpty { gtk_widget_set_tooltip_text(button, tooltip) }
         // (A target of the action's type from the start: GTK warns of a button without one.)
         gtk_actionable_set_action_target_value(button.opaque, g_variant_new_int64(0))
@@ -79,7 +82,6 @@ final class FetchRing {
 
     /// Shows `state` for the asset `id` (nil, or a complete copy: nothing).
     func show(_ state: FetchStore.State?, of id: Int64) {
-        let failed: Bool
         switch state {
         case .fetching(let value)?:
             fraction = value
@@ -115,10 +117,14 @@ final class FetchRing {
         cairo_arc(cairo, centreX, centreY, radius + line / 2, 0, 2 * .pi)
         cairo_fill(cairo)
         cairo_set_line_width(cairo, line)
-        cairo_set_source_rgba(cairo, 1, 1, 1, 0.3)
+        if failed {
+            cairo_set_source_rgba(cairo, Double(colour.red), Double(colour.green), Double(colour.blue), 1)
+        } else {
+            cairo_set_source_rgba(cairo, 1, 1, 1, 0.3)
+        }
         cairo_arc(cairo, centreX, centreY, radius, 0, 2 * .pi)
         cairo_stroke(cairo)
-        guard fraction > 0 else { return }
+        guard fraction > 0, !failed else { return }
         cairo_set_line_cap(cairo, CAIRO_LINE_CAP_ROUND)
         cairo_set_source_rgba(cairo, Double(colour.red), Double(colour.green), Double(colour.blue), 1)
         cairo_arc(cairo, centreX, centreY, radius, -.pi / 2, -.pi / 2 + 2 * .pi * min(fraction, 1))

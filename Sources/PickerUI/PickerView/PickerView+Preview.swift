@@ -17,7 +17,7 @@ extension PickerView {
     /// Shows the photo at `position` large (P, Alt+Enter or a double click).
     func openPreview(at position: Int) {
         guard let id = model.assetID(at: position), let asset = controller.asset(id) else { return }
-        preview.show(asset, at: position, selection: selection, loader: loader) { [weak self] number in
+        preview.show(asset, file: controller.answerPath(of: asset), at: position, selection: selection, loader: loader) { [weak self] number in
             let kind = asset.kind == .video ? i18n("Video") : i18n("Photo")
             guard let number, let self else {
                 return i18n("{name}, {kind}, {date}", ["name": asset.displayName, "kind": kind, "date": asset.captureDate.spokenDate])
