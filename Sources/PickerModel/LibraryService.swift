@@ -237,7 +237,8 @@ public final class LibraryService {
             publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
         }
         lookForMissingRoots()
-        lookAtRemoteRoots()
+        // (At once: a server that wants a password is asked for it while the window opens.)
+        lookAtRemoteRoots(after: 0)
     }
 
     /// The watcher's notices, each said once by the watcher: a translated sentence for the
@@ -289,12 +290,12 @@ extension LibraryService {
     /// Asks every library folder on another machine whether it answers, every few seconds while
     /// a picker is open (a remote folder has no watcher): one that stopped answering is marked
     /// offline, and one that answers again is read again (what changed there meanwhile comes in).
-    func lookAtRemoteRoots() {
+    func lookAtRemoteRoots(after delay: Double = LibraryService.remoteLookInterval) {
         let remote = library.roots.filter(\.isLocationURI)
         guard !isClosed, !remoteRootsLookedAt, !remote.isEmpty else { return }
         remoteRootsLookedAt = true
         let post = postToService
-        availabilityWorker.submit(after: Self.remoteLookInterval) {
+        availabilityWorker.submit(after: delay) {
             var unreachable: [FilePath: String] = [:]
             for root in remote {
                 do { try RemoteFiles.checkFolder(root) } catch { unreachable[root] = "\(error)" }
@@ -308,6 +309,18 @@ extension LibraryService {
                 if !cameBack.isEmpty { service.startScan(firstRun: false, fullCheckDelay: 10) }
                 service.lookAtRemoteRoots()
             }
+        }
+    }
+
+    /// Mounts the folder `root` on another machine asking the person what its server asks (a
+    /// password), through `operation` (the window's GtkMountOperation); once mounted it is looked
+    /// at again at once, and read again (`done` hears nil, or why not, in the server's words).
+    public func mountAsking(_ root: FilePath, through operation: UnsafeMutableRawPointer, done: @escaping @MainActor (String?) -> Void) {
+        guard !isClosed else { return }
+        let post = post
+        RemoteFiles.mountAsking(root, through: operation, worker: availabilityWorker, post: { work in post(work) }) { [weak self] failure in
+            if failure == nil, let self, !self.isClosed, !self.remoteRootsLookedAt { self.lookAtRemoteRoots(after: 0) }
+            done(failure.map { "\($0)" })
         }
     }
 

@@ -34,6 +34,8 @@ public enum PickerEvent {
     /// A library folder on another machine stopped answering or answers again (`isOffline`):
     /// the cells of its photos follow.
     case offlineChanged
+    /// A folder on another machine that does not answer, said once, in words (until it answers).
+    case folderOffline(FilePath, String)
 }
 
 extension PickerController {

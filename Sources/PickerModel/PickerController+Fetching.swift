@@ -61,7 +61,7 @@ extension PickerController {
         for (root, reason) in service.offlineRoots.sorted(by: { $0.key < $1.key }) where toldOffline.insert(root).inserted {
             let folder = String(decoding: root.lastName, as: UTF8.self)
             // (A toast is one line: the folder's name and its host, not the whole URI.)
-            publish(.problem(i18n("“{folder}” on {host} cannot be reached ({reason})", ["folder": folder, "host": Self.host(of: root), "reason": reason])))
+            publish(.folderOffline(root, i18n("“{folder}” on {host} cannot be reached ({reason})", ["folder": folder, "host": Self.host(of: root), "reason": reason])))
         }
         for id in selection.picked {
             guard case .failed? = fetches.state(of: id), let asset = asset(id), !isOffline(asset.path) else { continue }

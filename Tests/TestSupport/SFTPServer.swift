@@ -15,10 +15,11 @@ public final class SFTPServer: @unchecked Sendable {
     private var closed = false
 
     /// - Parameter throttled: in a network namespace of its own, where `limitRate` slows the link.
-    public init(throttled: Bool = false) throws {
+    /// - Parameter password: the server asks for this password before it lets a client in.
+    public init(throttled: Bool = false, password: String? = nil) throws {
         process = Process()
         process.executableURL = TestSupport.packageRoot.appendingPathComponent("Tests/Remote/sftp-server")
-        if throttled { process.arguments = ["--throttled"] }
+        process.arguments = (throttled ? ["--throttled"] : []) + (password.map { ["--password", $0] } ?? [])
         let toServer = Pipe(), fromServer = Pipe()
         process.standardInput = toServer
         process.standardOutput = fromServer

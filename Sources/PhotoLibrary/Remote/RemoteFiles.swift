@@ -260,3 +260,61 @@ extension RemoteFiles {
         }
     }
 }
+
+extension RemoteFiles {
+    /// Mounts `location` asking the person what its server asks (a password), through
+    /// `operation` (a GMountOperation; the window's GtkMountOperation shows a dialog). Call it on
+    /// the GTK thread, whose main loop runs the mount; `done` hears nil once it is mounted (or was
+    /// already), else why not. The location's GFile is made and let go of on `worker`, under
+    /// `mountLookup`: never on the GTK thread, where the lock may wait minutes for a mount of a
+    /// server that does not answer.
+    @MainActor
+    public static func mountAsking(_ location: FilePath, through operation: UnsafeMutableRawPointer, worker: WorkerPool,
+                                   post: @escaping @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void,
+                                   done: @escaping @MainActor (Failure?) -> Void) {
+        let mountOperation = SendablePointer(g_object_ref(operation)!)
+        let finish = MountFinish(done: done)
+        let handOver = SendablePointer(Unmanaged.passRetained(finish).toOpaque())
+        worker.submit {
+            let file = SendablePointer(UnsafeMutableRawPointer(RemoteFiles.file(location)))
+            post {
+                let call = Unmanaged<MountFinish>.fromOpaque(handOver.pointer).takeUnretainedValue()
+                call.release = { worker.submit { RemoteFiles.release(OpaquePointer(file.pointer)) } }
+                g_file_mount_enclosing_volume(OpaquePointer(file.pointer), G_MOUNT_MOUNT_NONE,
+                                              mountOperation.pointer.assumingMemoryBound(to: GMountOperation.self), nil, { source, result, data in
+                    let call = Unmanaged<MountFinish>.fromOpaque(data!).takeRetainedValue()
+                    var error: UnsafeMutablePointer<GError>?
+                    let mounted = g_file_mount_enclosing_volume_finish(OpaquePointer(source), result, &error) != 0
+                    var failure: Failure?
+                    if !mounted {
+                        if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_ALREADY_MOUNTED.rawValue) {
+                            g_error_free(error)
+                        } else {
+                            failure = Failure(taking: error)
+                        }
+                    }
+                    MainActor.assumeIsolated { call.finish(failure) }
+                }, handOver.pointer)
+                g_object_unref(mountOperation.pointer)
+            }
+        }
+    }
+
+    /// What a mount asked on the GTK thread does once it is answered.
+    private final class MountFinish {
+        let done: @MainActor (Failure?) -> Void
+        var release: (() -> Void)?
+        init(done: @escaping @MainActor (Failure?) -> Void) { self.done = done }
+
+        @MainActor func finish(_ failure: Failure?) {
+            release?()
+            done(failure)
+        }
+    }
+
+    /// A pointer handed between threads (the GObjects behind it are thread-safe to pass).
+    private struct SendablePointer: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+        init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+    }
+}

@@ -70,4 +70,26 @@ extension PickerView {
         let name = controller.asset(id)?.displayName ?? ""
         report(i18n("{file} could not be fetched ({reason}): try again, or unpick it", ["file": name, "reason": reason]), printing: false)
     }
+
+    /// A folder that answers again is no longer said not to.
+    func dismissAnsweredFolders() {
+        for (folder, toast) in offlineToasts where controller.service.offlineRoots[folder] == nil {
+            adw_toast_dismiss(toast.opaque)
+            offlineToasts[folder] = nil
+        }
+    }
+
+    /// A folder on another machine that does not answer is mounted once more, asking the person
+    /// what its server asks: a password (GtkMountOperation's dialog, over the window), as Files
+    /// asks. A server that is away fails without a dialog; a dialog cancelled is not shown again.
+    func mountOfflineFoldersAsking() {
+        guard let root = gtk_widget_get_root(widget) else { return }
+        for folder in controller.service.offlineRoots.keys.sorted() where folder.isLocationURI && askedToMount.insert(folder).inserted {
+            guard let operation = gtk_mount_operation_new(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWindow.self)) else { continue }
+            controller.service.mountAsking(folder, through: UnsafeMutableRawPointer(operation)) { failure in
+                g_object_unref(UnsafeMutableRawPointer(operation))
+                if let failure { DeveloperLog.say("cannot mount \(folder.displayString): \(failure)") }
+            }
+        }
+    }
 }

@@ -45,6 +45,10 @@ extension PickerView {
             case .offlineChanged:
                 // (Rare, and about whole folders: the bound cells look again.)
                 for cell in self.cells.compactMap(\.cell) { cell.redecorate() }
+                self.dismissAnsweredFolders()
+                self.mountOfflineFoldersAsking()
+            case .folderOffline(let folder, let message):
+                self.offlineToasts[folder] = self.report(message)
             }
         }
         controller.anchorAsset = { [weak self] in self?.assetAtTop() }

@@ -117,13 +117,17 @@ extension PickerView {
         report(i18n("Videos show a film icon: no video thumbnailer is installed (install ffmpegthumbnailer)"))
     }
 
-    public func report(_ problem: String, printing: Bool = true) {
+    /// Returns the toast (to dismiss it once the problem is gone).
+    @discardableResult
+    public func report(_ problem: String, printing: Bool = true) -> GObjectRef {
         reported.append(problem)
         if printing { FileHandle.standardError.write(Data("photopick: \(problem.escapedForTerminal)\n".utf8)) }
         let toast = adw_toast_new(markupEscaped(problem))!
         adw_toast_set_timeout(toast, 0)
         adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)
+        let kept = GObjectRef(toast, transfer: .none)
         adw_toast_overlay_add_toast(toasts.opaque, toast)
+        return kept
     }
 
     /// A short message over the grid that goes by itself.

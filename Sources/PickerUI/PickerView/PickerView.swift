@@ -73,6 +73,10 @@ public final class PickerView {
     var fetchObservation: Subscription?
     /// A confirm waits for those copies.
     var awaitingFetches = false
+    /// Folders on another machine whose mount was asked for with a dialog (once each), and the
+    /// toasts that say they do not answer (dismissed when they do).
+    var askedToMount: Set<FilePath> = []
+    var offlineToasts: [FilePath: GObjectRef] = [:]
     /// The controller's events (listenToController).
     var controllerObservation: Subscription?
     let switcher: AlbumSwitcher
