@@ -40,7 +40,7 @@ extension PickerController {
     }
 
     /// The host of a location URI, without its user and port: "nas" of "sftp://me@nas:2222/photos".
-    static func host(of location: FilePath) -> String {
+    public static func host(of location: FilePath) -> String {
         let text = location.displayString
         let parts = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         // ("sftp:", "", the authority, the path)

@@ -24,8 +24,11 @@ final class GridCell {
     let status: UnsafeMutablePointer<GtkWidget>
     /// Words under the status icon: "Damaged file".
     let problem: UnsafeMutablePointer<GtkWidget>
-    /// While a pick on another machine is copied here: its progress, or why it failed.
-    private let fetchRing = FetchRing(side: 48, captioned: true, withButtons: true)
+    /// While a pick on another machine is copied here: its progress, or why it failed. Made the
+    /// first time this cell shows a copy (its six widgets would cost every cell a little more to make).
+    private var fetchRing: FetchRing?
+    /// The overlay over the picture that the badges are placed on.
+    private let content: UnsafeMutablePointer<GtkWidget>
     private weak var host: CellHost?
 
     /// The list item this cell is the child of (set at setup, for positions).
@@ -60,7 +63,7 @@ final class GridCell {
         // A square whose side follows the column width (SquareLayout), holding an overlay.
         root = SquareLayout.makeContainer()
         style(root, "cell")
-        let content = gtk_overlay_new()!
+        content = gtk_overlay_new()!
         gtk_box_append(root.cast(), content)
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
@@ -90,8 +93,6 @@ final class GridCell {
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")
         place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
-
-        place(fetchRing.root, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
@@ -142,7 +143,7 @@ final class GridCell {
         showNumber(host.pickState(of: id).number)
         pickSubscription = host.observePick(id) { [weak self] state in self?.pickChanged(state) }
         rowSubscription = host.observeRow(id) { [weak self] in self?.rowChanged() }
-        fetchRing.show(host.fetchState(of: id), of: id)
+        showFetch(host.fetchState(of: id), of: id)
         fetchSubscription = host.observeFetch(id) { [weak self] state in self?.fetchChanged(state) }
         switch host.row(id) {
         case .found(let asset):
@@ -168,8 +169,8 @@ final class GridCell {
 
     private func fetchChanged(_ state: FetchStore.State?) {
         guard let host, let id = assetID else { return }
-        let wasShown = fetchRing.isShown
-        fetchRing.show(state, of: id)
+        let wasShown = fetchRing?.isShown == true
+        showFetch(state, of: id)
         // (The spoken name says whether it is being fetched, not each step of it.)
         if case .fetching = state, wasShown { return }
         if case .found(let asset) = host.row(id) { describe(accessibleName(for: asset, state: host.pickState(of: id))) }
@@ -179,6 +180,16 @@ final class GridCell {
     func redecorate() {
         guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
         decorate(asset)
+    }
+
+    private func showFetch(_ state: FetchStore.State?, of id: Int64) {
+        if fetchRing == nil, state != nil {
+            let ring = FetchRing(side: 48, captioned: true, withButtons: true)
+            // Over the picture's middle (the corner badges are clear of it).
+            place(ring.root, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
+            fetchRing = ring
+        }
+        fetchRing?.show(state, of: id)
     }
 
     /// The row changed in place (read in full after a scan's first pass, a new rating): the
@@ -268,7 +279,7 @@ final class GridCell {
         pickSubscription = nil
         rowSubscription = nil
         fetchSubscription = nil
-        fetchRing.show(nil, of: 0)
+        fetchRing?.show(nil, of: 0)
         assetID = nil
         pictureVersion = nil
         gtk_picture_set_paintable(picture.opaque, nil)

@@ -30,7 +30,14 @@ extension PickerView {
                                                 ["album": controller.albums.first { $0.album == album }?.displayName ?? ""]),
                               offersFolderChoice: false)
         }
-        if let missing = controller.roots.first(where: { !$0.isDirectory }) {
+        // A folder on another machine that does not answer, with nothing of it in the index yet.
+        if let (folder, reason) = controller.service.offlineRoots.min(by: { $0.key < $1.key }) {
+            return EmptyState(icon: "network-offline-symbolic",
+                              title: i18n("“{folder}” on {host} Cannot Be Reached",
+                                          ["folder": String(decoding: folder.lastName, as: UTF8.self), "host": PickerController.host(of: folder)]),
+                              description: i18n("Its photos show here once it answers ({reason}).", ["reason": reason]), offersFolderChoice: true)
+        }
+        if let missing = controller.roots.first(where: { !$0.mayHoldALibrary }) {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("No {folder} Folder", ["folder": missing.lastComponentName]),
                               description: i18n("Choose the folder where your photos are."), offersFolderChoice: true)
         }

@@ -46,6 +46,7 @@ extension PickerView {
                 // (Rare, and about whole folders: the bound cells look again.)
                 for cell in self.cells.compactMap(\.cell) { cell.redecorate() }
                 self.dismissAnsweredFolders()
+                self.updateEmptyState()
                 self.mountOfflineFoldersAsking()
             case .folderOffline(let folder, let message):
                 self.offlineToasts[folder] = self.report(message)
