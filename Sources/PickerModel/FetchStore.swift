@@ -30,7 +30,14 @@ public final class FetchStore {
     private var cancellations: [Int64: Cancellation] = [:]
     private let copies: FetchedCopies
     private let post: PickerController.Post
-    private let workers = WorkerPool(name: "fetch", threads: 3)
+    /// Made at the first copy: a picker of local folders never starts its threads.
+    private var madeWorkers: WorkerPool?
+    private var workers: WorkerPool {
+        if let madeWorkers { return madeWorkers }
+        let pool = WorkerPool(name: "fetch", threads: 3)
+        madeWorkers = pool
+        return pool
+    }
     private let assetSubscribers = KeyedSubscribers<Int64, State?>()
     private let changeSubscribers = Subscribers<Int64>()
     private var trimmed = false
@@ -92,7 +99,7 @@ public final class FetchStore {
         isClosed = true
         for cancellation in cancellations.values { cancellation.cancel() }
         cancellations = [:]
-        workers.shutdown()
+        madeWorkers?.shutdown()
         assetSubscribers.removeAll()
         changeSubscribers.removeAll()
     }

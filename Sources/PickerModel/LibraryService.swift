@@ -53,8 +53,15 @@ public final class LibraryService {
     /// marked offline, until they answer again.
     public private(set) var offlineRoots: [FilePath: String] = [:]
     /// Asks each such folder's server whether it answers, one at a time: a server that went away
-    /// may keep a connection waiting for minutes, which must not hold a scan's thread.
-    private let availabilityWorker = WorkerPool(name: "remote-look", threads: 1)
+    /// may keep a connection waiting for minutes, which must not hold a scan's thread. Made when
+    /// first needed: a library of local folders never starts it.
+    private var madeAvailabilityWorker: WorkerPool?
+    private var availabilityWorker: WorkerPool {
+        if let madeAvailabilityWorker { return madeAvailabilityWorker }
+        let pool = WorkerPool(name: "remote-look", threads: 1)
+        madeAvailabilityWorker = pool
+        return pool
+    }
     private var remoteRootsLookedAt = false
 
     public init(library: PhotoLibrary, post: @escaping PickerController.Post) {
@@ -97,7 +104,7 @@ public final class LibraryService {
         watcher?.stop()
         watcher = nil
         workers.shutdown()
-        availabilityWorker.shutdown()
+        madeAvailabilityWorker?.shutdown()
         isScanning = false
         isDatingFirstRun = false
         subscribers.removeAll()
