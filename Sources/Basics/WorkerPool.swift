@@ -182,3 +182,28 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 }
+
+/// A WorkerPool started at its first use, for work many owners never have (a picker's copies
+/// of remote picks, its looks at remote folders): a picker of local folders starts no threads
+/// for it. The owner's thread only (the GTK thread's owners).
+public final class WorkerPoolOnDemand {
+    private let name: String
+    private let threads: Int
+    private var made: WorkerPool?
+
+    public init(name: String, threads: Int) {
+        self.name = name
+        self.threads = threads
+    }
+
+    /// The pool, started now if it was not.
+    public var pool: WorkerPool {
+        if let made { return made }
+        let pool = WorkerPool(name: name, threads: threads)
+        made = pool
+        return pool
+    }
+
+    /// Shuts the pool down if it was ever started (WorkerPool.shutdown).
+    public func shutdown() { made?.shutdown() }
+}

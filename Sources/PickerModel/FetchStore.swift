@@ -30,14 +30,8 @@ public final class FetchStore {
     private var cancellations: [Int64: Cancellation] = [:]
     private let copies: FetchedCopies
     private let post: PickerController.Post
-    /// Made at the first copy: a picker of local folders never starts its threads.
-    private var madeWorkers: WorkerPool?
-    private var workers: WorkerPool {
-        if let madeWorkers { return madeWorkers }
-        let pool = WorkerPool(name: "fetch", threads: 3)
-        madeWorkers = pool
-        return pool
-    }
+    /// Started at the first copy: a picker of local folders never starts its threads.
+    private let workers = WorkerPoolOnDemand(name: "fetch", threads: 3)
     private let assetSubscribers = KeyedSubscribers<Int64, State?>()
     private let changeSubscribers = Subscribers<Int64>()
     private var trimmed = false
@@ -99,7 +93,7 @@ public final class FetchStore {
         isClosed = true
         for cancellation in cancellations.values { cancellation.cancel() }
         cancellations = [:]
-        madeWorkers?.shutdown()
+        workers.shutdown()
         assetSubscribers.removeAll()
         changeSubscribers.removeAll()
     }
@@ -141,7 +135,7 @@ public final class FetchStore {
                 work(self)
             }
         }
-        workers.submit {
+        workers.pool.submit {
             // (The first copy of a picker trims the folder, off the GTK thread, before it adds to it.)
             if trim { copies.trim() }
             let result = Result { () throws(FetchedCopies.Failure) in

@@ -53,15 +53,9 @@ public final class LibraryService {
     /// marked offline, until they answer again.
     public private(set) var offlineRoots: [FilePath: String] = [:]
     /// Asks each such folder's server whether it answers, one at a time: a server that went away
-    /// may keep a connection waiting for minutes, which must not hold a scan's thread. Made when
-    /// first needed: a library of local folders never starts it.
-    private var madeAvailabilityWorker: WorkerPool?
-    private var availabilityWorker: WorkerPool {
-        if let madeAvailabilityWorker { return madeAvailabilityWorker }
-        let pool = WorkerPool(name: "remote-look", threads: 1)
-        madeAvailabilityWorker = pool
-        return pool
-    }
+    /// may keep a connection waiting for minutes, which must not hold a scan's thread. Started
+    /// when first needed: a library of local folders never starts it.
+    private let availabilityWorker = WorkerPoolOnDemand(name: "remote-look", threads: 1)
     private var remoteRootsLookedAt = false
 
     public init(library: PhotoLibrary, post: @escaping PickerController.Post) {
@@ -104,7 +98,7 @@ public final class LibraryService {
         watcher?.stop()
         watcher = nil
         workers.shutdown()
-        madeAvailabilityWorker?.shutdown()
+        availabilityWorker.shutdown()
         isScanning = false
         isDatingFirstRun = false
         subscribers.removeAll()
@@ -302,7 +296,7 @@ extension LibraryService {
         guard !isClosed, !remoteRootsLookedAt, !remote.isEmpty else { return }
         remoteRootsLookedAt = true
         let post = postToService
-        availabilityWorker.submit(after: delay) {
+        availabilityWorker.pool.submit(after: delay) {
             var unreachable: [FilePath: String] = [:]
             for root in remote {
                 do { try RemoteFiles.checkFolder(root) } catch { unreachable[root] = "\(error)" }
@@ -325,7 +319,7 @@ extension LibraryService {
     public func mountAsking(_ root: FilePath, through operation: UnsafeMutableRawPointer, done: @escaping @MainActor (String?) -> Void) {
         guard !isClosed else { return }
         let post = post
-        RemoteFiles.mountAsking(root, through: operation, worker: availabilityWorker, post: { work in post(work) }) { [weak self] failure in
+        RemoteFiles.mountAsking(root, through: operation, worker: availabilityWorker.pool, post: { work in post(work) }) { [weak self] failure in
             if failure == nil, let self, !self.isClosed, !self.remoteRootsLookedAt { self.lookAtRemoteRoots(after: 0) }
             done(failure.map { "\($0)" })
         }
