@@ -123,6 +123,24 @@ final class RemoteLibraryTests: XCTestCase {
         XCTAssertEqual(back.output, before.output)
     }
 
+    /// GFiles of one remote location made and let go of on three threads at once, one through
+    /// `RemoteFiles` as the scan's readers do and two through GIO directly as GTK's chooser and
+    /// GLib's own threads do, for 4 s: gvfs 1.50's client corrupted its heap within seconds of
+    /// this (a mount's shared description freed while another thread took it) until
+    /// `RemoteFiles` kept a file of each mount. The probe runs in a process of its own.
+    func testFilesOfOneRemoteLocationAreMadeAndFreedOnManyThreadsSafely() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+                          TestSupport.packageRoot.appendingPathComponent(".build/debug")]
+        let probe = try XCTUnwrap(candidates.map { $0.appendingPathComponent("remote-files-probe").path }
+            .first(where: FileManager.default.isExecutableFile(atPath:)), "remote-files-probe is not built (swift build --build-tests builds it)")
+        let uri = server.uri(generated.root.path)
+        let result = try TestSupport.run(probe, [uri, "4"], environment: server.environment, timeout: 60)
+        XCTAssertEqual(result.status, 0, "the probe ended with \(result.status): \(result.error.suffix(400))")
+        XCTAssertTrue(String(decoding: result.output, as: UTF8.self).hasPrefix("made and let go of "), result.error)
+    }
+
     private func rows(_ data: Data) throws -> [[String: Any]] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
     }

@@ -68,27 +68,54 @@ public enum RemoteFiles {
         }
     }
 
-    /// Held around every call that makes, finds or lets go of a location's mount (a file made or
-    /// freed, opening, listing, asking about a file, mounting): gvfs 1.50's client crashed in
-    /// `g_mount_spec_match_with_path`, called from `g_file_read`, when eight threads opened files
-    /// of one mount at once (one run in two of 5,000 files; with the opens alone under the lock,
-    /// one in eight). Reads of an open stream go on without it, in parallel.
-    static let mountLookup = Lock()
+    /// Held around making and letting go of a GFile of a location. gvfs 1.50's client keeps one
+    /// shared description of each mount (a "unique" GMountSpec) for all of its files, and frees
+    /// it when its last file goes, but only takes it out of its table after the count reached
+    /// zero: a file made on another thread in between gets the freed one. Two threads making and
+    /// freeing files of one sftp:// folder corrupted the heap within seconds ("malloc(): unaligned
+    /// tcache chunk"); a scan of 5,000 remote files crashed in `g_mount_spec_match_with_path`
+    /// one run in two. With a file of each mount kept (`pins`) the count never reaches zero;
+    /// this lock covers mounts the pins do not guess. Opening, reading, listing and asking about
+    /// files go on without it, in parallel: they only read the description.
+    static let fileLifetimes = Lock()
+    /// Held around a synchronous mount (and forgetting a stale one): eight readers finding the
+    /// location unmounted mount it once, the others then find it mounted. Never taken on the GTK
+    /// thread: a mount of a server that does not answer may hold it for minutes.
+    static let mounting = Lock()
+    /// A GFile for the top of each mount a location was made in (scheme, host and first folder:
+    /// an SMB share, a phone's storage), kept for the life of the process: see `fileLifetimes`.
+    nonisolated(unsafe) private static var pins: [[UInt8]: OpaquePointer] = [:]
 
-    /// Lets go of a GFile, a stream or an enumerator of a remote location, under the same lock:
-    /// the last reference to a file lets go of its mount's entry in gvfs's cache, which the
-    /// crashing lookup was walking.
+    /// Lets go of a GFile, a stream or an enumerator of a remote location, under `fileLifetimes`
+    /// (an enumerator holds its folder's GFile).
     static func release(_ object: OpaquePointer) {
-        mountLookup.withLock { g_object_unref(UnsafeMutableRawPointer(object)) }
+        fileLifetimes.withLock { g_object_unref(UnsafeMutableRawPointer(object)) }
     }
 
     /// A GFile for `location` (a reference the caller unrefs).
     static func file(_ location: FilePath) -> OpaquePointer {
-        // (Making one shares its mount's description with every file of that mount.)
-        mountLookup.withLock { location.withCString { g_file_new_for_uri($0) } }
+        fileLifetimes.withLock {
+            let top = mountTop(of: location.bytes)
+            if pins[top] == nil { pins[top] = (top + [0]).withUnsafeBufferPointer { g_file_new_for_uri(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) } }
+            return location.withCString { g_file_new_for_uri($0) }
+        }
     }
 
-    static func withFile<R>(_ location: FilePath, _ body: (OpaquePointer) throws -> R) rethrows -> R {
+    /// "scheme://authority/first" of a location URI: the part that names its mount for every
+    /// gvfs backend (the server; for SMB the share, for MTP the device's storage under it).
+    static func mountTop(of uri: [UInt8]) -> [UInt8] {
+        guard let schemeEnd = uri.firstRange(of: Array("://".utf8))?.upperBound else { return uri }
+        var slashes = 0
+        for index in schemeEnd..<uri.count where uri[index] == UInt8(ascii: "/") {
+            slashes += 1
+            if slashes == 2 { return Array(uri[..<index]) }
+        }
+        return uri
+    }
+
+    /// Calls `body` with a GFile of `location`, made and let go of as every GFile of a location
+    /// must be on any thread (`file`). (The GFile is only lent: `body` must not keep it.)
+    public static func withFile<R>(_ location: FilePath, _ body: (OpaquePointer) throws -> R) rethrows -> R {
         let file = file(location)
         defer { release(file) }
         return try body(file)
@@ -103,7 +130,7 @@ public enum RemoteFiles {
     public static func mount(_ location: FilePath) throws(Failure) {
         var error: UnsafeMutablePointer<GError>?
         let mounted = withFile(location) { file in
-            mountLookup.withLock { photopick_mount_enclosing_volume_sync(file, nil, nil, &error) }
+            mounting.withLock { photopick_mount_enclosing_volume_sync(file, nil, nil, &error) }
         }
         guard mounted == 0 else { return }
         if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_ALREADY_MOUNTED.rawValue) {
@@ -119,7 +146,7 @@ public enum RemoteFiles {
         let first = body()
         guard case .failure(let failure) = first, failure.kind == .notMounted || failure.kind == .staleMount else { return first }
         if failure.kind == .staleMount {
-            withFile(location) { file in mountLookup.withLock { photopick_forget_stale_mount_sync(file) } }
+            withFile(location) { file in mounting.withLock { photopick_forget_stale_mount_sync(file) } }
         }
         do { try mount(location) } catch { return .failure(error) }
         return body()
@@ -138,7 +165,7 @@ public enum RemoteFiles {
             var error: UnsafeMutablePointer<GError>?
             // The folder's own time first: a change made while it is listed moves it on.
             let modified = modificationTime(ofFolder: file)
-            guard let enumerator = mountLookup.withLock({ g_file_enumerate_children(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) }) else {
+            guard let enumerator = g_file_enumerate_children(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) else {
                 return .failure(Failure(taking: error))
             }
             defer { release(OpaquePointer(enumerator)) }
@@ -155,7 +182,7 @@ public enum RemoteFiles {
                 guard let first = name.first, first != UInt8(ascii: ".") else { continue }
                 entries.append(DirectoryListing.Entry(name: name, type: entryType(info)))
             }
-            mountLookup.withLock { _ = g_file_enumerator_close(enumerator, nil, nil) }
+            _ = g_file_enumerator_close(enumerator, nil, nil)
             entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
             return .success(DirectoryListing(entries: entries, modificationTimeNanoseconds: modified))
         }
@@ -180,7 +207,7 @@ public enum RemoteFiles {
     }
 
     private static func modificationTime(ofFolder file: OpaquePointer) -> Int64? {
-        guard let info = mountLookup.withLock({ g_file_query_info(file, "standard::type,time::modified,time::modified-usec", G_FILE_QUERY_INFO_NONE, nil, nil) }) else { return nil }
+        guard let info = g_file_query_info(file, "standard::type,time::modified,time::modified-usec", G_FILE_QUERY_INFO_NONE, nil, nil) else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
         guard g_file_info_get_file_type(info) == G_FILE_TYPE_DIRECTORY,
               g_file_info_has_attribute(info, "time::modified") != 0 else { return nil }
@@ -197,7 +224,7 @@ public enum RemoteFiles {
         mountingIfNeeded(path) {
             withFile(path) { file in
                 var error: UnsafeMutablePointer<GError>?
-                guard let info = mountLookup.withLock({ g_file_query_info(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) }) else {
+                guard let info = g_file_query_info(file, listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error) else {
                     let failure = Failure(taking: error)
                     return failure.kind == .vanished ? .success(nil) : .failure(failure)
                 }
@@ -265,9 +292,8 @@ extension RemoteFiles {
     /// Mounts `location` asking the person what its server asks (a password), through
     /// `operation` (a GMountOperation; the window's GtkMountOperation shows a dialog). Call it on
     /// the GTK thread, whose main loop runs the mount; `done` hears nil once it is mounted (or was
-    /// already), else why not. The location's GFile is made and let go of on `worker`, under
-    /// `mountLookup`: never on the GTK thread, where the lock may wait minutes for a mount of a
-    /// server that does not answer.
+    /// already), else why not. The location's GFile is made and let go of on `worker`, as every
+    /// GFile of a location is (`file`).
     @MainActor
     public static func mountAsking(_ location: FilePath, through operation: UnsafeMutableRawPointer, worker: WorkerPool,
                                    post: @escaping @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void,

@@ -26,7 +26,7 @@ final class RemoteSource {
             RemoteFiles.withFile(location) { file in
                 // (One error a try: the first, freed, must not be written over by the second.)
                 var error: UnsafeMutablePointer<GError>?
-                guard let stream = RemoteFiles.mountLookup.withLock({ g_file_read(file, nil, &error) }) else {
+                guard let stream = g_file_read(file, nil, &error) else {
                     return .failure(RemoteFiles.Failure(taking: error))
                 }
                 return .success(OpaquePointer(stream))
@@ -72,7 +72,7 @@ final class RemoteSource {
     }
 
     deinit {
-        RemoteFiles.mountLookup.withLock { _ = g_input_stream_close(UnsafeMutablePointer(stream), nil, nil) }
+        _ = g_input_stream_close(UnsafeMutablePointer(stream), nil, nil)
         RemoteFiles.release(stream)
         // (The mirror is the OpenFile's descriptor: closed with it.)
     }
