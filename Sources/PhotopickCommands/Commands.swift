@@ -14,7 +14,9 @@ struct UsageError: Error { let message: String }
 
 /// The library roots: `--library DIR`… when given (each must be a readable folder), else the
 /// XDG Pictures and Videos folders and the folders added from the picker, those that exist.
-func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
+/// `checkingRemote` false leaves a location's check to the caller (`checkRemoteRoot`), which
+/// mounts it: the window does it while GTK starts.
+func resolveRoots(_ given: [[UInt8]], checkingRemote: Bool = true) throws(UsageError) -> [FilePath] {
     if given.isEmpty {
         let existing = LibraryFolders.present
         guard !existing.isEmpty else {
@@ -26,15 +28,7 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
     return try given.map { bytes throws(UsageError) in
         var path = FilePath(bytes: bytes)
         if path.isLocationURI {
-            // A folder on another machine through GIO: mounted here if gvfs has not yet, without
-            // a prompt (a server that wants a password says so in one line).
-            do {
-                try RemoteFiles.checkFolder(path)
-            } catch let error as RemoteFiles.Failure where [.unreachable, .notMounted, .staleMount].contains(error.kind) {
-                // (Said by the scan: answered from the index when it holds the folder already.)
-            } catch {
-                throw UsageError(message: "--library \(path): \(error)")
-            }
+            if checkingRemote { try checkRemoteRoot(path) }
             return path
         }
         if let local = RemoteFiles.localPath(ofFileURI: path) { path = local }
@@ -46,6 +40,19 @@ func resolveRoots(_ given: [[UInt8]]) throws(UsageError) -> [FilePath] {
             throw UsageError(message: "--library \(path): \(errorDescription(ENOTDIR))")
         }
         return path.absolute()
+    }
+}
+
+/// Checks that a location given with `--library` is a folder. It is mounted here if gvfs has not
+/// yet, without a prompt (a server that wants a password says so in one line); a server that does
+/// not answer is not an error here: the scan says so, and the index answers meanwhile.
+func checkRemoteRoot(_ path: FilePath) throws(UsageError) {
+    do {
+        try RemoteFiles.checkFolder(path)
+    } catch where [.unreachable, .notMounted, .staleMount].contains(error.kind) {
+        // (Said by the scan: answered from the index when it holds the folder already.)
+    } catch {
+        throw UsageError(message: "--library \(path): \(error)")
     }
 }
 

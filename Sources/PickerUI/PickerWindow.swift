@@ -24,6 +24,8 @@ public enum PickerWindow {
         case handedToRunningApp
         /// No display could be opened (nothing was shown).
         case noDisplay
+        /// `beforeShowing` said why the window cannot show (nothing was shown).
+        case failed(String)
     }
 
     /// The application id: the desktop file's name, the D-Bus name, the icon's name.
@@ -82,6 +84,10 @@ public enum PickerWindow {
         /// Picks on another machine are copied here as they are picked, and the answer waits
         /// for their copies; off when the answer is their URIs (`--uri`).
         public var fetchesRemotePicks = true
+        /// Asked once on the GTK thread, as the first window is about to be made: a sentence
+        /// instead ends the run with `.failed(sentence)`. A check that takes a while (a folder on
+        /// another machine, mounted to be checked) runs meanwhile, beside GTK's start.
+        public var beforeShowing: (() -> String?)?
         /// Started by D-Bus activation (`--gapplication-service`): the window opens when the
         /// desktop asks for it.
         public var isDBusService = false
@@ -106,7 +112,7 @@ public enum PickerWindow {
         /// The index was empty when the window started: its grid will wait on decodes.
         var isFirstRun = false
         let loader: ThumbnailLoader
-        let options: Options
+        var options: Options
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
             self.library = library
             self.loader = loader
@@ -176,6 +182,14 @@ public enum PickerWindow {
 
     static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
         StartupTrace.mark("activate")
+        if let check = session.options.beforeShowing {
+            session.options.beforeShowing = nil
+            if let failure = check() {
+                session.outcome = .failed(failure)
+                g_application_quit(application.cast())
+                return
+            }
+        }
         let window = adw_application_window_new(application.cast(GtkApplication.self))!
         session.window = window
         Signal.connect(window.raw, "destroy") { [weak session] () -> Void in

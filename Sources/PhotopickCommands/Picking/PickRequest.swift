@@ -13,6 +13,8 @@ struct PickRequest {
     var roots: [FilePath] = []
     /// Whether `--library` named the folders (then a folder chosen in the window is not kept).
     var namedFolders = false
+    /// Locations given with `--library`, not checked yet (`checkRemoteRoot`).
+    var remoteRootsToCheck: [FilePath] = []
     var options = PickerWindow.Options()
     var albumName: String?
     /// `--filename`: a folder to open, or a file to open its folder at.
@@ -164,7 +166,9 @@ struct PickRequest {
         namedFolders = !given.isEmpty
         // Without --library, a missing Pictures folder is the window's empty state, not an error.
         roots = given.isEmpty && LibraryFolders.present.isEmpty
-            ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given)
+            ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given, checkingRemote: false)
+        // (Checked by the window while GTK starts: a mount takes 0.5 s over SFTP on loopback.)
+        remoteRootsToCheck = given.isEmpty ? [] : roots.filter(\.isLocationURI)
         if let path = parser.filenames("filename").last {
             givenFilename = FilePath(bytes: path).absolute()
             // (GTK's chooser takes the name itself: a file to save need not exist.)

@@ -1,3 +1,4 @@
+import Dispatch
 import GObjectSupport
 import Glibc
 import PhotoLibrary
@@ -63,6 +64,13 @@ import PickerUI
         options.album = album
     }
     for notice in library.notices { warn(notice.message) }
+    if !request.remoteRootsToCheck.isEmpty {
+        // Mounting and checking a folder on another machine takes as long as GTK's start (0.5 s
+        // over SFTP on loopback): they overlap, and a wrong location still ends the window
+        // before it shows, as a wrong local folder does before it starts.
+        let check = BackgroundCheck(request.remoteRootsToCheck)
+        options.beforeShowing = { check.failure() }
+    }
     // The window opens at once; indexing (all of it on a first run) goes on behind it.
     if options.album == nil, let folder = request.startFolder {
         // Its album may not be indexed yet (a first run, a folder new to the library): read
@@ -78,6 +86,9 @@ import PickerUI
         return codes.cancelled
     case .timedOut:
         return codes.timedOut
+    case .failed(let message):
+        warn(message)
+        return codes.error
     case .handedToRunningApp:
         return codes.confirmed
     case .typed(let typed):
@@ -110,4 +121,29 @@ import PickerUI
     output.write(PickOutput.render(assets, paths: paths, format: request.output, library: library))
     output.flush()
     return request.exitCodes.confirmed
+}
+
+/// `checkRemoteRoot` of some locations on a thread of its own; `failure` waits for it.
+private final class BackgroundCheck: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var message: String?
+
+    init(_ locations: [FilePath]) {
+        DispatchQueue.global().async { [self] in
+            for location in locations {
+                do throws(UsageError) { try checkRemoteRoot(location) } catch {
+                    message = error.message
+                    break
+                }
+            }
+            done.signal()
+        }
+    }
+
+    /// The first location's reason, or nil when all of them are folders (or do not answer).
+    func failure() -> String? {
+        done.wait()
+        done.signal()
+        return message
+    }
 }
