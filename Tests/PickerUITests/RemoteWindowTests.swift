@@ -53,6 +53,27 @@ final class RemoteWindowTests: WindowTestCase {
     /// With `--uri`, photos picked on another machine are answered with their URIs, in pick
     /// order, and nothing is copied for it; without it, with local copies of them, in pick order,
     /// byte for byte the photos; with --copy-to, with copies of those in the folder.
+    /// A location that is not a folder ends the window before it shows, as a wrong local folder
+    /// does: one line that says why, and exit status 2. (It is checked while GTK starts.)
+    func testALocationThatIsNotAFolderIsSaidAndNoWindowShows() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let folder = TestSupport.temporaryDirectory("remote-wrong")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("not a photo".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let environment = server.environment.merging(["DISPLAY": display.name, "XDG_DATA_HOME": dataHome.path,
+                                                      "XDG_CACHE_HOME": cacheHome.path]) { $1 }
+        for (path, reason) in [(folder.appendingPathComponent("nowhere").path, "No such file or directory"),
+                               (folder.appendingPathComponent("notes.txt").path, "Not a directory")] {
+            let uri = server.uri(path)
+            let result = try TestSupport.run(TestSupport.photopick, ["--library", uri, "--no-camera", "--timeout", "20"],
+                                             environment: environment, timeout: 60)
+            XCTAssertEqual(result.status, 2, result.error)
+            XCTAssertEqual(result.error, "photopick: --library \(uri): \(reason)\n")
+            XCTAssertEqual(result.output, Data())
+        }
+    }
+
     func testPicksOnAnotherComputerAreAnsweredWithTheirURIsOrLocalCopies() throws {
         let server = try SFTPServer()
         defer { server.close() }
