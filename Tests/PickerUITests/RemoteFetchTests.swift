@@ -34,6 +34,51 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         XCTAssertEqual(partialFiles(), [], "no temporary file is left")
     }
 
+    /// The app from the menu: Open, chosen while a pick is still being copied, waits for the copy
+    /// (the primary button counts it) and then hands the default app the local copy; it does not
+    /// open nothing, or the others without it.
+    func testOpenInTheAppFromTheMenuWaitsForTheCopy() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let config = TestSupport.temporaryDirectory("remote-open-config")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let received = config.appendingPathComponent("arguments.txt")
+        let viewer = config.appendingPathComponent("fake-viewer")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: viewer, atomically: true, encoding: .utf8)
+        chmod(viewer.path, 0o755)
+        let applications = dataHome.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Fake Viewer\nExec=\(viewer.path) %F\nMimeType=image/jpeg;\n"
+            .write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
+        try "[Default Applications]\nimage/jpeg=fake-viewer.desktop\n".write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let app = try openPicker(server, photos, arguments: ["--desktop", "--no-camera", "--width", "960", "--height", "720"],
+                                 environment: ["XDG_CONFIG_HOME": config.path], title: "Photopick")
+        defer { app.stop() }
+        try server.limitRate("4mbit")
+        try app.keys("space")
+        XCTAssertTrue(wait { self.fractions(app).count >= 1 }, app.errorText)
+        // The main menu, left of the primary button, then its first item: Open.
+        try app.click(x: 726, y: 27)
+        try app.display.waitForPopover(showing: true)
+        usleep(200_000)
+        try app.click(x: 690, y: 79)
+        usleep(1_000_000)
+        XCTAssertFalse(app.errorText.contains(" fetched "), "the copy is still under way: \(app.errorText)")
+        XCTAssertNil(try? String(contentsOf: received, encoding: .utf8), "nothing is opened before the copy is complete")
+        try server.limitRate("off")
+        var text = ""
+        XCTAssertTrue(wait(seconds: 60) {
+            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
+            return !text.isEmpty
+        }, "the viewer was started once the copy was complete: \(app.errorText)")
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 1, text)
+        let copy = try XCTUnwrap(lines.first)
+        XCTAssertTrue(copy.hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path), copy)
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_2.JPG").path))
+        XCTAssertTrue(app.isRunning)
+    }
+
     /// The ring's button stops the copy: its partial file goes and the photo is unpicked, so the
     /// answer holds only the photo picked after it.
     func testTheCellsCancelButtonStopsTheCopyAndUnpicks() throws {

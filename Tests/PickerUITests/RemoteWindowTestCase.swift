@@ -36,10 +36,12 @@ class RemoteWindowTestCase: WindowTestCase {
 
     /// The picker on the photos through the server, once their cells have downloaded them for
     /// their thumbnails (so that the link is the copy's alone when the test slows it).
-    func openPicker(_ server: SFTPServer, _ photos: URL) throws -> WindowProcess {
-        let picker = try WindowProcess(display: display, arguments: ["--multiple", "--library", server.uri(photos.path)],
+    func openPicker(_ server: SFTPServer, _ photos: URL, arguments: [String] = ["--multiple"], environment: [String: String] = [:],
+                    title: String = "Pick Photos") throws -> WindowProcess {
+        let picker = try WindowProcess(display: display, arguments: arguments + ["--library", server.uri(photos.path)],
                                        dataHome: dataHome, cacheHome: cacheHome,
-                                       environment: server.environment.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 })
+                                       environment: server.environment.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 }.merging(environment) { $1 },
+                                       title: title)
         let sizes = try (0..<3).map { index -> (String, Int) in
             let path = photos.appendingPathComponent("IMG_\(index).JPG").path
             return (path, try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0)

@@ -103,8 +103,8 @@ final class DesktopActions {
         gtk_window_present(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self))
     }
 
-    /// The picks as files here: a photo on another machine as its local copy (Copy waits for the
-    /// copies; Open and Copy to Folder leave out those not complete yet).
+    /// The picks as files here: a photo on another machine as its local copy (Copy, Open and Copy
+    /// to Folder wait for the copies, `PickerView.whenPicksFetched`; one not complete is left out).
     private var picked: [(asset: Asset, path: FilePath)] {
         guard let view else { return [] }
         return view.controller.assets(view.selection.picked).compactMap { asset in
@@ -122,7 +122,7 @@ final class DesktopActions {
     }
 
     private func openPicked() {
-        guard let view else { return }
+        guard let view, !view.whenPicksFetched({ [weak self] in self?.openPicked() }) else { return }
         let outcome = FileLauncher.open(picked, display: display)
         for problem in outcome.problems { view.report(problem) }
         if !outcome.opened.isEmpty {
@@ -155,7 +155,7 @@ final class DesktopActions {
             let folder = FilePath(String(cString: path))
             g_free(path)
             self.lastFolder = folder
-            self.copy(self.picked, into: folder)
+            self.copyPicks(into: folder)
         })
         gtk_native_dialog_show(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self))
         enlargeOwnChooser()
@@ -191,6 +191,12 @@ final class DesktopActions {
         if width < wanted.width || height < wanted.height {
             gtk_window_set_default_size(dialog, max(width, wanted.width), max(height, wanted.height))
         }
+    }
+
+    /// Copy to Folder… once the picks on another machine are local (the primary button counts them).
+    private func copyPicks(into folder: FilePath) {
+        guard let view, !view.whenPicksFetched({ [weak self] in self?.copyPicks(into: folder) }) else { return }
+        copy(picked, into: folder)
     }
 
     private func copy(_ files: [(asset: Asset, path: FilePath)], into folder: FilePath) {

@@ -19,38 +19,41 @@ extension PickerView {
         controller.fetches.retry(id)
     }
 
-    /// Confirming while copies are under way: the answer waits for them. False when the picks
-    /// can be answered now.
-    func waitsForFetches() -> Bool {
+    /// Confirming (or opening, or copying the picks to a folder) while copies are under way: `then`
+    /// waits for them, and the primary button counts them. False when the picks are all local
+    /// and `then` can run now; true when it waits, or when a copy failed (said in a toast: it
+    /// waits for a retry, or for that photo to be unpicked).
+    func whenPicksFetched(_ then: @escaping @MainActor () -> Void) -> Bool {
         let pending = controller.picksBeingFetched
         guard !pending.isEmpty else {
-            awaitingFetches = false
+            afterFetches = nil
             return false
         }
         if let failed = pending.first(where: { if case .failed = controller.fetches.state(of: $0) { true } else { false } }) {
-            awaitingFetches = false
+            afterFetches = nil
             sayFetchFailed(failed)
             return true
         }
-        awaitingFetches = true
+        afterFetches = then
         updateConfirmButton()
         return true
     }
 
-    /// A copy changed: the button counts, and a confirm that waits goes on once all are local.
+    /// A copy changed: the button counts, and what waits goes on once all are local.
     func fetchesChanged(_ id: Int64) {
         guard awaitingFetches else { return }
         if case .failed? = controller.fetches.state(of: id), selection.number(of: id) != nil {
-            awaitingFetches = false
+            afterFetches = nil
             updateConfirmButton()
             sayFetchFailed(id)
             gtk_widget_error_bell(grid)
             return
         }
         if controller.picksBeingFetched.isEmpty {
-            awaitingFetches = false
+            let next = afterFetches
+            afterFetches = nil
             updateConfirmButton()
-            if selection.count > 0 { confirm() }
+            if selection.count > 0 { next?() }
             return
         }
         updateConfirmButton()

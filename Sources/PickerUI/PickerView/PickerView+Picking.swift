@@ -83,7 +83,7 @@ extension PickerView {
     }
 
     public func confirm() {
-        guard selection.count > 0, !waitsForFetches() else { return }
+        guard selection.count > 0, !whenPicksFetched({ [weak self] in self?.confirm() }) else { return }
         do {
             onConfirm?(try controller.readAssets(selection.picked))
         } catch {

@@ -71,8 +71,9 @@ public final class PickerView {
     var selectionObservation: Subscription?
     /// The copies of picks on another machine (PickerView+Fetching).
     var fetchObservation: Subscription?
-    /// A confirm waits for those copies.
-    var awaitingFetches = false
+    /// What waits for those copies (a confirm, an Open, a Copy to Folder): run once every pick is local.
+    var afterFetches: (@MainActor () -> Void)?
+    var awaitingFetches: Bool { afterFetches != nil }
     /// Folders on another machine whose mount was asked for with a dialog (once each), and the
     /// toasts that say they do not answer (dismissed when they do).
     var askedToMount: Set<FilePath> = []
@@ -334,7 +335,7 @@ public final class PickerView {
         setUpCamera()
         selectionObservation = selection.observe { [weak self] _ in
             guard let self else { return }
-            if self.awaitingFetches, self.selection.count == 0 { self.awaitingFetches = false }
+            if self.awaitingFetches, self.selection.count == 0 { self.afterFetches = nil }
             self.updateConfirmButton()
             self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
         }
