@@ -255,7 +255,8 @@ def save_png(frame, path, crop):
 # ------------------------------------------------------------------------------------- programs
 
 def photopick_binary():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "photopick", "--quiet"], cwd=top, check=True)
+    for product in ("photopick", "photopick-worker"):
+        subprocess.run(["swift", "build", "-c", "release", "--product", product, "--quiet"], cwd=top, check=True)
     path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=top, capture_output=True,
                           text=True, check=True).stdout.strip()
     return os.path.join(path, "photopick")
@@ -629,6 +630,15 @@ def main():
             built = args.photopick or photopick_binary()
             shutil.copy2(built, copy)
             binary_note = "built from the tree" if not args.photopick else "given: " + args.photopick
+            # Its sandboxed workers too, as an install has them (without, it parses and decodes
+            # in its own process, which is not what people run).
+            worker = os.path.join(os.path.dirname(built), "photopick-worker")
+            if os.path.exists(worker):
+                shutil.copy2(worker, os.path.join(work, "photopick-worker"))
+            else:
+                if os.path.exists(os.path.join(work, "photopick-worker")):
+                    os.remove(os.path.join(work, "photopick-worker"))
+                binary_note += "; no photopick-worker beside it: parsing and decoding in its own process"
         except subprocess.CalledProcessError:
             if not os.path.exists(copy):
                 raise
@@ -660,6 +670,8 @@ def main():
     date = datetime.date.today().isoformat()
     results = {"benchmark": "bench/compare (issue 9)", "date": date, "command": " ".join(["bench/compare"] + sys.argv[1:]),
                "machine": machine(), "photopick": dict(commit(), binary=binary_note), "versions": versions(programs),
+               "baseline": baseline and {"binary": baseline, "worker_beside_it": os.path.exists(
+                   os.path.join(os.path.dirname(baseline), "photopick-worker"))},
                "libraries": {str(s): summary for s, (_, summary) in libraries.items()},
                "settings": {"window": [WIDTH, HEIGHT], "grab_interval_s": TICK, "quiet_s": args.quiet,
                             "timeout_s": args.timeout, "crops_top_bottom_left_right": CROPS,

@@ -294,7 +294,10 @@ func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if let damage = try library.damageFound() { throw IndexDamage(reason: damage) }
     let problems = try library.problems().count
     var output = StandardOutput()
-    let dated = progress.filesToComplete > 0 ? i18n("; every file dated after {seconds} s", ["seconds": String(format1: progress.datedSeconds)]) : ""
+    // (A first run over SFTP knows its first screen before it has read every file.)
+    let dated = progress.filesLeftBehindFirstScreen > 0
+        ? i18n("; first screen known after {seconds} s", ["seconds": String(format1: progress.datedSeconds)])
+        : progress.filesToComplete > 0 ? i18n("; every file dated after {seconds} s", ["seconds": String(format1: progress.datedSeconds)]) : ""
     output.write(i18n("Indexed {files} files in {seconds} s ({rate} files/s): {read} read, {unchanged} unchanged, {problems} with problems",
                       ["files": Localization.number(progress.filesSeen), "seconds": String(format1: progress.elapsedSeconds),
                        "rate": Localization.number(Int(progress.filesPerSecond)), "read": Localization.number(progress.filesRead),

@@ -39,18 +39,8 @@ extension Indexer {
         let readDatesOnly = self.readDatesOnly
         let workers = metadataWorkers, journal = self.journal
         let remote = folder.isLocationURI
-        let outcomes = ReadAhead(count: toRead.count, on: remote ? remoteReaders : readers, chunk: remote ? 2 : ReadAhead<Int>.chunkSize) { [toRead] range -> [(FileVersion?, ReadOutcome)] in
-            // A chunk is read as one batch: its photos' and videos' headers go to a worker together.
-            var files: [(path: FilePath, version: FileVersion)] = []
-            var versions: [FileVersion?] = []
-            for index in range {
-                let path = folder.appending(toRead[index].name)
-                let version = toRead[index].version ?? Self.regularFileVersion(of: path)
-                versions.append(version)
-                if let version { files.append((path, version)) }
-            }
-            var read = MetadataReader.read(files, datesOnly: readDatesOnly, workers: workers, journal: journal).makeIterator()
-            return versions.map { version in version.map { ($0, read.next()!) } ?? (nil, .vanished) }
+        let outcomes = ReadAhead(count: toRead.count, on: remote ? remoteReaders : readers, chunk: remote ? Self.remoteChunk : ReadAhead<Int>.chunkSize) { [toRead] range in
+            Self.read(range.map { (folder.appending(toRead[$0].name), toRead[$0].version) }, datesOnly: readDatesOnly, workers: workers, journal: journal)
         }
         for (index, file) in toRead.enumerated() {
             let (readVersion, outcome) = outcomes[index]
@@ -91,6 +81,27 @@ extension Indexer {
         }
         try relinkPairs(in: folderID, stems: touchedStems)
         reportProgressIfDue()
+    }
+
+    /// Files of a remote folder handed to a reader at a time: its time goes to round trips, so
+    /// each of the reader threads has one in flight.
+    static let remoteChunk = 2
+
+    /// Reads a chunk of files as one batch (their photos' and videos' headers go to a worker
+    /// together), each with the version it was read at (nil: gone or no longer a regular file).
+    static func read(_ chunk: [(path: FilePath, version: FileVersion?)], datesOnly: Bool, workers: MetadataWorkers?,
+                     journal: CrashJournal?) -> [(FileVersion?, ReadOutcome)] {
+        // Thumbnails read from another machine go first (a person waits for them).
+        if chunk.first?.path.isLocationURI == true { RemoteTraffic.yieldToAwaited() }
+        var files: [(path: FilePath, version: FileVersion)] = []
+        var versions: [FileVersion?] = []
+        for (path, listed) in chunk {
+            let version = listed ?? regularFileVersion(of: path)
+            versions.append(version)
+            if let version { files.append((path, version)) }
+        }
+        var read = MetadataReader.read(files, datesOnly: datesOnly, workers: workers, journal: journal).makeIterator()
+        return versions.map { version in version.map { ($0, read.next()!) } ?? (nil, .vanished) }
     }
 
     /// The version of a file listed without `stat` (nil: gone, or no longer a regular file, which
@@ -143,6 +154,10 @@ extension Indexer {
             let media = read.plausible(modificationTimeNanoseconds: version.modificationTimeNanoseconds, path: path)
             let traits = AlbumRules.traits(of: media, fileName: name)
             albumBits = traits.rawValue
+            if intoEmptyIndex, media.kind != .video, albumBits & SmartAlbum.recents.bit != 0 {
+                // (Videos are left out: a Live Photo's is hidden once its still is found.)
+                firstScreenDates.add(media.captureDate.millisecondsSinceEpoch)
+            }
             statement.bind(7, media.kind.rawValue).bind(8, media.mimeType).bind(9, media.width).bind(10, media.height)
                 .bind(11, media.orientation).bind(12, media.captureDate.millisecondsSinceEpoch)
                 .bind(13, media.captureDate.utcOffsetMinutes).bind(14, media.captureDate.source.rawValue)

@@ -38,7 +38,8 @@ extension Indexer {
     /// partial by a scan that was stopped are finished by the next one. `firstBatch`: the first
     /// screen's rows, their reads started while the first pass was finishing.
     func completePartialRows(firstBatch: PartialRows? = nil) throws {
-        progress.filesToComplete = Int(try database.integer("SELECT count(*) FROM assets WHERE partial != 0") ?? 0)
+        let remoteLeft = remoteFirstRun.map { $0.files.count - $0.next } ?? 0
+        progress.filesToComplete = Int(try database.integer("SELECT count(*) FROM assets WHERE partial != 0") ?? 0) + remoteLeft
         // The first batch is what the first screen waits for: read at the usual priority.
         try complete(firstBatch ?? readPartialRows(newest: Self.firstScreenRows, on: readers))
         if !progress.datesKnown {
@@ -51,6 +52,8 @@ extension Indexer {
         // the thumbnails the person waits for come first.
         try behindTheFirstScreen { [self] in
             try runCompletingDates()
+            // A first run's remote files that could not enter the first screen, below it.
+            try readRemoteFirstRun(untilFirstScreenIsFinal: false)
             while true {
                 let batch = try readPartialRows(newest: 400, on: detailReaders)
                 if batch.rows.isEmpty { break }

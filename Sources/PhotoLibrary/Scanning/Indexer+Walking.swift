@@ -51,8 +51,13 @@ extension Indexer {
                 for subfolder in subfolders.reversed() where walkChildren || !known.contains(subfolder) {
                     stack.append((subfolder, true))
                 }
-                try index(folderID: record.id, path: folder, entries: listing.entries)
-                try setListedTime(Self.trustworthy(listing.modificationTimeNanoseconds), of: record)
+                if defersReading(of: folder) {
+                    deferReading(folderID: record.id, path: folder, root: root, entries: listing.entries,
+                                 record: record, listedTime: Self.trustworthy(listing.modificationTimeNanoseconds))
+                } else {
+                    try index(folderID: record.id, path: folder, entries: listing.entries)
+                    try setListedTime(Self.trustworthy(listing.modificationTimeNanoseconds), of: record)
+                }
             }
             try commitIfDue()
         }

@@ -32,6 +32,10 @@ final class Indexer {
     var countChanges = AlbumCountChanges()
     /// Run once the dates are known (the first screen is final): what a first scan put off.
     var completingDates: (() throws -> Void)?
+    /// A first run's remote files, listed and not read yet (`readRemoteFirstRun`).
+    var remoteFirstRun: RemoteFirstRun?
+    /// The newest capture dates a first run wrote (photos in Recents), for `readRemoteFirstRun`.
+    var firstScreenDates = NewestDates(capacity: Indexer.firstScreenRows)
     /// The page cache was enlarged for this scan's writes (set back when it ends).
     var largeCache = false
     /// How many of the newest partial rows are read in full before the dates count as known: more
@@ -99,13 +103,17 @@ final class Indexer {
     /// date is final. The second reads those files in full, newest first, and updates their rows
     /// in place (same ids, same places). `progress.datesKnown` turns true once the first pass and
     /// the newest files' full reads are committed: what a first screen shows will not change.
+    /// (A first run's files on another machine are read once, newest first, and only until the
+    /// first screen is final: the rest with the second pass, see `readRemoteFirstRun`.)
     func scan(roots: [Root], scope: ScanScope) throws -> LibraryChange {
         try run {
             let buildsDateIndexesAfter = try prepareDateOrderIndexes()
             readDatesOnly = true
             intoEmptyIndex = buildsDateIndexesAfter
-            defer { readDatesOnly = false; intoEmptyIndex = false }
+            firstScreenDates.removeAll()
+            defer { readDatesOnly = false; intoEmptyIndex = false; remoteFirstRun = nil }
             try walk(roots: roots, scope: scope)
+            try readRemoteFirstRun(untilFirstScreenIsFinal: true)
             readDatesOnly = false
             intoEmptyIndex = false
             var firstBatch: PartialRows?

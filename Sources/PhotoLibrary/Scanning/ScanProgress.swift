@@ -17,7 +17,12 @@ public struct ScanProgress: Sendable {
     public var filesCompleted = 0
     /// Every file is listed and dated, and the newest are read in full: albums are in their final
     /// order and their first screens will not change (only files new on disk arrive above).
+    /// In a first run over folders on another machine, files that cannot enter the first screen
+    /// of Recents may still be unread then (`filesLeftBehindFirstScreen`); they arrive below it.
     public var datesKnown = false
+    /// Files on another machine that a first run read after `datesKnown` (counted in
+    /// `filesToComplete`).
+    public var filesLeftBehindFirstScreen = 0
     /// When `datesKnown` turned true, in seconds since the scan started.
     public var datedSeconds = 0.0
     /// Folders passed without listing them: their time says no entry changed (`.changedFolders`).

@@ -247,6 +247,15 @@ public final class ThumbnailLoader: @unchecked Sendable {
     /// One turn of a worker: runs the job that comes first now, if any.
     private func runNextJob() {
         guard let (job, previewOnly) = nextWork() else { return }
+        // (A photo on another machine: the index's reads from there wait meanwhile.)
+        if job.key.path.isLocationURI {
+            RemoteTraffic.awaited { run(job, previewOnly: previewOnly) }
+        } else {
+            run(job, previewOnly: previewOnly)
+        }
+    }
+
+    private func run(_ job: Job, previewOnly: Bool) {
         if previewOnly {
             if let side = locked({ job.cellPixels }),
                let preview = thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: side) {
