@@ -9,7 +9,8 @@ final class DragOutTests: WindowTestCase {
     override var requiredTools: [String] { ["/usr/bin/python3"] }
     override var copiesDemoLibrary: Bool { false }
 
-    private static let dropApp = #"""
+    /// (Also the drop target of RemoteFetchTests.)
+    static let dropApp = #"""
     import gi
     gi.require_version("Gtk", "4.0")
     gi.require_version("Gdk", "4.0")

@@ -79,6 +79,41 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         XCTAssertTrue(app.isRunning)
     }
 
+    /// A drag cannot wait for a copy: a pick still being copied is left out of it and the window
+    /// says so (a toast at the bottom); once the copy is complete, the same drag brings it.
+    func testADragLeavesOutAPickStillBeingCopiedAndSaysSo() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
+        addTeardownBlock { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
+        try DragOutTests.dropApp.write(to: script, atomically: true, encoding: .utf8)
+        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
+                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        defer { target.stop() }
+        try display.xdotool(["windowmove", target.windowID, "710", "0"])
+        let picker = try openPicker(server, photos, arguments: ["--multiple", "--width", "700", "--height", "600"])
+        defer { picker.stop() }
+        try server.limitRate("2mbit")
+        try picker.keys("space")
+        XCTAssertTrue(wait { self.fractions(picker).count >= 1 }, picker.errorText)
+        // (From the cell's corner: its middle is the ring's cancel button.)
+        let cell = (x: firstCell.x - 40, y: firstCell.y + 45), drop = (x: 900, y: 150)
+        try display.drag(from: cell, to: drop)
+        let toast = (x: 350, y: 480)  // (above the strip)
+        let darkPixels = { ((try? self.pixels(around: toast)) ?? []).filter { max($0.red, $0.green, $0.blue) < 120 }.count }
+        XCTAssertTrue(wait(seconds: 3) { darkPixels() > 1200 }, "the note that the pick was left out: \(darkPixels()) dark pixels")
+        XCTAssertFalse(picker.errorText.contains(" fetched "), "the copy was still under way: \(picker.errorText)")
+        try server.limitRate("off")
+        XCTAssertTrue(wait(seconds: 60) { picker.errorText.contains(" fetched ") }, picker.errorText)
+        try display.drag(from: cell, to: drop)
+        _ = picker.finish(timeout: 0)
+        let received = String(decoding: target.finishWithBytes(timeout: 0).output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(received.count, 2, "one drop of one file, after the copy: \(received)")
+        let copy = try XCTUnwrap(received.first)
+        XCTAssertTrue(copy.hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path), copy)
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_2.JPG").path))
+    }
+
     /// The ring's button stops the copy: its partial file goes and the photo is unpicked, so the
     /// answer holds only the photo picked after it.
     func testTheCellsCancelButtonStopsTheCopyAndUnpicks() throws {

@@ -43,14 +43,24 @@ extension PickerView {
     /// text/uri-list and the portal's file transfer), owned by the caller.
     func dragContent(for id: Int64) -> UnsafeMutableRawPointer? {
         let ids = selection.number(of: id) != nil ? selection.picked : [id]
-        return Self.fileListContent(localFiles(ids))
+        return Self.fileListContent(filesForDrag(ids))
     }
 
     /// The files `ids` hand to another app (a drag): a photo on another machine as its local copy,
     /// left out until that is complete (a GFile of a location must not be made on the GTK
-    /// thread, where gvfs's lookups may wait on a server).
-    func localFiles(_ ids: [Int64]) -> [FilePath] {
-        controller.assets(ids).compactMap { controller.answerPath(of: $0) }.filter { !$0.isLocationURI }
+    /// thread, where gvfs's lookups may wait on a server). A drag cannot wait for a copy: what
+    /// is left out is said.
+    func filesForDrag(_ ids: [Int64]) -> [FilePath] {
+        let assets = controller.assets(ids)
+        let files = assets.compactMap { controller.answerPath(of: $0) }.filter { !$0.isLocationURI }
+        if files.count < assets.count {
+            let beingCopied = controller.picksBeingFetched.filter(ids.contains).count
+            showToast(beingCopied > 0
+                ? ni18n("Left out of the drag: {count} photo still being copied from another computer",
+                        "Left out of the drag: {count} photos still being copied from another computer", beingCopied)
+                : i18n("A photo on another computer can be dragged once it is picked and copied here"))
+        }
+        return files
     }
 
     static func fileListContent(_ paths: [FilePath]) -> UnsafeMutableRawPointer? {

@@ -328,7 +328,7 @@ public final class PickerView {
         }
         strip.filesForDrag = { [weak self] in
             guard let self else { return nil }
-            return Self.fileListContent(self.localFiles(self.selection.picked))
+            return Self.fileListContent(self.filesForDrag(self.selection.picked))
         }
         preview.onToggle = { [weak self] in self?.togglePreviewed() }
         preview.onClose = { [weak self] in self?.closePreview() }
