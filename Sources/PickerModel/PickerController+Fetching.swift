@@ -14,15 +14,24 @@ extension PickerController {
                 fetches.cancel(id)
                 continue
             }
-            guard fetchesRemotePicks, fetches.state(of: id) == nil, let asset = asset(id), asset.path.isLocationURI else { continue }
-            fetches.fetch(id, from: asset.path)
+            guard fetchesRemotePicks, fetches.state(of: id) == nil, let asset = asset(id), isRemote(asset.path),
+                  let location = Self.fetchLocation(of: asset.path) else { continue }
+            fetches.fetch(id, from: location)
         }
     }
 
+    /// Where a pick on another machine is copied from: its location, or the `file://` URI of a
+    /// file on a network file system (an NFS or sshfs mount). Such a path is a valid local path,
+    /// but each read of it is a download: an app handed it would wait on the network itself,
+    /// with no ring, and find nothing when the server is gone.
+    static func fetchLocation(of path: FilePath) -> FilePath? {
+        path.isLocationURI ? path : FetchedCopies.location(ofLocalFile: path)
+    }
+
     /// What a confirmed pick is answered with: its local copy when it lives on another machine
-    /// (nil until that is complete, or when picks are not fetched), else its path.
+    /// (nil until that is complete), else its path; with picks not fetched (`--uri`), its path.
     public func answerPath(of asset: Asset) -> FilePath? {
-        guard asset.path.isLocationURI else { return asset.path }
+        guard isRemote(asset.path) else { return asset.path }
         return fetchesRemotePicks ? fetches.copy(of: asset.id) : asset.path
     }
 

@@ -284,7 +284,7 @@ public enum PickerWindow {
                 // (The picker read these rows a moment ago to confirm: it said so if it could not.)
                 guard let session, let view, let picked = try? view.controller.readAssets(view.selection.picked) else { return }
                 var copies: [Int64: FilePath] = [:]
-                for asset in picked where asset.path.isLocationURI { copies[asset.id] = view.controller.fetches.copy(of: asset.id) }
+                for asset in picked where view.controller.isRemote(asset.path) { copies[asset.id] = view.controller.fetches.copy(of: asset.id) }
                 session.outcome = .picked(picked, copies: copies)
                 close()
             })

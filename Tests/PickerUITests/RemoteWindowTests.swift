@@ -125,6 +125,40 @@ final class RemoteWindowTests: WindowTestCase {
                        FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_3.JPG").path))
     }
 
+    /// A pick on a network file system (an sshfs mount) is copied here as one behind a GIO
+    /// location is, and answered with the local copy: the app given it reads a local file, not
+    /// the network (and still has it when the server goes away).
+    func testAPickOnANetworkFileSystemIsAnsweredWithItsLocalCopy() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = TestSupport.temporaryDirectory("remote-sshfs-pick").appendingPathComponent("photos")
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let script = """
+            import sys
+            from PIL import Image
+            for index in range(2):
+                Image.new("RGB", (320, 240), (90, 60 * index, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
+            """
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        // Newest first: IMG_1 takes the first cell.
+        for index in 0..<2 {
+            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
+        }
+        let mounted = try server.mountWithSSHFS(photos.path)
+        let picker = try RunningPicker(display: display, arguments: ["--library", mounted], dataHome: dataHome, cacheHome: cacheHome,
+                                       environment: server.environment)
+        try picker.keys("space", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines.count, 1, picker.errorText)
+        let copy = try XCTUnwrap(lines.first)
+        XCTAssertTrue(copy.hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path + "/"), "a local copy, not the mount's path: \(copy)")
+        XCTAssertEqual(URL(fileURLWithPath: copy).lastPathComponent, "IMG_1.JPG")
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_1.JPG").path))
+    }
+
     /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
     /// more than the screen (35 cells) and the rows GTK binds around it.
     private func makePhotos() throws -> URL {

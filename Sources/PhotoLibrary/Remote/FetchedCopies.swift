@@ -38,6 +38,14 @@ public struct FetchedCopies: Sendable {
         }
     }
 
+    /// The `file://` URI a local path is fetched from (a file on a network file system), or nil
+    /// for a path GLib cannot name as one (not absolute).
+    public static func location(ofLocalFile path: FilePath) -> FilePath? {
+        guard let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+        defer { g_free(uri) }
+        return FilePath(String(cString: uri))
+    }
+
     /// Where the copy of `location` goes: under its own name (the app shows that name), in a
     /// folder named by the MD5 of its URI, so that two IMG_0001.JPG of two folders stay apart.
     public func destination(of location: FilePath) -> FilePath {
