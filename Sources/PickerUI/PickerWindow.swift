@@ -184,7 +184,9 @@ public enum PickerWindow {
         StartupTrace.mark("activate")
         if let check = session.options.beforeShowing {
             session.options.beforeShowing = nil
-            if let failure = check() {
+            let failure = check()
+            StartupTrace.mark("the library's folders checked")
+            if let failure {
                 session.outcome = .failed(failure)
                 g_application_quit(application.cast())
                 return

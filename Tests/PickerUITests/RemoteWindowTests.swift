@@ -125,6 +125,68 @@ final class RemoteWindowTests: WindowTestCase {
                        FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_3.JPG").path))
     }
 
+    /// A photo in sight that holds no embedded preview shows nothing until it is downloaded: it
+    /// is downloaded first, before the photos whose cells show their previews already (it came
+    /// in its turn, 30th here, and a first run's grid waited for it).
+    func testACellWithoutAPreviewIsDownloadedFirst() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = TestSupport.temporaryDirectory("remote-no-preview").appendingPathComponent("photos")
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        // 42 photos, IMG_41 the newest (the first cell); IMG_12, the 30th cell, without a preview.
+        let script = """
+            import os, sys
+            from PIL import Image
+            folder = sys.argv[1]
+            Image.effect_noise((160, 120), 60).convert("RGB").save(f"{folder}/thumb.jpg", quality=80)
+            arguments = []
+            for index in range(42):
+                name = f"{folder}/IMG_{index:02}.JPG"
+                Image.effect_noise((800, 600), 40 + index).convert("RGB").save(name, quality=95)
+                arguments += [f"-DateTimeOriginal=2024:05:01 12:{index:02}:00"]
+                if index != 12:
+                    arguments += [f"-ThumbnailImage<={folder}/thumb.jpg"]
+                arguments += [name, "-execute"]
+            with open(f"{folder}/../arguments.txt", "w") as out:
+                out.write("\\n".join(arguments[:-1]) + "\\n")
+            """
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        let arguments = photos.deletingLastPathComponent().appendingPathComponent("arguments.txt").path
+        let dated = try TestSupport.run("/usr/bin/exiftool", ["-@", arguments, "-common_args", "-overwrite_original", "-q"])
+        XCTAssertEqual(dated.status, 0, dated.error)
+        try FileManager.default.removeItem(atPath: photos.appendingPathComponent("thumb.jpg").path)
+        let bare = photos.appendingPathComponent("IMG_12.JPG").path
+        let size = try FileManager.default.attributesOfItem(atPath: bare)[.size] as? Int ?? 0
+        let picker = try RunningPicker(display: display, arguments: ["--library", server.uri(photos.path)],
+                                       dataHome: dataHome, cacheHome: cacheHome, environment: server.environment)
+        defer { _ = picker.finish(timeout: 0) }
+        let downloads = { self.downloadsInOrder(server) }
+        XCTAssertTrue(wait(seconds: 30) { downloads().count >= 6 }, "the cells in sight downloaded their photos: \(downloads())")
+        // (The first two may start before any preview is read: a first run asks for the first
+        // screen before its cells are bound.)
+        XCTAssertTrue(downloads().prefix(3).contains(bare),
+                      "the photo without a preview (\(size) bytes) was among the first three downloads: \(downloads().prefix(6))")
+    }
+
+    /// The photos the server sent whole (at least 90 % of a file read at one opening), in order.
+    private func downloadsInOrder(_ server: SFTPServer) -> [String] {
+        server.closings().filter { closing in
+            let size = (try? FileManager.default.attributesOfItem(atPath: closing.path)[.size] as? Int) ?? .max
+            return closing.bytes * 10 >= size * 9
+        }.map(\.path)
+    }
+
+    private func wait(seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(100_000)
+        }
+        return condition()
+    }
+
     /// A pick on a network file system (an sshfs mount) is copied here as one behind a GIO
     /// location is, and answered with the local copy: the app given it reads a local file, not
     /// the network (and still has it when the server goes away).

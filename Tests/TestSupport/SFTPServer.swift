@@ -97,6 +97,19 @@ public final class SFTPServer: @unchecked Sendable {
         return result
     }
 
+    /// Each closing of a file, in the order the server logged them: the path and the bytes read
+    /// from it while it was open.
+    public func closings() -> [(path: String, bytes: Int)] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        let pattern = try! NSRegularExpression(pattern: #"close "(.*)" bytes read (\d+)"#)
+        return text.split(whereSeparator: { $0.isNewline }).compactMap { line in
+            let line = String(line)
+            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                  let path = Range(match.range(at: 1), in: line), let bytes = Range(match.range(at: 2), in: line) else { return nil }
+            return (String(line[path]), Int(line[bytes]) ?? 0)
+        }
+    }
+
     /// The most reads that `isLarge` picks the server served at one time (each from the file's
     /// opening to its closing; other reads of the same files meanwhile are not counted).
     public func mostReadsAtOnce(where isLarge: (_ path: String, _ bytes: Int) -> Bool) -> Int {
