@@ -126,6 +126,24 @@ public final class PhotoLibrary: @unchecked Sendable {
         set { unreachableLock.withLock { unreachableStore = newValue } }
     }
 
+    /// Removes the index's files when it holds no folder and no photo and no other process is
+    /// scanning it: a window that ended before it showed (its folder on another machine was no
+    /// folder) leaves no index of a library that never was. Call it once no scan of this
+    /// library runs. Returns whether they were removed.
+    @discardableResult
+    public func removeIndexIfEmpty() -> Bool {
+        guard let path = location.databasePath else { return false }
+        return (try? holdingScanLock(whenBusy: .giveUp, waiting: nil, isCancelled: nil) { () -> Bool in
+            let empty = try readLock.withLock {
+                try reader.integer("SELECT NOT EXISTS (SELECT 1 FROM assets) AND NOT EXISTS (SELECT 1 FROM folders)")
+            }
+            guard empty == 1 else { return false }
+            // (The scan lock's file last: it is held until then.)
+            for suffix in ["-wal", "-shm", ".open-lock", "", ".scan-lock"] { _ = unlink(path + suffix) }
+            return true
+        }) ?? false
+    }
+
     /// Runs `body` holding the scan lock (taken by the outermost scan of this thread).
     private func holdingScanLock<R>(whenBusy: WhenIndexBusy, waiting: (() -> Void)?, isCancelled: (() -> Bool)?,
                                     _ body: () throws -> R) throws -> R {

@@ -54,7 +54,8 @@ final class RemoteWindowTests: WindowTestCase {
     /// order, and nothing is copied for it; without it, with local copies of them, in pick order,
     /// byte for byte the photos; with --copy-to, with copies of those in the folder.
     /// A location that is not a folder ends the window before it shows, as a wrong local folder
-    /// does: one line that says why, and exit status 2. (It is checked while GTK starts.)
+    /// does: one line that says why, and exit status 2. (It is checked while GTK starts; the
+    /// index opened meanwhile is removed.)
     func testALocationThatIsNotAFolderIsSaidAndNoWindowShows() throws {
         let server = try SFTPServer()
         defer { server.close() }
@@ -72,6 +73,8 @@ final class RemoteWindowTests: WindowTestCase {
             XCTAssertEqual(result.error, "photopick: --library \(uri): \(reason)\n")
             XCTAssertEqual(result.output, Data())
         }
+        let indexes = (try? FileManager.default.contentsOfDirectory(atPath: dataHome.appendingPathComponent("photopick").path)) ?? []
+        XCTAssertEqual(indexes.filter { $0.hasPrefix("index-") }, [], "no index is left of a library that never was")
     }
 
     func testPicksOnAnotherComputerAreAnsweredWithTheirURIsOrLocalCopies() throws {

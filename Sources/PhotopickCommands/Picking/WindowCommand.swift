@@ -88,6 +88,8 @@ import PickerUI
         return codes.timedOut
     case .failed(let message):
         warn(message)
+        // (Opened while its folders were checked: a wrong location leaves no index behind.)
+        library.removeIndexIfEmpty()
         return codes.error
     case .handedToRunningApp:
         return codes.confirmed
