@@ -68,8 +68,9 @@ public final class ThumbnailLoader: @unchecked Sendable {
         /// Its embedded preview was looked for (or is being): every cell in sight gets its first
         /// paint before any of them is decoded.
         var previewLookedFor = false
-        /// Its cell shows the embedded preview: its download can wait for those that show nothing.
-        var previewShown = false
+        /// Its embedded preview was looked for and there is none: its cell shows nothing until
+        /// it is downloaded, so its download goes before those of cells that show their previews.
+        var previewMissing = false
         /// A file on another machine (its decode is a download), unless known to be small.
         var isRemote: Bool
         /// Counted in `runningTransfers` while it runs.
@@ -259,9 +260,10 @@ public final class ThumbnailLoader: @unchecked Sendable {
 
     private func run(_ job: Job, previewOnly: Bool) {
         if previewOnly {
-            if let side = locked({ job.cellPixels }),
-               let preview = thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: side) {
-                locked { job.previewShown = true }
+            let side = locked { job.cellPixels }
+            let preview = side.flatMap { thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: $0) }
+            if preview == nil { locked { job.previewMissing = true } }
+            if let preview {
                 for request in locked({ job.requests }) where !request.isCancelled {
                     dispatcher.post { request.deliverPreliminary(preview) }
                 }
@@ -328,7 +330,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
         // A remote cell in sight that shows nothing (its photo holds no embedded preview) is
         // downloaded before those that show their preview: 300 real photos over SFTP, the one
         // photo of the first screen without a preview came last, and the grid waited 2 s for it.
-        if let index = inSight.firstIndex(where: { canStart($0) && !$0.previewShown }) ?? inSight.firstIndex(where: canStart) {
+        if let index = inSight.firstIndex(where: { canStart($0) && $0.isRemote && $0.previewMissing }) ?? inSight.firstIndex(where: canStart) {
             let job = inSight.remove(at: index)
             job.started = true
             job.wasInSight = true
