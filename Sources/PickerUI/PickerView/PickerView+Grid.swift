@@ -208,7 +208,9 @@ extension PickerView {
             // previewed in 2 s, 32 in 0.6 s; the one without a preview waits for its download.)
             let remote = controller.isRemote(path)
             var counted = false
-            loader.request(path, flavor: flavor) { [weak self, weak gate] result in
+            // (With the cell's size, a remote photo's preview is looked for before any download,
+            // and one without a preview is known to need its download first.)
+            loader.request(path, flavor: flavor, cellPixels: remote ? cellPixels : nil) { [weak self, weak gate] result in
                 if case .success(let thumbnail) = result, thumbnail.isPreliminary, !remote { return }
                 guard !counted, let gate, gate.waiting > 0 else { return }
                 counted = true
