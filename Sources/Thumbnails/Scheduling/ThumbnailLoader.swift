@@ -71,6 +71,9 @@ public final class ThumbnailLoader: @unchecked Sendable {
         /// Its embedded preview was looked for and there is none: its cell shows nothing until
         /// it is downloaded, so its download goes before those of cells that show their previews.
         var previewMissing = false
+        /// The embedded preview delivered while the job runs, for requests that join it later
+        /// (a first run asks for the first screen before its cells are bound).
+        var preview: Thumbnail?
         /// A file on another machine (its decode is a download), unless known to be small.
         var isRemote: Bool
         /// Counted in `runningTransfers` while it runs.
@@ -126,6 +129,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
                         completion: @escaping Completion) -> ThumbnailRequest {
         let request = ThumbnailRequest(completion: completion)
         let key = JobKey(path: path, flavor: flavor)
+        var preview: Thumbnail?
         let isNew = locked { () -> Bool in
             let job: Job
             var isNew = false
@@ -147,6 +151,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
                 if priority == .visible { enqueueVisible(job) } else { prefetch.append(job) }
             }
             job.requests.append(request)
+            preview = job.preview
             if let cellPixels { job.cellPixels = max(job.cellPixels ?? 0, cellPixels) }
             request.detach = { [weak self, weak job, weak request] in
                 guard let self, let job, let request else { return }
@@ -157,6 +162,8 @@ public final class ThumbnailLoader: @unchecked Sendable {
         // Each new job gives the workers one turn; the turn runs whichever job comes first then
         // (visible before prefetch, newest visible first), not necessarily this one.
         if isNew { workers.submit { [weak self] in self?.runNextJob() } }
+        // A cell bound after its job painted the preview shows it too, not grey until the download.
+        if let preview { dispatcher.post { request.deliverPreliminary(preview) } }
         // A job already queued that has just come into sight may run beside the screen's last.
         giveTurns(locked { takeReleasedTurns() })
         return request
@@ -264,7 +271,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
             let preview = side.flatMap { thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: $0) }
             if preview == nil { locked { job.previewMissing = true } }
             if let preview {
-                for request in locked({ job.requests }) where !request.isCancelled {
+                for request in locked({ job.preview = preview; return job.requests }) where !request.isCancelled {
                     dispatcher.post { request.deliverPreliminary(preview) }
                 }
             }
@@ -274,7 +281,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
         }
         let cellPixels = locked { job.previewLookedFor ? nil : job.cellPixels }
         let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
-            for request in locked({ job.requests }) where !request.isCancelled {
+            for request in locked({ job.preview = preview; return job.requests }) where !request.isCancelled {
                 dispatcher.post { request.deliverPreliminary(preview) }
             }
         }, isCancelled: { [self] in
