@@ -49,12 +49,14 @@ extension PickerView {
     /// The files `ids` hand to another app (a drag): a photo on another machine as its local copy,
     /// left out until that is complete (a GFile of a location must not be made on the GTK
     /// thread, where gvfs's lookups may wait on a server). A drag cannot wait for a copy: what
-    /// is left out is said.
+    /// is left out is said. (A photo on a network file system not copied yet goes as its path,
+    /// which the other app reads through the mount.)
     func filesForDrag(_ ids: [Int64]) -> [FilePath] {
-        let assets = controller.assets(ids)
-        let files = assets.compactMap { controller.answerPath(of: $0) }.filter { !$0.isLocationURI }
-        if files.count < assets.count {
-            let beingCopied = controller.picksBeingFetched.filter(ids.contains).count
+        let resolved = controller.assets(ids).map { (id: $0.id, file: controller.answerPath(of: $0) ?? $0.path) }
+        let leftOut = Set(resolved.filter { $0.file.isLocationURI }.map(\.id))
+        let files = resolved.filter { !$0.file.isLocationURI }.map(\.file)
+        if !leftOut.isEmpty {
+            let beingCopied = controller.picksBeingFetched.filter(leftOut.contains).count
             showToast(beingCopied > 0
                 ? ni18n("Left out of the drag: {count} photo still being copied from another computer",
                         "Left out of the drag: {count} photos still being copied from another computer", beingCopied)
