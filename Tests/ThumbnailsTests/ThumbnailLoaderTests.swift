@@ -150,6 +150,53 @@ final class ThumbnailLoaderTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A cell bound after its job painted the embedded preview gets that preview at once, not
+    /// grey until the decode: a first run asks for its first screen before the cells bind, and
+    /// at b4277ad's parent 7 cells of a real-photo first screen stayed grey that way (issue 22).
+    nonisolated func testACellBoundAfterItsJobPaintedThePreviewShowsItBeforeTheDecode() throws {
+        try MainActor.assumeIsolated {
+            let generated = GeneratedLibrary.shared
+            let file = try XCTUnwrap(generated.files.first {
+                $0["kind"] as? String == "photo" && $0["exif_thumbnail"] as? Bool == true && $0["corrupt"] == nil
+            })
+            let photo = generated.path(of: file)
+            // The one worker makes a slow video's thumbnail first, so the photo's decode waits
+            // behind it once its preview is painted: the second request joins the job then.
+            let folder = TestSupport.temporaryDirectory("joined-preview")
+            let definition = folder.appendingPathComponent("slow.thumbnailer")
+            try "[Thumbnailer Entry]\nExec=sh -c 'sleep 3' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)
+            let video = folder.appendingPathComponent("clip.mp4")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=size=64x64:rate=5:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", video.path]).status, 0)
+            let cache = ThumbnailCache(root: FilePath(folder.appendingPathComponent("thumbnails").path))
+            let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, memory: MemoryCache(),
+                                                                  thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))]),
+                                         workers: 1, startPaused: true)
+            defer { loader.shutdown(waitsForRunningWork: false) }
+            var first: [Thumbnail.Source] = []
+            loader.request(FilePath(video.path), flavor: .normal) { _ in }
+            loader.request(photo, flavor: .normal, cellPixels: 20) { result in
+                if case .success(let thumbnail) = result { first.append(thumbnail.source) }
+            }
+            loader.putFirst([FilePath(video.path), photo], flavor: .normal)
+            loader.resume()
+            runMainLoop { !first.isEmpty }
+            XCTAssertEqual(first, [.embedded], "the preview paints first")
+
+            var joined: [Thumbnail.Source] = []
+            loader.request(photo, flavor: .normal, cellPixels: 20) { result in
+                if case .success(let thumbnail) = result { joined.append(thumbnail.source) }
+            }
+            runMainLoop(until: { !joined.isEmpty }, timeout: 1.5)
+            XCTAssertEqual(joined, [.embedded], "the cell bound later shows the preview while the decode waits")
+            XCTAssertEqual(first, [.embedded], "the decode is still waiting behind the video")
+            runMainLoop { joined.count == 2 && first.count == 2 }
+            XCTAssertEqual(joined, [.embedded, .decoded])
+            XCTAssertEqual(first, [.embedded, .decoded])
+            XCTAssertEqual(loader.thumbnailer.decodes, 2, "the video and the photo: one decode serves both cells")
+        }
+    }
+
     nonisolated func testACancelledRequestNeverReportsAResult() {
         MainActor.assumeIsolated {
             let loader = loader(workers: 2, paused: true)
