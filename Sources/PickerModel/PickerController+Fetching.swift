@@ -9,6 +9,10 @@ extension PickerController {
     /// likely local by the time the person confirms; an unpick stops it (a finished copy stays
     /// in the cache, for the next time).
     func fetchPicks(among ids: Set<Int64>) {
+        if heldFetches != nil {
+            heldFetches?.formUnion(ids)
+            return
+        }
         for id in ids {
             guard selection.number(of: id) != nil else {
                 fetches.cancel(id)
@@ -18,6 +22,23 @@ extension PickerController {
                   let location = Self.fetchLocation(of: asset.path) else { continue }
             fetches.fetch(id, from: location)
         }
+    }
+
+    /// Holds back the copies the picks and unpicks from now start and stop, until
+    /// `releaseFetches()`: a press on a cell picks or unpicks at once, but a press that begins a
+    /// drag is undone, and meanwhile it had stopped a pick's copy, finished or not, and started it
+    /// again from nothing, so the drag found no copy to hand over.
+    public func holdFetches() {
+        releaseFetches()
+        heldFetches = []
+    }
+
+    /// Starts and stops the copies of what was picked and unpicked since `holdFetches()`, as it
+    /// stands now: a press undone changes nothing.
+    public func releaseFetches() {
+        guard let held = heldFetches else { return }
+        heldFetches = nil
+        fetchPicks(among: held)
     }
 
     /// Where a pick on another machine is copied from: its location, or the `file://` URI of a

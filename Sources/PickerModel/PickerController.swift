@@ -71,6 +71,8 @@ public final class PickerController {
     private var selectionSubscription: Subscription?
     /// The offline folders said to the person (once each).
     var toldOffline: Set<FilePath> = []
+    /// The picks and unpicks whose copies wait for a press to end (holdFetches).
+    var heldFetches: Set<Int64>?
     /// A first run's album waits for the scan to date every file (startScan).
     var waitsForDates = false
     /// The controller's own threads: change positions, finding by name and reading the rest of

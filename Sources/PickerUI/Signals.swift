@@ -33,6 +33,18 @@ extension Signal {
         return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
     }
 
+    /// A gesture's "end", `void (*)(GtkGesture *, GdkEventSequence *, gpointer)` (the sequence
+    /// is NULL for a mouse's). (A name of its own: as an overload of `connect`, the trailing
+    /// closures of other signals picked it.)
+    @discardableResult
+    static func connectEnd(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
+            let handler: @MainActor () -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler() }
+        }
+        return connect(gesture, "end", thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+    }
+
     /// `gboolean (*)(GtkWidget *, int x, int y, gboolean keyboard, GtkTooltip *, gpointer)`:
     /// query-tooltip.
     @discardableResult

@@ -103,10 +103,14 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         let darkPixels = { ((try? self.pixels(around: toast)) ?? []).filter { max($0.red, $0.green, $0.blue) < 120 }.count }
         XCTAssertTrue(wait(seconds: 3) { darkPixels() > 1200 }, "the note that the pick was left out: \(darkPixels()) dark pixels")
         XCTAssertFalse(picker.errorText.contains(" fetched "), "the copy was still under way: \(picker.errorText)")
+        // The press that began the drag unpicked the photo for a moment: its copy went on.
+        XCTAssertFalse(picker.errorText.contains(" cancelled"), picker.errorText)
+        XCTAssertEqual(fractions(picker), fractions(picker).sorted(), "the copy was not started again")
         try server.limitRate("off")
         XCTAssertTrue(wait(seconds: 60) { picker.errorText.contains(" fetched ") }, picker.errorText)
         try display.drag(from: cell, to: drop)
         _ = picker.finish(timeout: 0)
+        XCTAssertEqual(picker.errorText.components(separatedBy: " fetched ").count, 2, "copied once: \(picker.errorText)")
         let received = String(decoding: target.finishWithBytes(timeout: 0).output, as: UTF8.self).split(separator: "\n").map(String.init)
         XCTAssertEqual(received.count, 2, "one drop of one file, after the copy: \(received)")
         let copy = try XCTUnwrap(received.first)

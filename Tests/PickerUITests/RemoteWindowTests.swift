@@ -224,6 +224,54 @@ final class RemoteWindowTests: WindowTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_1.JPG").path))
     }
 
+    /// A drag cannot wait for a copy, but a photo on a network file system needs none: not
+    /// picked, it goes as its path, which the other app reads through the mount (570ddc8: e38e886
+    /// had left it out); picked and copied, as its local copy, as the answer gives it.
+    func testAPhotoOnANetworkFileSystemIsDraggedAsItsPathUntilItsCopyIsComplete() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let photos = TestSupport.temporaryDirectory("remote-sshfs-drag").appendingPathComponent("photos")
+        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import sys
+            from PIL import Image
+            for index in range(2):
+                Image.new("RGB", (320, 240), (90, 60 * index, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
+            """, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        for index in 0..<2 {
+            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
+        }
+        let mounted = try server.mountWithSSHFS(photos.path)
+        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
+        defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
+        try DragOutTests.dropApp.write(to: script, atomically: true, encoding: .utf8)
+        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
+                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        defer { target.stop() }
+        try display.xdotool(["windowmove", target.windowID, "710", "0"])
+        let picker = try WindowProcess(display: display, arguments: ["--multiple", "--no-camera", "--width", "700", "--height", "600", "--library", mounted],
+                                       dataHome: dataHome, cacheHome: cacheHome,
+                                       environment: server.environment.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 })
+        defer { picker.stop() }
+        let cell = (x: 75, y: 115), drop = (x: 900, y: 150)
+        try display.drag(from: cell, to: drop)  // IMG_1, the newest, not picked
+        XCTAssertFalse(picker.errorText.contains("photopick: fetch "), "the press that began the drag copied nothing: \(picker.errorText)")
+        try display.xdotool(["windowfocus", "--sync", picker.windowID])
+        try picker.keys("space")
+        XCTAssertTrue(wait(seconds: 30) { picker.errorText.contains(" fetched ") }, picker.errorText)
+        try display.drag(from: cell, to: drop)
+        _ = picker.finish(timeout: 0)
+        XCTAssertFalse(picker.errorText.contains(" cancelled"), "the drag kept the pick and its copy: \(picker.errorText)")
+        let received = String(decoding: target.finishWithBytes(timeout: 0).output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(received.count, 4, "two drops of one file each: \(received) \(target.errorText)")
+        guard received.count == 4 else { return }
+        XCTAssertEqual(received[0], mounted + "/IMG_1.JPG", "not picked: the mount's path")
+        XCTAssertTrue(received[2].hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path + "/"), "picked and copied: the local copy, \(received[2])")
+        XCTAssertEqual(FileManager.default.contents(atPath: received[2]), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_1.JPG").path))
+    }
+
     /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
     /// more than the screen (35 cells) and the rows GTK binds around it.
     private func makePhotos() throws -> URL {

@@ -43,6 +43,9 @@ extension PickerView {
             if gtk_gesture_get_point(OpaquePointer(click.raw), nil, &x, &y) != 0, cell.hasButton(atX: x, y: y) { return }
             if presses == 1 {
                 press.numberBefore = cell.assetID.flatMap { self.selection.number(of: $0) }
+                // Until the press ends, as a click or a drag that undoes it, the pick's copy
+                // neither starts nor stops.
+                self.controller.holdFetches()
                 self.toggle(at: position)
             } else if presses == 2 {
                 // The first press is undone: a picked photo keeps its place in the order.
@@ -50,6 +53,8 @@ extension PickerView {
                 self.openPreview(at: position)
             }
         })
+        // (Also when a drag began: GTK then resets the click, after the drag's prepare.)
+        Signal.connectEnd(click.raw) { [weak self] in self?.controller.releaseFetches() }
         gtk_widget_add_controller(cell.root, OpaquePointer(click.raw))
         let drag = gtk_drag_source_new()!
         gtk_drag_source_set_actions(drag, GDK_ACTION_COPY)

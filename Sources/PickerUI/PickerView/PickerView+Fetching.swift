@@ -24,6 +24,7 @@ extension PickerView {
     /// and `then` can run now; true when it waits, or when a copy failed (said in a toast: it
     /// waits for a retry, or for that photo to be unpicked).
     func whenPicksFetched(_ then: @escaping @MainActor () -> Void) -> Bool {
+        controller.releaseFetches()
         let pending = controller.picksBeingFetched
         guard !pending.isEmpty else {
             afterFetches = nil

@@ -200,7 +200,7 @@ extension PickerView {
         // (The cells' own requests join these jobs.) The grid is shown once they are all made, or
         // at the gate's deadline: one change from "Looking for Photos" to a screen of photos,
         // rather than a grey grid that fills cell by cell (a real photo takes a decode each).
-        let gate = FirstScreenGate(waiting: inSight.count)
+        let gate = FirstScreenGate(waitingFor: inSight)
         firstScreenGate = gate
         for path in inSight {
             // A photo on another machine shows its embedded preview first, its download waiting
@@ -214,7 +214,7 @@ extension PickerView {
                 if case .success(let thumbnail) = result, thumbnail.isPreliminary, !remote { return }
                 guard !counted, let gate, gate.waiting > 0 else { return }
                 counted = true
-                gate.waiting -= 1
+                gate.waitingFor.remove(path)
                 if gate.waiting == 0 { self?.openFirstScreenGate() }
             }
         }
@@ -228,7 +228,8 @@ extension PickerView {
 
     func openFirstScreenGate() {
         guard let gate = firstScreenGate else { return }
-        StartupTrace.mark(gate.waiting == 0 ? "first screen's thumbnails made" : "first screen shown before its thumbnails (\(gate.waiting) left)")
+        StartupTrace.mark(gate.waiting == 0 ? "first screen's thumbnails made"
+            : "first screen shown before its thumbnails (\(gate.waiting) left: \(gate.waitingFor.map(\.lastComponentName).sorted().joined(separator: ", ")))")
         gate.deadline.cancel()
         firstScreenGate = nil
         updateEmptyState()
@@ -241,9 +242,11 @@ final class FirstScreenGate {
     /// Milliseconds the grid may stay hidden after the dates are known (Nautilus on 660 real
     /// photos settles at 2.3-2.9 s; the first screen's decodes take about 1 s here).
     static let longestWait: guint = 2000
-    var waiting: Int
+    /// The photos in sight whose pictures are not made yet (named by the startup trace).
+    var waitingFor: Set<FilePath>
+    var waiting: Int { waitingFor.count }
     let deadline = MainLoopSource()
-    init(waiting: Int) { self.waiting = waiting }
+    init(waitingFor: [FilePath]) { self.waitingFor = Set(waitingFor) }
 }
 
 extension PickerView {
