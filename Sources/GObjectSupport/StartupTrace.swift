@@ -12,6 +12,17 @@ public enum StartupTrace {
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 
+    /// PHOTOPICK_TRACE_THUMBNAILS: each thumbnail job's steps, on the same clock ("thumbnail
+    /// 1532 ms  downloading IMG_0042.JPG"): which cell a first screen waited for, and why.
+    public static let tracesThumbnails = getenv("PHOTOPICK_TRACE_THUMBNAILS") != nil
+
+    public static func thumbnail(_ step: @autoclosure () -> String) {
+        guard tracesThumbnails else { return }
+        let milliseconds = Int((secondsSinceStart() * 1000).rounded())
+        var line = "thumbnail \(milliseconds) ms  \(step())\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
     /// From the process's start time in /proc (clock ticks since boot) to CLOCK_BOOTTIME now.
     static func secondsSinceStart() -> Double {
         var now = timespec()

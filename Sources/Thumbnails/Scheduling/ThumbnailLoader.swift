@@ -136,7 +136,10 @@ public final class ThumbnailLoader: @unchecked Sendable {
             if let existing = jobs[key] {
                 job = existing
                 // (Asked first without its size: the first screen's early thumbnails.)
-                if let size, size <= Self.smallRemoteFile, !existing.started { existing.isRemote = false }
+                if let size, size <= Self.smallRemoteFile, !existing.started, existing.isRemote {
+                    existing.isRemote = false
+                    StartupTrace.thumbnail("\(key.path.traceName) is small: not a download")
+                }
                 if priority == .visible && !existing.started && !inSight.contains(where: { $0 === existing }) {
                     // Promote (the cell is bound now), or move it to the top of the stack: newest first.
                     prefetch.removeAll { $0 === existing }
@@ -148,6 +151,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
                 job = Job(key: key, priority: priority, isRemote: isRemote(path) && (size ?? .max) > Self.smallRemoteFile)
                 jobs[key] = job
                 isNew = true
+                StartupTrace.thumbnail("asked for \(path.traceName)\(job.isRemote ? ", a download" : "") (\(priority))")
                 if priority == .visible { enqueueVisible(job) } else { prefetch.append(job) }
             }
             job.requests.append(request)
@@ -270,6 +274,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
             let side = locked { job.cellPixels }
             let preview = side.flatMap { thumbnailer.embeddedPreview(for: job.key.path, flavor: job.key.flavor, side: $0) }
             if preview == nil { locked { job.previewMissing = true } }
+            StartupTrace.thumbnail("\(job.key.path.traceName)'s preview \(preview == nil ? "missing" : "shown")")
             if let preview {
                 for request in locked({ job.preview = preview; return job.requests }) where !request.isCancelled {
                     dispatcher.post { request.deliverPreliminary(preview) }
@@ -280,6 +285,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
             return
         }
         let cellPixels = locked { job.previewLookedFor ? nil : job.cellPixels }
+        StartupTrace.thumbnail("making \(job.key.path.traceName)\(job.isTransfer ? ", a download" : "")")
         let result = thumbnailer.thumbnail(for: job.key.path, flavor: job.key.flavor, firstPaintSide: cellPixels, firstPaint: { [self] preview in
             for request in locked({ job.preview = preview; return job.requests }) where !request.isCancelled {
                 dispatcher.post { request.deliverPreliminary(preview) }
@@ -292,6 +298,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
             if jobs[job.key] === job { jobs[job.key] = nil }
             return job.requests
         }
+        StartupTrace.thumbnail("\(job.key.path.traceName) \((try? result.get()) != nil ? "made" : "failed or cancelled")")
         if case .failure(.cancelled) = result {} else {
             for request in requests where !request.isCancelled {
                 dispatcher.post { request.deliver(result) }
@@ -351,6 +358,7 @@ public final class ThumbnailLoader: @unchecked Sendable {
         // Only remote cells in sight wait, for a transfer to end: this turn is given back then.
         if !inSight.isEmpty {
             heldTurns += 1
+            StartupTrace.thumbnail("a turn held: \(inSight.count) in sight wait for a transfer")
             return nil
         }
         guard visible.contains(where: { !$0.isRemote }) || prefetch.contains(where: { !$0.isRemote }) else {
@@ -434,4 +442,9 @@ public final class ThumbnailRequest: @unchecked Sendable {
         }
         completion?(result)
     }
+}
+
+private extension FilePath {
+    /// The file's name, for the thumbnail trace.
+    var traceName: String { String(decoding: lastComponent, as: UTF8.self) }
 }
