@@ -7,9 +7,7 @@ public enum StartupTrace {
 
     public static func mark(_ step: @autoclosure () -> String) {
         guard isOn else { return }
-        let milliseconds = Int((secondsSinceStart() * 1000).rounded())
-        var line = "startup \(milliseconds) ms  \(step())\n"
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        say("startup", step())
     }
 
     /// PHOTOPICK_TRACE_THUMBNAILS: each thumbnail job's steps, on the same clock ("thumbnail
@@ -18,8 +16,12 @@ public enum StartupTrace {
 
     public static func thumbnail(_ step: @autoclosure () -> String) {
         guard tracesThumbnails else { return }
+        say("thumbnail", step())
+    }
+
+    private static func say(_ trace: String, _ step: String) {
         let milliseconds = Int((secondsSinceStart() * 1000).rounded())
-        var line = "thumbnail \(milliseconds) ms  \(step())\n"
+        var line = "\(trace) \(milliseconds) ms  \(step)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 

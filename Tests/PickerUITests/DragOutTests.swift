@@ -39,12 +39,8 @@ final class DragOutTests: WindowTestCase {
 
     func testDraggedPhotosArriveAsFilesInPickOrder() throws {
         let recents = try list()
-        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
-        try Self.dropApp.write(to: script, atomically: true, encoding: .utf8)
-        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
-                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        let target = try openDropTarget()
         defer { target.stop() }
-        try display.xdotool(["windowmove", target.windowID, "710", "0"])
         let picker = try WindowProcess(display: display, arguments: ["--library", library.path, "--no-camera", "--width", "700", "--height", "600"],
                                        dataHome: dataHome, cacheHome: cacheHome)
         defer { picker.stop() }
@@ -63,5 +59,19 @@ final class DragOutTests: WindowTestCase {
         let received = String(decoding: target.finishWithBytes(timeout: 0).output, as: UTF8.self)
         XCTAssertEqual(received, ([recents[1], recents[0], "--", recents[2], "--", recents[1], recents[0], "--"]).map { $0 + "\n" }.joined(),
                        target.errorText)
+    }
+}
+
+extension WindowTestCase {
+    /// A GTK app with a file drop target (DragOutTests.dropApp) right of a 700-point picker, its
+    /// drop zone at (900, 150): it prints the files of each drop, a line each, then "--".
+    func openDropTarget() throws -> WindowProcess {
+        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
+        addTeardownBlock { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
+        try DragOutTests.dropApp.write(to: script, atomically: true, encoding: .utf8)
+        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
+                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        try display.xdotool(["windowmove", target.windowID, "710", "0"])
+        return target
     }
 }

@@ -84,13 +84,8 @@ final class RemoteFetchTests: RemoteWindowTestCase {
     func testADragLeavesOutAPickStillBeingCopiedAndSaysSo() throws {
         let (server, photos) = try start()
         defer { server.close() }
-        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
-        addTeardownBlock { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        try DragOutTests.dropApp.write(to: script, atomically: true, encoding: .utf8)
-        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
-                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        let target = try openDropTarget()
         defer { target.stop() }
-        try display.xdotool(["windowmove", target.windowID, "710", "0"])
         let picker = try openPicker(server, photos, arguments: ["--multiple", "--width", "700", "--height", "600"])
         defer { picker.stop() }
         try server.limitRate("2mbit")

@@ -196,21 +196,7 @@ final class RemoteWindowTests: WindowTestCase {
     func testAPickOnANetworkFileSystemIsAnsweredWithItsLocalCopy() throws {
         let server = try SFTPServer()
         defer { server.close() }
-        let photos = TestSupport.temporaryDirectory("remote-sshfs-pick").appendingPathComponent("photos")
-        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        let script = """
-            import sys
-            from PIL import Image
-            for index in range(2):
-                Image.new("RGB", (320, 240), (90, 60 * index, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
-            """
-        let made = try TestSupport.run("/usr/bin/python3", ["-c", script, photos.path])
-        XCTAssertEqual(made.status, 0, made.error)
-        // Newest first: IMG_1 takes the first cell.
-        for index in 0..<2 {
-            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
-        }
+        let photos = try twoPhotos("remote-sshfs-pick")
         let mounted = try server.mountWithSSHFS(photos.path)
         let picker = try RunningPicker(display: display, arguments: ["--library", mounted], dataHome: dataHome, cacheHome: cacheHome,
                                        environment: server.environment)
@@ -230,27 +216,10 @@ final class RemoteWindowTests: WindowTestCase {
     func testAPhotoOnANetworkFileSystemIsDraggedAsItsPathUntilItsCopyIsComplete() throws {
         let server = try SFTPServer()
         defer { server.close() }
-        let photos = TestSupport.temporaryDirectory("remote-sshfs-drag").appendingPathComponent("photos")
-        defer { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        let made = try TestSupport.run("/usr/bin/python3", ["-c", """
-            import sys
-            from PIL import Image
-            for index in range(2):
-                Image.new("RGB", (320, 240), (90, 60 * index, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
-            """, photos.path])
-        XCTAssertEqual(made.status, 0, made.error)
-        for index in 0..<2 {
-            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
-        }
+        let photos = try twoPhotos("remote-sshfs-drag")
         let mounted = try server.mountWithSSHFS(photos.path)
-        let script = TestSupport.temporaryDirectory("drop-app").appendingPathComponent("drop.py")
-        defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        try DragOutTests.dropApp.write(to: script, atomically: true, encoding: .utf8)
-        let target = try WindowProcess(display: display, executable: "/usr/bin/python3", arguments: [script.path],
-                                       dataHome: dataHome, cacheHome: cacheHome, title: "Drop Here")
+        let target = try openDropTarget()
         defer { target.stop() }
-        try display.xdotool(["windowmove", target.windowID, "710", "0"])
         let picker = try WindowProcess(display: display, arguments: ["--multiple", "--no-camera", "--width", "700", "--height", "600", "--library", mounted],
                                        dataHome: dataHome, cacheHome: cacheHome,
                                        environment: server.environment.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 })
@@ -270,6 +239,25 @@ final class RemoteWindowTests: WindowTestCase {
         XCTAssertEqual(received[0], mounted + "/IMG_1.JPG", "not picked: the mount's path")
         XCTAssertTrue(received[2].hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path + "/"), "picked and copied: the local copy, \(received[2])")
         XCTAssertEqual(FileManager.default.contents(atPath: received[2]), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_1.JPG").path))
+    }
+
+    /// Two small photos, IMG_0 and IMG_1, a day apart: IMG_1, the newest, takes the first cell.
+    /// (Removed when the test ends.)
+    private func twoPhotos(_ name: String) throws -> URL {
+        let photos = TestSupport.temporaryDirectory(name).appendingPathComponent("photos")
+        addTeardownBlock { try? FileManager.default.removeItem(at: photos.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let made = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import sys
+            from PIL import Image
+            for index in range(2):
+                Image.new("RGB", (320, 240), (90, 60 * index, 200)).save(f"{sys.argv[1]}/IMG_{index}.JPG", quality=90)
+            """, photos.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        for index in 0..<2 {
+            XCTAssertNil(try TestSupport.setCaptureDate("2024:05:0\(index + 1) 12:00:00", of: photos.appendingPathComponent("IMG_\(index).JPG").path))
+        }
+        return photos
     }
 
     /// 90 photos of 0.3-0.6 MB, each with a 160-pixel EXIF preview, as cameras write them:
