@@ -262,6 +262,9 @@ def photopick_binary():
     return os.path.join(path, "photopick")
 
 
+short_runtime_dirs = set()
+
+
 def prepare_home(home):
     """A throwaway user: XDG folders, GTK settings, GSettings in a key file. Kept caches stay."""
     dirs = {key: os.path.join(home, name) for key, name in (
@@ -271,6 +274,7 @@ def prepare_home(home):
         # gvfsd-sftp's ssh keeps its control socket in the runtime folder, and a socket's path has
         # at most 108 bytes: under WORK/home-…/runtime it failed ("Connection failed").
         dirs["XDG_RUNTIME_DIR"] = "/tmp/pcrt-%08x" % zlib.crc32(home.encode())
+        short_runtime_dirs.add(dirs["XDG_RUNTIME_DIR"])  # (outside WORK: removed at the end)
     for path in dirs.values():
         os.makedirs(path, mode=0o700, exist_ok=True)
     config = dirs["XDG_CONFIG_HOME"]
@@ -723,6 +727,8 @@ def main():
         end_processes(descendants(os.getpid(), skip={screen.process.pid} | servers), grace=3)
         screen.close()
         reap()
+        for path in short_runtime_dirs:
+            shutil.rmtree(path, ignore_errors=True)
         rows = summarise(results["runs"], programs, sizes, modes)
         results["medians"] = rows
         results["wall_time_s"] = round(time.monotonic() - began, 1)
