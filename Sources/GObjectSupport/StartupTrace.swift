@@ -11,7 +11,7 @@ public enum StartupTrace {
     }
 
     /// PHOTOPICK_TRACE_THUMBNAILS: each thumbnail job's steps, on the same clock ("thumbnail
-    /// 1532 ms  downloading IMG_0042.JPG"): which cell a first screen waited for, and why.
+    /// 1532 ms  making IMG_0042.JPG, a download"): which cell a first screen waited for, and why.
     public static let tracesThumbnails = getenv("PHOTOPICK_TRACE_THUMBNAILS") != nil
 
     public static func thumbnail(_ step: @autoclosure () -> String) {
