@@ -77,11 +77,7 @@ public final class Thumbnailer: Sendable {
         return Thumbnail(pixbuf: pixbuf, source: .embedded)
     }
 
-    /// Formats decoded in this process even when there are workers: GdkPixbuf's XPM loader keeps
-    /// what it is given in a temporary file, which a worker cannot make (it failed every XPM).
-    static let decodedInProcess: Set<String> = ["image/x-xpixmap"]
-
-    /// The crash journal of the decodes made here (no workers, or a format they cannot take).
+    /// The crash journal of the decodes made here (when there are no workers).
     private var decodingJournal: CrashJournal? {
         journalPath.withLock { path in
             if path == nil { path = .some(cache.decodingJournalPath()) }
@@ -173,7 +169,7 @@ public final class Thumbnailer: Sendable {
             // name's (an XPM's content reads as C source).
             let decodeType = mimeType.hasPrefix("image/") ? mimeType : ContentType.guess(fileName: path.lastComponent).mimeType
             let decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>
-            if let workers, !Self.decodedInProcess.contains(decodeType) {
+            if let workers {
                 decoded = workers.decode(file, mimeType: decodeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
                                          isCancelled: isCancelled)
             } else if let journal = decodingJournal, let suspicion = journal.suspicion(of: path) {

@@ -121,6 +121,70 @@ final class MetadataWorkerTests: XCTestCase {
         return false
     }
 
+    /// A worker taken over by its file (`stand-in-worker`) that sends one byte of its reply, or
+    /// a header announcing 4,096 bytes and 10 of them, then nothing: the read ends at the wall
+    /// time (2 s here, the batch asked three times as for any worker that failed between files),
+    /// not never (issue 37).
+    func testAReplyCutShortEndsAtTheDeadline() throws {
+        let photo = try writePhoto("photo.jpg")
+        for behaviour in ["one-byte", "short-text"] {
+            let workers = MetadataWorkers(executable: try TestSupport.standInWorker(behaviour, in: folder), maximumWorkers: 1,
+                                          wallSecondsPerFile: 2)
+            final class Box: @unchecked Sendable {
+                let photo: (path: FilePath, version: FileVersion)
+                var outcomes: [ReadOutcome] = []
+                init(_ photo: (path: FilePath, version: FileVersion)) { self.photo = photo }
+            }
+            let box = Box(photo), done = DispatchSemaphore(value: 0)
+            let started = monotonicSeconds()
+            Thread {
+                box.outcomes = MetadataReader.read([box.photo], datesOnly: false, workers: workers, journal: nil)
+                done.signal()
+            }.start()
+            if done.wait(timeout: .now() + 30) == .timedOut {
+                XCTFail("\(behaviour): the read still waited after 30 s")
+                // (Each worker killed, until the read gives up: nothing is left waiting.)
+                repeat { workers.busyWorkers.forEach { kill($0.pid, SIGKILL) } } while done.wait(timeout: .now() + 0.2) == .timedOut
+                continue
+            }
+            XCTAssertEqual(box.outcomes, [.failed("reading its metadata took longer than 2 s")], behaviour)
+            XCTAssertLessThan(monotonicSeconds() - started, 12, behaviour)
+            XCTAssertTrue(workers.busyWorkers.isEmpty)
+        }
+    }
+
+    /// The OOM killer or a person's kill ends a worker while it reads an honest file: the batch
+    /// goes to a new worker and every file is read; a file is blamed only when a worker is
+    /// killed on it twice (issue 37: 16 kills during a first index dropped 9 photos).
+    func testAWorkerKilledFromOutsideCostsItsFileNothing() throws {
+        let batch = [try writePhoto("a.jpg"), try slowPNG("slow.png"), try writePhoto("b.jpg")]
+        for (times, signal) in [(1, SIGKILL), (1, SIGTERM), (2, SIGKILL)] {
+            let workers = MetadataWorkers(executable: TestSupport.photopick, maximumWorkers: 1)
+            let killer = Thread {
+                var killed: Set<pid_t> = []
+                for _ in 0..<2000 where killed.count < times {
+                    // (On the slow file, the batch's second.)
+                    if let worker = workers.busyWorkers.first(where: { $0.file == 1 && !killed.contains($0.pid) }) {
+                        usleep(50_000)
+                        kill(worker.pid, signal)
+                        killed.insert(worker.pid)
+                    }
+                    usleep(2_000)
+                }
+            }
+            killer.start()
+            let outcomes = MetadataReader.read(batch, datesOnly: false, workers: workers, journal: nil)
+            while !killer.isFinished { usleep(10_000) }
+            XCTAssert(isPhoto(outcomes[0]) && isPhoto(outcomes[2]), "\(outcomes)")
+            if times == 1 {
+                XCTAssert(isPhoto(outcomes[1]), "killed once (\(signal)): read by a new worker: \(outcomes[1])")
+            } else {
+                XCTAssertEqual(outcomes[1], .failed("the metadata reader was stopped on this file twice (killed twice)"))
+            }
+            XCTAssertEqual(workers.statistics.replaced, times)
+        }
+    }
+
     func testAFileThatRunsPastItsProcessorTimeCostsOnlyItself() throws {
         let batch = [try writePhoto("a.jpg"), try slowPNG("slow.png"), try writePhoto("b.jpg")]
         let workers = MetadataWorkers(executable: TestSupport.photopick, maximumWorkers: 1, cpuSecondsPerFile: 0.2)

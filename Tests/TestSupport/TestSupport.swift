@@ -33,6 +33,17 @@ public enum TestSupport {
         return packageRoot.appendingPathComponent(".build/debug/photopick").path
     }
 
+    /// A program to start in place of photopick-worker: `Tests/StandInWorker/stand-in-worker`, a
+    /// worker taken over by its file that speaks the workers' protocol and then misbehaves as
+    /// `behaviour` says (its comment lists them). Written into `folder` as a small script.
+    public static func standInWorker(_ behaviour: String, in folder: URL) throws -> String {
+        let script = packageRoot.appendingPathComponent("Tests/StandInWorker/stand-in-worker").path
+        let path = folder.appendingPathComponent("stand-in-\(behaviour)").path
+        try "#!/bin/sh\nexec /usr/bin/python3 '\(script)' \(behaviour) \"$@\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
     /// The folder that holds every temporary folder of this test run.
     public static let temporaryBase = FileManager.default.temporaryDirectory.appendingPathComponent("photopick-tests-\(getpid())")
 

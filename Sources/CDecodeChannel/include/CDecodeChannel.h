@@ -2,6 +2,7 @@
 #define PHOTOPICK_DECODE_CHANNEL_H
 
 #include <stddef.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 /* The decode worker's channel: one message and at most one file descriptor per call, over a
@@ -17,6 +18,10 @@ int photopick_channel_send(int socket, const void *data, size_t length, int fd);
  * A descriptor received with a failed call is closed. */
 ssize_t photopick_channel_receive(int socket, void *data, size_t length, int *fd);
 
+/* As `photopick_channel_receive`, giving up after `milliseconds` in all (ETIMEDOUT), however the
+ * message is cut into parts: -1 waits for ever. */
+ssize_t photopick_channel_receive_within(int socket, void *data, size_t length, int *fd, int milliseconds);
+
 /* The most descriptors one message carries (a metadata worker's batch of files). */
 #define PHOTOPICK_CHANNEL_MAX_FDS 64
 
@@ -27,28 +32,31 @@ int photopick_channel_send_fds(int socket, const void *data, size_t length, cons
  * `count`); any beyond are closed. On failure none is kept (`count` is 0). */
 ssize_t photopick_channel_receive_fds(int socket, void *data, size_t length, int *fds, int capacity, int *count);
 
+/* As `photopick_channel_receive_fds`, within `milliseconds` in all (-1: no limit). */
+ssize_t photopick_channel_receive_fds_within(int socket, void *data, size_t length, int *fds, int capacity, int *count,
+                                             int milliseconds);
+
 /* A page of memory shared with a worker (memfd, close-on-exec), where it says which file of a
  * batch it is on: a crash is then put down to that file. Returns the descriptor, or -1. */
 int photopick_progress_file(void);
 
 
-/* An anonymous file in memory for a decoded picture's pixels (memfd_create, close-on-exec,
- * sealable). Returns the descriptor, or -1 with errno set. */
-int photopick_pixels_file(void);
-
 /* A memory file of `size` bytes shared with a decode worker for the lifetime of the worker: it
  * writes each picture's pixels there (a new memory file a picture cost each decode a dozen
  * system calls and the page faults of fresh pages on both sides, 0.5 ms of a 2 ms thumbnail).
- * Sealed against shrinking and growing, so the window's mapping of it always holds. */
+ * Sealed against shrinking and growing, so the window's mapping of it always holds: the only
+ * place the window takes a worker's pixels from. */
 int photopick_shared_pixels_file(size_t size);
 
-/* Seals a pixels file against growing, shrinking and writing: the receiver maps what it
- * checked. Returns 0, or -1 with errno set. */
-int photopick_seal_pixels(int fd);
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34), which Swift's Glibc module does not
+ * show: the child closes every descriptor from `first` on. */
+int photopick_spawn_close_from(posix_spawn_file_actions_t *actions, int first);
 
-/* The worker's own limits, set as it starts: it dies with its parent (PR_SET_PDEATHSIG) and can
- * never gain privileges (PR_SET_NO_NEW_PRIVS). Returns 0, or -1 with errno set. */
-int photopick_worker_prepare(void);
+/* The worker's own limits, set as it starts (WorkerSandbox.c): it dies with its parent
+ * (PR_SET_PDEATHSIG), can never gain privileges (PR_SET_NO_NEW_PRIVS), and holds no descriptor
+ * from `first_unused` on (whatever its starter had open without close-on-exec). Returns 0, or
+ * -1 with errno set. */
+int photopick_worker_prepare(int first_unused);
 
 /* The address space the worker may have in all: what it uses now plus `budget` bytes. */
 int photopick_worker_limit_memory(unsigned long long budget);
@@ -56,10 +64,25 @@ int photopick_worker_limit_memory(unsigned long long budget);
 /* Processor time from now: `seconds` more, then SIGXCPU ends the process. */
 int photopick_worker_limit_cpu(unsigned int seconds);
 
-/* Shuts the worker in: from here on a system call outside what decoding from descriptors
- * needs fails with EACCES (opening files, sockets, running programs, mapping executable
- * memory), for every thread. Returns 0, or -1 with errno set (a kernel without seccomp). */
-int photopick_worker_enter_sandbox(void);
+/* Shuts the worker in (both walls below). `landlock_abi` gets Landlock's ABI version in force,
+ * or minus the errno that says why there is none (-ENOSYS, -EOPNOTSUPP). Returns 0, or -1 with
+ * errno set when seccomp could not be entered. */
+int photopick_worker_enter_sandbox(int *landlock_abi);
+
+/* Landlock alone: no file may be opened, made or run by path, no TCP port reached, and (ABI 6 on)
+ * no signal sent outside the worker. Returns the ABI version in force, or -1 with errno set. */
+int photopick_worker_enter_landlock(void);
+
+/* seccomp alone: from here on a system call outside what decoding from descriptors needs fails
+ * with EACCES, for every thread; signals and limits reach only the worker itself. Returns 0, or
+ * -1 with errno set (a kernel without seccomp). */
+int photopick_worker_enter_seccomp(void);
+
+/* What the walls let through, tried for real from inside a worker: opening a file, making a
+ * socket, signalling, limiting, tracing the window (its parent), stat by path, and fstat of its
+ * own `channel`; "open /etc/passwd: Permission denied; socket: …; fstat its channel: allowed"
+ * into `out`. The signals are signal 0 and the limit is only read: nothing is done to anyone. */
+void photopick_worker_check_walls(char *out, size_t size, int channel);
 
 /* The crash journal's signal side (PhotoLibrary's CrashJournal). A reader thread says which
  * journal byte and slot it is on while it reads a file; should the process then die of a

@@ -36,10 +36,56 @@ public enum ImageHeaders {
         }
     }
 
-    /// The stored pixel size of a JPEG, PNG, GIF or WebP read from its header (a decoder's
-    /// memory estimate).
-    public static func storedPixelSize(of file: OpenFile, mimeType: String) -> (width: Int, height: Int)? {
-        pixelSize(of: file, mimeType: mimeType)
+    /// The pixel size a decoder of `file` works at, read from its header (a decode's memory
+    /// estimate): JPEG, PNG, GIF, WebP, TIFF, BMP, HEIF and AVIF, PNM, ICO, TGA and XPM. Nil for
+    /// anything else, and for an SVG, which is drawn at the size asked, at a cost no header says.
+    public static func decodedPixelSize(of file: OpenFile, mimeType: String) -> (width: Int, height: Int)? {
+        if let size = pixelSize(of: file, mimeType: mimeType) { return size }
+        switch mimeType {
+        case "image/tiff": return tiffSize(file)
+        case "image/bmp", "image/x-bmp", "image/x-ms-bmp": return bmpSize(file.read(at: 0, count: 26))
+        case _ where HEIFBoxes.mimeTypes.contains(mimeType): return HEIFBoxes.read(file)?.displayedSize
+        case "image/svg+xml": return nil
+        default:
+            if case .size(let width, let height) = loaderHeader(of: file, mimeType: mimeType) { return (width, height) }
+            return nil
+        }
+    }
+
+    /// The first image's ImageWidth and ImageLength tags (256, 257) in a TIFF's first directory,
+    /// as GdkPixbuf's TIFF loader decodes it. (BigTIFF: nil.)
+    static func tiffSize(_ file: OpenFile) -> (width: Int, height: Int)? {
+        let head = file.read(at: 0, count: 8)
+        let little: Bool
+        if head.matches("II*\u{0}", at: 0) { little = true } else if head.matches("MM\u{0}*", at: 0) { little = false } else { return nil }
+        func number(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64? {
+            little ? bytes.littleEndian(at: offset, width: width) : bytes.bigEndian(at: offset, width: width)
+        }
+        guard let directory = number(head, at: 4, width: 4), directory >= 8, directory < UInt64(file.size),
+              let count = number(file.read(at: Int64(directory), count: 2), at: 0, width: 2), count > 0, count <= 1000 else { return nil }
+        let entries = file.read(at: Int64(directory) + 2, count: Int(count) * 12)
+        var width: Int?, height: Int?
+        for start in stride(from: 0, to: entries.count - 11, by: 12) {
+            guard let tag = number(entries, at: start, width: 2), tag == 256 || tag == 257, let type = number(entries, at: start + 2, width: 2) else { continue }
+            // SHORT (3) or LONG (4), one value, in the entry itself.
+            let value = type == 3 ? number(entries, at: start + 8, width: 2) : type == 4 ? number(entries, at: start + 8, width: 4) : nil
+            guard let value else { continue }
+            if tag == 256 { width = Int(value) } else { height = Int(value) }
+        }
+        guard let width, let height else { return nil }
+        return positive(width, height)
+    }
+
+    /// "BM", then a header whose size says its kind: 12 bytes (OS/2: 16-bit sides) or more
+    /// (32-bit sides; a negative height is a top-down picture).
+    static func bmpSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
+        guard head.matches("BM", at: 0), let headerSize = head.littleEndian(at: 14, width: 4) else { return nil }
+        if headerSize == 12 {
+            guard let width = head.littleEndian(at: 18, width: 2), let height = head.littleEndian(at: 20, width: 2) else { return nil }
+            return positive(Int(width), Int(height))
+        }
+        guard let width = head.littleEndian(at: 18, width: 4), let height = head.littleEndian(at: 22, width: 4) else { return nil }
+        return positive(Int(Int32(bitPattern: UInt32(width))), abs(Int(Int32(bitPattern: UInt32(height)))))
     }
 
     /// The stored pixel size of a JPEG, PNG, GIF or WebP read from its header.

@@ -38,6 +38,10 @@ public final class WorkerProcess {
         // (dup2 onto a new number leaves the copy without close-on-exec.)
         posix_spawn_file_actions_adddup2(&actions, ends[1], channel)
         for (index, fd) in sharedFiles.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, channel + 1 + Int32(index)) }
+        // Nothing else of this process's reaches the worker: a descriptor opened here without
+        // close-on-exec (by a host app, or inherited from whoever started us) would be the
+        // worker's to write to. (The worker closes them too as it starts.)
+        photopick_spawn_close_from(&actions, channel + 1 + Int32(sharedFiles.count))
         let cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
@@ -64,21 +68,31 @@ public final class WorkerProcess {
     }
 
     /// Kills the worker, waits for it, and says how it had ended: "crashed (Segmentation fault)",
-    /// "used more than its processor time", or "stopped" (killed, or ended by itself).
+    /// "used more than its processor time", or ended from outside.
     public func stopAndDescribe() -> WorkerEnd {
         let status = stop()
         let signal = status & 0x7f
         switch signal {
         case SIGXCPU: return .outOfProcessorTime
-        case SIGKILL, 0: return .stopped
-        default: return .crashed(strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)")
+        case _ where Self.crashSignals.contains(signal): return .crashed(strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)")
+        case 0: return .endedFromOutside("exited")
+        default: return .endedFromOutside(strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)")
         }
     }
 
+    /// The signals a process dies of when what it runs goes wrong (a fault, an abort, a Swift
+    /// trap, a call its filter kills it for): a worker ended by one was taken down by its file.
+    static let crashSignals: Set<Int32> = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS]
+
     public enum WorkerEnd: Equatable {
+        /// By a crash signal: its file's doing.
         case crashed(String)
+        /// By its processor-time limit (SIGXCPU): its file's doing.
         case outOfProcessorTime
-        case stopped
+        /// Killed from outside (the OOM killer or earlyoom picks the biggest process, often a
+        /// worker on a big photo; a person's `kill`), or ended by itself: not its file's doing,
+        /// and the file is tried again in a new worker. ("Killed", "Terminated", "exited".)
+        case endedFromOutside(String)
     }
 
     /// The worker's processor time so far (user and system), from /proc.

@@ -49,7 +49,8 @@ public struct ImageDecoder: Sendable {
             return .failure(.undecodable("the JPEG file is cut off (no end of image)"))
         }
         let width: Int, height: Int, scaled: OpaquePointer
-        switch load(file, fittingIn: box, mimeType: mimeType) {
+        let isXPM = mimeType == "image/x-xpixmap" || file.read(at: 0, count: 9) == Array("/* XPM */".utf8)
+        switch isXPM ? loadXPM(file, fittingIn: box) : load(file, fittingIn: box, mimeType: mimeType) {
         case .success(let loaded): (scaled, width, height) = loaded
         case .failure(let failure): return .failure(failure)
         }
@@ -133,6 +134,69 @@ public struct ImageDecoder: Sendable {
 }
 
 extension ImageDecoder {
+    /// The most bytes of XPM text read (a 9999 × 9999 picture at two characters a pixel, with room).
+    static let xpmTextLimit: Int64 = 256 << 20
+
+    /// An XPM, through GdkPixbuf's own XPM reader given its strings in memory
+    /// (`gdk_pixbuf_new_from_xpm_data`): its loader for files keeps what it is given in a
+    /// temporary file and opens it again by name, which a decode worker cannot do (XPMs were
+    /// decoded in the window, outside the memory budget). The strings are the file's C string
+    /// literals, comments skipped; the array ends with NULL, where GdkPixbuf's reader stops.
+    func loadXPM(_ file: OpenFile, fittingIn box: Int) -> Result<(OpaquePointer, Int, Int), ThumbnailFailure> {
+        guard file.size <= Self.xpmTextLimit else { return .failure(.undecodable("an XPM of more than 256 MB of text")) }
+        let text = file.read(at: 0, count: Int(file.size))
+        var strings: [UnsafeMutablePointer<CChar>?] = []
+        defer { strings.forEach { free($0) } }
+        var index = 0
+        var current: [CChar]?
+        while index < text.count {
+            let byte = text[index]
+            if var literal = current {
+                if byte == UInt8(ascii: "\\"), index + 1 < text.count {
+                    literal.append(CChar(bitPattern: text[index + 1]))
+                    index += 2
+                    current = literal
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") {
+                    strings.append(strdup(literal + [0]))
+                    current = nil
+                } else {
+                    literal.append(CChar(bitPattern: byte))
+                    current = literal
+                }
+            } else if byte == UInt8(ascii: "/"), index + 1 < text.count, text[index + 1] == UInt8(ascii: "*") {
+                // A comment, to its end.
+                var end = index + 2
+                while end + 1 < text.count, !(text[end] == UInt8(ascii: "*") && text[end + 1] == UInt8(ascii: "/")) { end += 1 }
+                index = end + 2
+                continue
+            } else if byte == UInt8(ascii: "\"") {
+                current = []
+            }
+            index += 1
+        }
+        guard let first = strings.first.flatMap({ $0 }) else { return .failure(.undecodable("an XPM without its values")) }
+        let values = String(cString: first).split(separator: " ").compactMap { Int($0) }
+        guard values.count >= 4, values[0] > 0, values[1] > 0 else { return .failure(.undecodable("an XPM without its width and height")) }
+        let (pixels, overflow) = values[0].multipliedReportingOverflow(by: values[1])
+        if overflow || pixels > maximumPixels { return .failure(.tooLarge(width: values[0], height: values[1], limit: maximumPixels)) }
+        strings.append(nil)
+        let decoded: OpaquePointer? = strings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { array in
+                LoaderMessages.quietly { gdk_pixbuf_new_from_xpm_data(array) }
+            }
+        }
+        guard let decoded else { return .failure(.undecodable("the XPM is damaged")) }
+        defer { g_object_unref(UnsafeMutableRawPointer(decoded)) }
+        let width = Int(gdk_pixbuf_get_width(decoded)), height = Int(gdk_pixbuf_get_height(decoded))
+        let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: width, height: height, in: box)
+        guard let scaled = gdk_pixbuf_scale_simple(decoded, Int32(targetWidth), Int32(targetHeight), GDK_INTERP_BILINEAR) else {
+            return .failure(.temporary("out of memory for a \(targetWidth)×\(targetHeight) thumbnail"))
+        }
+        return .success((scaled, width, height))
+    }
+
     /// An animated WebP's first frame, decoded at the scale that fits its canvas in `box` and put
     /// where it sits on a transparent canvas of that size (a frame may cover part of it).
     func decodeFirstFrame(_ frame: ImageHeaders.WebPFirstFrame, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {

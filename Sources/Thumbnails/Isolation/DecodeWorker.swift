@@ -9,8 +9,8 @@ import PhotoLibrary
 ///
 /// Its socket is descriptor 3. Each request comes with the file's descriptor: the worker opens
 /// nothing by name. Before each decode it allows itself `cpuSeconds` more of processor time
-/// (SIGXCPU then ends it); its address space is bounded once, as it starts. Pixels go back in a
-/// sealed memory file; a failure goes back as words.
+/// (SIGXCPU then ends it); its address space is bounded once, as it starts. Pixels go back in the
+/// memory file the window made for it (descriptor 4); a failure goes back as words.
 public enum DecodeWorker {
     public static let channel = WorkerProcess.channel
 
@@ -54,7 +54,7 @@ public enum DecodeWorker {
 
     /// Runs until the window closes its end; returns the exit status.
     public static func run(memoryBudget: UInt64, formats: Formats = .every) -> Int32 {
-        guard photopick_worker_prepare() == 0 else { return 3 }
+        guard WorkerSandbox.prepare() else { return 3 }
         if getppid() == 1 { return 0 }  // the window is gone already
         // (Set once: the decoder's own allocations, whatever the file, stay inside it.)
         guard photopick_worker_limit_memory(memoryBudget) == 0 else { return 3 }
@@ -69,8 +69,7 @@ public enum DecodeWorker {
         // Its loaders in memory first: GdkPixbuf opens a format's module the first time it meets
         // that format, and nothing is opened once the worker is shut in.
         preloadLoaders(formats == .everyday ? Formats.everydayLoaders : nil)
-        let sandboxed = photopick_worker_enter_sandbox() == 0
-        let sandboxProblem = sandboxed ? nil : errorDescription(errno)
+        let walls = WorkerSandbox.enter()
         while true {
             var buffer = [UInt8](repeating: 0, count: DecodeMessages.requestSize)
             var fd: Int32 = -1
@@ -82,13 +81,12 @@ public enum DecodeWorker {
             }
             if request.kind == .checkSandbox {
                 if fd >= 0 { close(fd) }
-                let bytes = DecodeMessages.Reply(outcome: .checked, message: Self.check(sandboxProblem: sandboxProblem)).bytes
+                let bytes = DecodeMessages.Reply(outcome: .checked, message: WorkerSandbox.check(walls)).bytes
                 if photopick_channel_send(channel, bytes, bytes.count, -1) != 0 { return 0 }
                 continue
             }
             _ = photopick_worker_limit_cpu(UInt32(request.cpuSeconds))
             var reply: DecodeMessages.Reply
-            var pixels: Int32 = -1
             do {
                 let file = try OpenFile(adopting: fd)
                 var bounded = decoder
@@ -106,7 +104,7 @@ public enum DecodeWorker {
                 }
                 switch decoded {
                 case .success(let decoded):
-                    (reply, pixels) = Self.reply(decoded, shared: shared)
+                    reply = Self.reply(decoded, shared: shared)
                 case .failure(.tooLarge(let width, let height, let limit)):
                     reply = DecodeMessages.Reply(outcome: .tooLarge, imageWidth: width, imageHeight: height, limit: limit)
                 case .failure(.temporary(let reason)):
@@ -120,9 +118,7 @@ public enum DecodeWorker {
                 reply = DecodeMessages.Reply(outcome: .temporary, message: "the file could not be handed over")
             }
             let bytes = reply.bytes
-            let sent = photopick_channel_send(channel, bytes, bytes.count, pixels)
-            if pixels >= 0 { close(pixels) }
-            if sent != 0 { return 0 }  // the window went away meanwhile
+            if photopick_channel_send(channel, bytes, bytes.count, -1) != 0 { return 0 }  // the window went away meanwhile
         }
     }
 
@@ -145,23 +141,15 @@ public enum DecodeWorker {
         }
     }
 
-    /// What the sandbox lets through, tried for real: "open /etc/passwd: Permission denied;
-    /// socket: Permission denied; sandbox: on". (The window's tests, and a person who asks.)
-    private static func check(sandboxProblem: String?) -> String {
-        let file = open("/etc/passwd", O_RDONLY | O_CLOEXEC)
-        let openResult = file >= 0 ? "opened" : errorDescription(errno)
-        if file >= 0 { close(file) }
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        let socketResult = socketFD >= 0 ? "made" : errorDescription(errno)
-        if socketFD >= 0 { close(socketFD) }
-        return "open /etc/passwd: \(openResult); socket: \(socketResult); sandbox: " + (sandboxProblem.map { "off (\($0))" } ?? "on")
-    }
-
-    /// The decoded picture in the shared memory file when it fits, else in a sealed memory file
-    /// of its own, and what describes it.
-    private static func reply(_ decoded: ImageDecoder.Decoded, shared: (address: UnsafeMutableRawPointer, size: Int)?) -> (DecodeMessages.Reply, Int32) {
+    /// The decoded picture in the memory file the window made and shares with this worker (the
+    /// only place the window takes pixels from), and what describes it.
+    private static func reply(_ decoded: ImageDecoder.Decoded, shared: (address: UnsafeMutableRawPointer, size: Int)?) -> DecodeMessages.Reply {
         let pixbuf = decoded.pixbuf.pointer
         let length = Int(gdk_pixbuf_get_byte_length(pixbuf))
+        guard let shared, length <= shared.size, let data = gdk_pixbuf_read_pixels(pixbuf) else {
+            // (A box of the largest flavour, 1024, fills a quarter of it.)
+            return DecodeMessages.Reply(outcome: .temporary, message: "the picture does not fit the memory shared with the window")
+        }
         var reply = DecodeMessages.Reply(outcome: .decoded)
         reply.width = Int(gdk_pixbuf_get_width(pixbuf))
         reply.height = Int(gdk_pixbuf_get_height(pixbuf))
@@ -169,27 +157,8 @@ public enum DecodeWorker {
         reply.hasAlpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
         reply.imageWidth = decoded.imageWidth
         reply.imageHeight = decoded.imageHeight
-        if let shared, length <= shared.size, let data = gdk_pixbuf_read_pixels(pixbuf) {
-            memcpy(shared.address, data, length)
-            reply.inSharedFile = true
-            return (reply, -1)
-        }
-        let fd = photopick_pixels_file()
-        guard fd >= 0, let data = gdk_pixbuf_read_pixels(pixbuf) else {
-            if fd >= 0 { close(fd) }
-            return (DecodeMessages.Reply(outcome: .temporary, message: "no memory file for the pixels: \(errorDescription(errno))"), -1)
-        }
-        var written = 0
-        while written < length {
-            let count = write(fd, data + written, length - written)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(fd)
-                return (DecodeMessages.Reply(outcome: .temporary, message: "cannot write the pixels: \(errorDescription(errno))"), -1)
-            }
-            written += count
-        }
-        _ = photopick_seal_pixels(fd)
-        return (reply, fd)
+        memcpy(shared.address, data, length)
+        reply.inSharedFile = true
+        return reply
     }
 }

@@ -7,16 +7,6 @@ import PhotoLibrary
 extension DecodeWorkerPool {
     // MARK: Pixels
 
-    /// The pixels mapped from the worker's sealed file into a picture of our own (copied: the
-    /// mapping goes at once).
-    static func picture(_ reply: DecodeMessages.Reply, pixels: Int32) -> ImageDecoder.Decoded? {
-        var info = stat()
-        guard fstat(pixels, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, reply.pixelsFit(fileSize: Int(info.st_size)),
-              let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, pixels, 0), mapped != MAP_FAILED else { return nil }
-        defer { munmap(mapped, Int(info.st_size)) }
-        return picture(reply, from: UnsafeRawPointer(mapped), size: Int(info.st_size))
-    }
-
     /// The pixels at `address` (`size` bytes) copied into a picture of our own.
     static func picture(_ reply: DecodeMessages.Reply, from address: UnsafeRawPointer, size: Int) -> ImageDecoder.Decoded? {
         guard reply.pixelsFit(fileSize: size) else { return nil }
@@ -34,27 +24,35 @@ extension DecodeWorkerPool {
     // MARK: Estimates
 
     /// Bytes a decode of `file` holds at its peak: a JPEG is decoded at 1/2, 1/4 or 1/8 of its
-    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel; anything
-    /// else at full size, four bytes a pixel, plus the scaled copy. Unknown sizes count as a
-    /// 12-megapixel photo.
-    static func estimatedBytes(of file: OpenFile, mimeType: String, box: Int) -> Int {
-        guard let size = ImageHeaders.declaredSize(of: file) ?? ImageHeaders.storedPixelSize(of: file, mimeType: mimeType) else {
-            return 12_000_000 * 4
+    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel; a HEIF or
+    /// AVIF at full size, four bytes a pixel and its YUV planes beside (libheif, dav1d); anything
+    /// else at full size, four bytes a pixel; each plus the scaled copy. A size no header says
+    /// (an SVG, a format without a reader here, a header that does not read) is charged at
+    /// `unknown`: the pool charges it the worker's whole bound, so the budget holds whatever it is.
+    static func estimatedBytes(of file: OpenFile, mimeType: String, box: Int, unknown: Int) -> Int {
+        guard let size = ImageHeaders.declaredSize(of: file) ?? ImageHeaders.decodedPixelSize(of: file, mimeType: mimeType) else {
+            return unknown
         }
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-        if overflow { return Int.max }
+        if overflow || pixels > Int.max / 8 { return Int.max }
         if mimeType == "image/jpeg" {
             var scale = 1
             while scale < 8, min(size.width, size.height) / (scale * 2) >= box { scale *= 2 }
             return pixels / (scale * scale) * 3 + box * box * 4
         }
-        return pixels.multipliedReportingOverflow(by: 4).overflow ? Int.max : pixels * 4 + box * box * 4
+        if HEIFFormats.contains(mimeType) { return pixels * 4 + pixels * 3 / 2 + box * box * 4 }
+        return pixels * 4 + box * box * 4
     }
+
+    private static let HEIFFormats: Set<String> = ["image/heif", "image/heic", "image/heif-sequence", "image/heic-sequence", "image/avif"]
 
     /// A worker's processor time so far (user and system), from /proc.
     static func processorSeconds(of pid: pid_t) -> Double? { WorkerProcess.processorSeconds(of: pid) }
 
     static func seconds(_ value: Double) -> String { WorkerProcess.seconds(value) }
+
+    /// Whole milliseconds from now until `deadline` (monotonic seconds), at least 0.
+    static func milliseconds(until deadline: Double) -> Int32 { Int32(clamping: max(0, Int(((deadline - monotonicSeconds()) * 1000).rounded(.up)))) }
 
     /// "WebP", "TIFF": how the decoder of a type is called in a message.
     static func formatName(_ mimeType: String) -> String {

@@ -7,14 +7,15 @@ import PhotoLibrary
 /// decode-worker` processes, one per core at most, started when a decode first needs one. A
 /// worker loads the everyday formats' loaders only (JPEG, PNG, GIF, WebP…), or all of them; the
 /// second kind, one per core at most too, starts when a HEIF, TIFF or AVIF first needs it. A
-/// decode goes to an idle worker with the file's descriptor and comes back as pixels in a memory
-/// file. A worker that crashes, runs out of its processor time or takes too long is killed and
+/// decode goes to an idle worker with the file's descriptor and comes back as pixels in the memory
+/// file this process made for that worker. A worker that crashes, runs out of its processor time or takes too long is killed and
 /// replaced, and its file is reported as damaged with the reason ("the WebP decoder crashed on
 /// this file"); the window stays up. Thread-safe: the loader's threads decode at once.
 ///
 /// One memory budget holds for all workers together: a decode's need is estimated from the
 /// file's header before it starts (width × height × 4 bytes, less for a JPEG scaled while it
-/// is decoded), and a decode that would take the total over the budget waits for the others.
+/// is decoded; the whole budget when no header says), and a decode that would take the total
+/// over the budget waits for the others.
 /// One that needs more than the whole budget is refused at once. Each worker's address space is
 /// bounded by the budget as well, so an estimate that was wrong cannot take the machine.
 public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mutex`
@@ -32,19 +33,19 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         let process: WorkerProcess
         let formats: DecodeWorker.Formats
         /// The memory file the worker writes pixels into, mapped here read-only.
-        let shared: (address: UnsafeRawPointer, size: Int)?
+        let shared: (address: UnsafeRawPointer, size: Int)
         var pid: pid_t { process.pid }
         var socket: Int32 { process.socket }
-        init(_ process: WorkerProcess, formats: DecodeWorker.Formats, shared: (address: UnsafeRawPointer, size: Int)?) {
+        init(_ process: WorkerProcess, formats: DecodeWorker.Formats, shared: (address: UnsafeRawPointer, size: Int)) {
             self.process = process
             self.formats = formats
             self.shared = shared
         }
-        deinit { if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) } }
+        deinit { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) }
     }
 
-    /// The shared memory file's size: the largest flavour's pixels (1024² × 4) twice over; a
-    /// larger picture comes in a memory file of its own.
+    /// The shared memory file's size: the largest flavour's pixels (1024² × 4) twice over. Made
+    /// here and sealed against shrinking and growing, it is the only place pixels are taken from.
     static let sharedPixelsSize = 8 << 20
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -100,6 +101,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// The process ids of the workers at work now (tests stop or crash them from outside).
     public var busyWorkerIDs: [pid_t] { locked { Array(working) } }
+
+    /// The process ids of the idle workers (tests look at what they hold).
+    public var idleWorkerIDs: [pid_t] { locked { idle.map(\.pid) } }
     private var working: Set<pid_t> = []
 
     /// Starts the everyday workers now, off the calling thread, so that the first decodes do
@@ -163,11 +167,14 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         if photopick_channel_send(worker.socket, request, request.count, -1) == 0 {
             var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
             var fd: Int32 = -1
-            if photopick_channel_receive(worker.socket, &header, header.count, &fd) == header.count,
+            // (Within 5 s, however the answer is cut up: a worker stalled halfway is given up on.)
+            if photopick_channel_receive_within(worker.socket, &header, header.count, &fd, 5000) == header.count,
                let (reply, length) = DecodeMessages.Reply.header(header), reply.outcome == .checked {
                 var text = [UInt8](repeating: 0, count: length)
                 var extra: Int32 = -1
-                if length == 0 || photopick_channel_receive(worker.socket, &text, length, &extra) == length { answer = String(decoding: text, as: UTF8.self) }
+                if length == 0 || photopick_channel_receive_within(worker.socket, &text, length, &extra, 5000) == length {
+                    answer = String(decoding: text, as: UTF8.self)
+                }
                 if extra >= 0 { close(extra) }
             }
             if fd >= 0 { close(fd) }
@@ -190,26 +197,42 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
                         isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
         // An EXIF thumbnail is at most 64 KB of JPEG: its pixels, and the copy that fits the box.
-        let need = kind == .embeddedPreview ? 2 * box * box * 4 : Self.estimatedBytes(of: file, mimeType: mimeType, box: box)
+        let need = kind == .embeddedPreview ? 2 * box * box * 4 : Self.estimatedBytes(of: file, mimeType: mimeType, box: box, unknown: memoryBudget)
         guard need <= memoryBudget else {
             return .failure(.undecodable("decoding it would take about \(need >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
         }
-        let worker: Worker
-        switch take(DecodeWorker.Formats.needed(for: mimeType), reserving: need, isCancelled: isCancelled) {
-        case .success(let taken): worker = taken
-        case .failure(let failure): return .failure(failure)
+        // A worker ended from outside (the OOM killer's choice, a person's kill) is not the
+        // file's doing: the file is tried again in a new worker, and blamed only when that one
+        // ends the same way.
+        var interruption: String?
+        while true {
+            let worker: Worker
+            switch take(DecodeWorker.Formats.needed(for: mimeType), reserving: need, isCancelled: isCancelled) {
+            case .success(let taken): worker = taken
+            case .failure(let failure): return .failure(failure)
+            }
+            _ = locked { working.insert(worker.pid) }
+            let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
+            locked {
+                working.remove(worker.pid)
+                reserved -= need
+                busy[worker.formats, default: 0] -= 1
+                if case .success = result.outcome { idle.append(worker) } else { replaced += 1 }
+                pthread_cond_broadcast(changed)
+            }
+            switch result.outcome {
+            case .success: break
+            case .failure: stop(worker)
+            case .endedFromOutside(let how):
+                if let earlier = interruption {
+                    let ends = earlier == how ? "\(how.lowercased()) twice" : "\(earlier.lowercased()), then \(how.lowercased())"
+                    return .failure(.undecodable("the \(Self.formatName(mimeType)) decoder was stopped on this file twice (\(ends))"))
+                }
+                interruption = how
+                continue
+            }
+            return result.decoded
         }
-        _ = locked { working.insert(worker.pid) }
-        let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
-        locked {
-            working.remove(worker.pid)
-            reserved -= need
-            busy[worker.formats, default: 0] -= 1
-            if case .success = result.outcome { idle.append(worker) } else { replaced += 1 }
-            pthread_cond_broadcast(changed)
-        }
-        if case .failure = result.outcome { stop(worker) }
-        return result.decoded
     }
 
     /// A worker with the loaders `formats` for a decode needing `need` bytes: an idle one (of
@@ -254,7 +277,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         }
     }
 
-    private enum Outcome { case success, failure }
+    /// What became of the worker: it stays (success), it is stopped (failure: the result
+    /// stands), or it ended from outside (killed, or exited) and the file is to be tried again.
+    private enum Outcome { case success, failure, endedFromOutside(String) }
 
     private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
                      isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
@@ -264,7 +289,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         // cost them more than the hand-over. The worker's RLIMIT_CPU counts from the start.)
         var cpuAtStart: Double?
         guard photopick_channel_send(worker.socket, request, request.count, file.descriptor) == 0 else {
-            return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+            return crashed(worker, mimeType: mimeType)
         }
         // Waited for in slices. A cancelled decode (the cell scrolled away) is let finish, as one
         // in process would: killing the worker would cost the next decode a new one (its start
@@ -275,7 +300,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             var poller = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 100)
             if ready > 0 { break }
-            if ready < 0 && errno != EINTR { return (.failure, .failure(crashed(worker, mimeType: mimeType))) }
+            if ready < 0 && errno != EINTR { return crashed(worker, mimeType: mimeType) }
             if monotonicSeconds() - started > 1, isCancelled() { return (.failure, .failure(.cancelled)) }
             guard let start = cpuAtStart else {
                 cpuAtStart = Self.processorSeconds(of: worker.pid)
@@ -288,36 +313,43 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file")))
             }
         }
+        // The reply is read within what is left of the deadline, however the worker cuts it up:
+        // one that sends a byte of it and stops is given up on as one that sends nothing.
+        let lateness = "the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file"
         var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
         var pixels: Int32 = -1
-        let received = photopick_channel_receive(worker.socket, &header, header.count, &pixels)
+        let received = photopick_channel_receive_within(worker.socket, &header, header.count, &pixels, Self.milliseconds(until: deadline))
         guard received == header.count, let (reply, length) = DecodeMessages.Reply.header(header) else {
             if pixels >= 0 { close(pixels) }
-            return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+            if received < 0 && errno == ETIMEDOUT { return (.failure, .failure(.undecodable(lateness))) }
+            if received == header.count {
+                // Not an answer of ours: a worker taken over by this file.
+                return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back an answer that does not hold together")))
+            }
+            return crashed(worker, mimeType: mimeType)
         }
         var text = [UInt8](repeating: 0, count: length)
         var extra: Int32 = -1
         if length > 0 {
-            guard photopick_channel_receive(worker.socket, &text, length, &extra) == length else {
+            let got = photopick_channel_receive_within(worker.socket, &text, length, &extra, Self.milliseconds(until: deadline))
+            guard got == length else {
                 if pixels >= 0 { close(pixels) }
-                return (.failure, .failure(crashed(worker, mimeType: mimeType)))
+                if got < 0 && errno == ETIMEDOUT { return (.failure, .failure(.undecodable(lateness))) }
+                return crashed(worker, mimeType: mimeType)
             }
             if extra >= 0 { close(extra) }
         }
         let message = String(decoding: text, as: UTF8.self)
         switch reply.outcome {
         case .decoded:
-            if pixels < 0, reply.inSharedFile, let shared = worker.shared {
-                guard let decoded = Self.picture(reply, from: shared.address, size: shared.size) else {
-                    return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
-                }
-                return (.success, .success(decoded))
-            }
-            guard pixels >= 0, let decoded = Self.picture(reply, pixels: pixels) else {
-                if pixels >= 0 { close(pixels) }
+            // Pixels are taken only from the memory file this process made and sealed against
+            // shrinking and growing: a file of the worker's own could be cut short while it is
+            // copied (SIGBUS in the window). A worker that sends one was taken over.
+            if pixels >= 0 { close(pixels) }
+            guard pixels < 0, reply.inSharedFile,
+                  let decoded = Self.picture(reply, from: worker.shared.address, size: worker.shared.size) else {
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
             }
-            close(pixels)
             return (.success, .success(decoded))
         case .undecodable:
             if pixels >= 0 { close(pixels) }
@@ -335,12 +367,12 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     }
 
     /// What became of a worker that stopped answering: killed, waited for, said in words.
-    private func crashed(_ worker: Worker, mimeType: String) -> ThumbnailFailure {
+    private func crashed(_ worker: Worker, mimeType: String) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
         let decoder = "the \(Self.formatName(mimeType)) decoder"
         switch worker.process.stopAndDescribe() {
-        case .outOfProcessorTime: return .undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")
-        case .stopped: return .undecodable("\(decoder) stopped on this file")
-        case .crashed(let signal): return .undecodable("\(decoder) crashed on this file (\(signal))")
+        case .outOfProcessorTime: return (.failure, .failure(.undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
+        case .crashed(let signal): return (.failure, .failure(.undecodable("\(decoder) crashed on this file (\(signal))")))
+        case .endedFromOutside(let how): return (.endedFromOutside(how), .failure(.temporary("\(decoder) was stopped (\(how))")))
         }
     }
 
@@ -350,17 +382,19 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private func spawn(_ formats: DecodeWorker.Formats) -> Result<Worker, ThumbnailFailure> {
         let sharedFile = photopick_shared_pixels_file(Self.sharedPixelsSize)
-        var shared: (address: UnsafeRawPointer, size: Int)?
-        if sharedFile >= 0, let address = mmap(nil, Self.sharedPixelsSize, PROT_READ, MAP_SHARED, sharedFile, 0), address != MAP_FAILED {
-            shared = (UnsafeRawPointer(address), Self.sharedPixelsSize)
+        guard sharedFile >= 0 else { return .failure(.temporary("cannot start a decode worker: no memory for its pixels: \(errorDescription(errno))")) }
+        guard let address = mmap(nil, Self.sharedPixelsSize, PROT_READ, MAP_SHARED, sharedFile, 0), address != MAP_FAILED else {
+            close(sharedFile)
+            return .failure(.temporary("cannot start a decode worker: cannot map its pixels: \(errorDescription(errno))"))
         }
+        let shared = (UnsafeRawPointer(address), Self.sharedPixelsSize)
         // (WorkerProcess keeps the descriptor and closes it with the worker; the mapping stays.)
         let arguments = ["decode-worker", "--memory", String(memoryBudget), "--formats", formats.rawValue]
-        switch WorkerProcess.start(executable, arguments, sharedFiles: shared != nil ? [sharedFile] : []) {
+        switch WorkerProcess.start(executable, arguments, sharedFiles: [sharedFile]) {
         case .success(let process): return .success(Worker(process, formats: formats, shared: shared))
         case .failure(let error):
-            if let shared { munmap(UnsafeMutableRawPointer(mutating: shared.address), shared.size) }
-            if sharedFile >= 0 { close(sharedFile) }
+            munmap(address, Self.sharedPixelsSize)
+            close(sharedFile)
             return .failure(.temporary("cannot start a decode worker: \(error.reason)"))
         }
     }

@@ -1,4 +1,3 @@
-import CDecodeChannel
 import FuzzSupport
 import Glibc
 @testable import PhotoLibrary
@@ -6,8 +5,8 @@ import Glibc
 
 /// The decode worker's messages, as a worker taken over by a hostile file could write them: a
 /// request parsed by the worker, a reply's fixed part parsed by the window, then the window's
-/// reading of the pixels that came with it, from a sealed memory file of the input's remaining
-/// bytes. Nothing a reply says may make the window read outside that file or trap.
+/// reading of the pixels the reply describes, from the memory it shares with the worker (the
+/// input's remaining bytes). Nothing a reply says may make the window read outside that file or trap.
 @_cdecl("fuzz_worker_messages_main")
 public func main(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     runFuzzer(argc, argv, { data, size in fuzzWorkerMessages(data, size) })
@@ -23,13 +22,12 @@ func fuzzWorkerMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let rest = Array(bytes.dropFirst(DecodeMessages.requestSize))
     let headerBytes = Array(rest.prefix(DecodeMessages.replySize))
     guard headerBytes.count == DecodeMessages.replySize, let (reply, _) = DecodeMessages.Reply.header(headerBytes) else { return 0 }
+    // (The window's shared memory file, as the worker left it: the input's remaining bytes.)
     let pixels = Array(rest.dropFirst(DecodeMessages.replySize))
-    let fd = photopick_pixels_file()
-    guard fd >= 0 else { return 0 }
-    defer { close(fd) }
-    _ = pixels.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    _ = photopick_seal_pixels(fd)
-    if let decoded = DecodeWorkerPool.picture(reply, pixels: fd) {
+    let decoded = pixels.withUnsafeBytes { buffer in
+        buffer.baseAddress.flatMap { DecodeWorkerPool.picture(reply, from: $0, size: buffer.count) }
+    }
+    if let decoded {
         precondition(decoded.pixbuf.width == reply.width && decoded.pixbuf.height == reply.height)
     }
     return 0

@@ -18,14 +18,14 @@ public enum MetadataWorker {
 
     /// Runs until the index closes its end; returns the exit status.
     public static func run() -> Int32 {
-        guard photopick_worker_prepare() == 0 else { return 3 }
+        guard WorkerSandbox.prepare() else { return 3 }
         if getppid() == 1 { return 0 }
         guard photopick_worker_limit_memory(memoryBudget) == 0 else { return 3 }
         guard let mapped = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, WorkerProcess.channel + 1, 0), mapped != MAP_FAILED else { return 3 }
         let progress = mapped.bindMemory(to: UInt32.self, capacity: 1)
         prepareReaders()
         ExifLibrary.readsFromMemory = true
-        _ = photopick_worker_enter_sandbox()
+        _ = WorkerSandbox.enter()
         let socket = WorkerProcess.channel
         while true {
             var header = [UInt8](repeating: 0, count: MetadataMessages.headerSize)

@@ -10,7 +10,9 @@ import Synchronization
 /// round trip is shared by all of them. A worker that crashes, or spends more than its
 /// processor time or its wall time on one file, is killed; that file is recorded as failed with
 /// the reason ("the metadata reader crashed on this file (Segmentation fault)") and the rest of
-/// the batch goes to a new worker. Thread-safe.
+/// the batch goes to a new worker. A worker killed from outside (the OOM killer, a person's
+/// kill) costs nothing: its batch goes to a new worker, and a file is blamed only when that
+/// happens twice on it. Thread-safe.
 public final class MetadataWorkers: @unchecked Sendable {  // the idle workers behind `idle`'s lock
     public let executable: String
     public let maximumWorkers: Int
@@ -78,6 +80,8 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
         var outcomes = [ReadOutcome?](repeating: nil, count: jobs.count)
         var remaining = Array(jobs.indices)
         var unplaced = 0
+        // How a worker was stopped from outside while on each file: a second time blames it.
+        var interrupted: [Int: String] = [:]
         while !remaining.isEmpty {
             let batch = Array(remaining.prefix(MetadataMessages.maximumBatch))
             switch run(batch.map { jobs[$0] }) {
@@ -97,6 +101,25 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
                     remaining.removeFirst()
                     unplaced = 0
                 }
+            case .interrupted(let position?, let how):
+                // Killed from outside (the OOM killer, a person's kill) or ended by itself: not
+                // the file's doing unless it happens again on the same file.
+                let job = batch[position]
+                if let earlier = interrupted[job] {
+                    let ends = earlier == how ? "\(how.lowercased()) twice" : "\(earlier.lowercased()), then \(how.lowercased())"
+                    outcomes[job] = .failed("the metadata reader was stopped on this file twice (\(ends))")
+                    remaining.remove(at: position)
+                } else {
+                    interrupted[job] = how
+                }
+                unplaced = 0
+            case .interrupted(nil, let how):
+                unplaced += 1
+                if unplaced >= 3 {
+                    outcomes[batch[0]] = .failed("the metadata reader was stopped three times (\(how.lowercased()))")
+                    remaining.removeFirst()
+                    unplaced = 0
+                }
             case .noWorker:
                 for index in remaining {
                     let job = jobs[index]
@@ -113,6 +136,9 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
         /// The file at `position` cost the worker its life (or its deadline): the others are to be
         /// asked again. Nil when the worker was on none.
         case failed(position: Int?, reason: String)
+        /// The worker was stopped from outside (or ended by itself) while on the file at
+        /// `position` (nil: on none): the batch is asked again.
+        case interrupted(position: Int?, how: String)
         case noWorker
     }
 
@@ -150,25 +176,26 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
             }
             return nil
         }
-        if let timedOut {
-            let position = Int(worker.progress.pointee)
-            worker.process.stop()
-            counts.withLock { $0.replaced += 1 }
-            return .failed(position: jobs.indices.contains(position) ? position : nil, reason: timedOut)
-        }
+        if let timedOut { return late(worker, jobs, reason: timedOut) }
+        // The reply is read within a file's wall time, however the worker cuts it up: one that
+        // sends a byte of it and stops is given up on as one that sends nothing.
+        let within = Int32(clamping: Int(wallSecondsPerFile * 1000))
+        let lateness = "reading its metadata took longer than \(Self.seconds(wallSecondsPerFile))"
         var header = [UInt8](repeating: 0, count: MetadataMessages.headerSize)
         var stray: Int32 = -1
-        guard photopick_channel_receive(worker.process.socket, &header, header.count, &stray) == header.count,
+        let received = photopick_channel_receive_within(worker.process.socket, &header, header.count, &stray, within)
+        guard received == header.count,
               let (count, length) = MetadataMessages.header(header, magic: MetadataMessages.replyMagic,
                                                            maximumPayload: MetadataMessages.maximumReplyPayload),
               count == jobs.count else {
             if stray >= 0 { close(stray) }
-            return failure(worker, jobs)
+            return received < 0 && errno == ETIMEDOUT ? late(worker, jobs, reason: lateness) : failure(worker, jobs)
         }
         if stray >= 0 { close(stray) }
         var body = [UInt8](repeating: 0, count: length)
         if length > 0 {
-            guard photopick_channel_receive(worker.process.socket, &body, length, &stray) == length else { return failure(worker, jobs) }
+            let got = photopick_channel_receive_within(worker.process.socket, &body, length, &stray, within)
+            guard got == length else { return got < 0 && errno == ETIMEDOUT ? late(worker, jobs, reason: lateness) : failure(worker, jobs) }
             if stray >= 0 { close(stray) }
         }
         guard let outcomes = MetadataMessages.outcomes(body, count: count) else {
@@ -181,18 +208,27 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
         return .answered(outcomes)
     }
 
-    /// A worker that stopped answering: the file it was on is blamed, in words.
-    private func failure(_ worker: Worker, _ jobs: [MetadataReader.HeaderJob]) -> BatchResult {
+    /// A worker past one of its deadlines: stopped, and the file it was on blamed.
+    private func late(_ worker: Worker, _ jobs: [MetadataReader.HeaderJob], reason: String) -> BatchResult {
         let position = Int(worker.progress.pointee)
+        worker.process.stop()
+        counts.withLock { $0.replaced += 1 }
+        return .failed(position: jobs.indices.contains(position) ? position : nil, reason: reason)
+    }
+
+    /// A worker that stopped answering: the file it was on is blamed, in words, when the worker
+    /// crashed or ran out of its processor time.
+    private func failure(_ worker: Worker, _ jobs: [MetadataReader.HeaderJob]) -> BatchResult {
+        let progress = Int(worker.progress.pointee)
+        let position = jobs.indices.contains(progress) ? progress : nil
         let end = worker.process.stopAndDescribe()
         counts.withLock { $0.replaced += 1 }
-        let reason: String
         switch end {
-        case .crashed(let signal): reason = "the metadata reader crashed on this file (\(signal))"
-        case .outOfProcessorTime: reason = "reading its metadata used more than \(Self.seconds(cpuSecondsPerFile)) of processor time"
-        case .stopped: reason = "the metadata reader stopped on this file"
+        case .crashed(let signal): return .failed(position: position, reason: "the metadata reader crashed on this file (\(signal))")
+        case .outOfProcessorTime:
+            return .failed(position: position, reason: "reading its metadata used more than \(Self.seconds(cpuSecondsPerFile)) of processor time")
+        case .endedFromOutside(let how): return .interrupted(position: position, how: how)
         }
-        return .failed(position: jobs.indices.contains(position) ? position : nil, reason: reason)
     }
 
     private func spawn() -> Worker? {
