@@ -122,6 +122,7 @@ if Context.environment["PHOTOPICK_FUZZ"] == "1" {
         ("fuzz-thumbnailer", "Thumbnailer", ["PhotoLibrary", "Thumbnails"]),
         ("fuzz-command-line", "CommandLine", ["PhotopickCommands"]),
         ("fuzz-worker-messages", "WorkerMessages", ["PhotoLibrary", "Thumbnails", "CDecodeChannel"]),
+        ("fuzz-worker-replies", "WorkerReplies", ["PhotoLibrary", "Thumbnails", "CDecodeChannel"]),
         ("fuzz-metadata-messages", "MetadataMessages", ["PhotoLibrary"]),
     ]
     for target in fuzzTargets {

@@ -39,7 +39,10 @@ public enum TestSupport {
     public static func standInWorker(_ behaviour: String, in folder: URL) throws -> String {
         let script = packageRoot.appendingPathComponent("Tests/StandInWorker/stand-in-worker").path
         let path = folder.appendingPathComponent("stand-in-\(behaviour)").path
-        try "#!/bin/sh\nexec /usr/bin/python3 '\(script)' \(behaviour) \"$@\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        // (The marker tells the first process of a pool from the next, for "exit-once" and "slow-first".)
+        let marker = folder.appendingPathComponent("stand-in-\(behaviour).started").path
+        try "#!/bin/sh\nPHOTOPICK_STAND_IN_MARKER='\(marker)' exec /usr/bin/python3 '\(script)' \(behaviour) \"$@\"\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
         return path
     }

@@ -186,6 +186,42 @@ final class DecodingTests: XCTestCase {
         XCTAssertNil(JPEGScans.count(in: try OpenFile(path: FilePath(baseline.path))))
     }
 
+    /// Fewer scans over a huge picture: 199 scans over 10000 × 10000 in 224 KB kept a worker for
+    /// 8.4 s each, and ten of them starved every real photo (issue 37). The limit is on the
+    /// work (scans × blocks): refused from its markers; the same scans over 640 × 480 decode.
+    func testAProgressiveJPEGOfTooMuchWorkIsRefusedBeforeDecoding() throws {
+        let folder = TestSupport.temporaryDirectory("scan-work")
+        let ordinary = folder.appendingPathComponent("progressive.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "640x480", "gradient:orange-purple", "-interlace", "Plane",
+                                                                "-quality", "85", ordinary.path]).status, 0)
+        let bytes = try [UInt8](Data(contentsOf: ordinary))
+        let scans = try XCTUnwrap(JPEGScans.count(in: bytes))
+        let lastScan = try XCTUnwrap((0..<(bytes.count - 1)).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let end = bytes.count - 2
+        let many = Array(bytes[..<end]) + Array(repeating: Array(bytes[lastScan..<end]), count: 199 - scans).flatMap { $0 } + [0xFF, 0xD9]
+        XCTAssertEqual(JPEGScans.count(in: many), 199)
+        // At its own size: 4,800 blocks × 199 scans, decoded.
+        let small = folder.appendingPathComponent("small.jpg")
+        try Data(many).write(to: small)
+        guard case .success = thumbnailer().thumbnail(for: FilePath(small.path), flavor: .large) else {
+            return XCTFail("199 scans over 640 x 480 are little work")
+        }
+        // The same scans with a frame header saying 10000 x 10000.
+        var huge = many
+        let frame = try XCTUnwrap((0..<(huge.count - 1)).first { huge[$0] == 0xFF && huge[$0 + 1] == 0xC2 })
+        huge[frame + 5...frame + 8] = [0x27, 0x10, 0x27, 0x10]
+        let bomb = folder.appendingPathComponent("huge.jpg")
+        try Data(huge).write(to: bomb)
+        let started = monotonicSeconds()
+        guard case .failure(.undecodable(let reason)) = thumbnailer().thumbnail(for: FilePath(bomb.path), flavor: .large) else {
+            return XCTFail("199 scans over 100 megapixels were decoded")
+        }
+        XCTAssertEqual(reason, "a progressive JPEG of 199 scans over 100 megapixels (made to be slow to decode)")
+        XCTAssertLessThan(monotonicSeconds() - started, 1, "refused from its markers")
+        // An encoder's ten scans at the 100-megapixel limit are within the limit.
+        XCTAssertLessThan(JPEGScans.work(scans: 10, width: 10000, height: 10000), JPEGScans.workLimit)
+    }
+
     /// An SVG is rendered in a child process (`photopick render-thumbnail`) killed at the
     /// thumbnailer deadline: a filter that keeps librsvg busy for minutes ends at the deadline,
     /// as a temporary failure, and an ordinary SVG still renders.

@@ -87,4 +87,39 @@ final class StandInWorkerTests: XCTestCase {
             XCTAssertEqual(workers.running.values.reduce(0, +), 0, "\(behaviour): the worker is stopped")
         }
     }
+
+    /// A decode running past a second yields: a photo asked for meanwhile gets a worker of its
+    /// own beside it, instead of waiting for the slow one (issue 37: 20 photos waited 68-89 s
+    /// behind ten slow files). The extra worker goes once it is one too many.
+    func testADecodePastASecondYieldsItsTurn() throws {
+        let workers = try pool("slow-first")
+        final class Box: @unchecked Sendable {
+            let file: OpenFile
+            var slow: Double?, quick: Double?
+            init(_ file: OpenFile) { self.file = file }
+        }
+        let box = Box(file), done = DispatchGroup()
+        let started = monotonicSeconds()
+        done.enter()
+        Thread {
+            if case .success = workers.decode(box.file, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) {
+                box.slow = monotonicSeconds() - started
+            }
+            done.leave()
+        }.start()
+        while workers.busyWorkerIDs.isEmpty, monotonicSeconds() - started < 10 { usleep(10_000) }
+        done.enter()
+        Thread {
+            if case .success = workers.decode(box.file, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) {
+                box.quick = monotonicSeconds() - started
+            }
+            done.leave()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+        let slow = try XCTUnwrap(box.slow, "the slow decode"), quick = try XCTUnwrap(box.quick, "the one asked meanwhile")
+        XCTAssertGreaterThan(slow, 2.9, "the first worker took its 3 s")
+        XCTAssertLessThan(quick, 2.2, "the second was not kept waiting behind it (\(quick) s; the slow one \(slow) s)")
+        XCTAssertEqual(workers.statistics.started, 2)
+        XCTAssertEqual(workers.running.values.reduce(0, +), 1, "one worker is kept, as the maximum says")
+    }
 }

@@ -40,8 +40,16 @@ public struct ImageDecoder: Sendable {
         // An animation costs canvas × frames in GdkPixbuf's WebP loader, which decodes them all:
         // the first frame alone, at thumbnail size, is what a thumbnail shows.
         if let frame = ImageHeaders.webpFirstFrame(of: file) { return decodeFirstFrame(frame, fittingIn: box) }
-        if let scans = JPEGScans.count(in: file), scans > JPEGScans.limit {
-            return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
+        if let scans = JPEGScans.count(in: file) {
+            if scans > JPEGScans.limit {
+                return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
+            }
+            // Fewer scans over a huge picture cost as much: the limit is on their product.
+            if let size = ImageHeaders.decodedPixelSize(of: file, mimeType: "image/jpeg"),
+               JPEGScans.work(scans: scans, width: size.width, height: size.height) > JPEGScans.workLimit {
+                let megapixels = (size.width * size.height + 500_000) / 1_000_000
+                return .failure(.undecodable("a progressive JPEG of \(scans) scans over \(megapixels) megapixels (made to be slow to decode)"))
+            }
         }
         // GdkPixbuf decodes what there is of a cut-off JPEG, grey below the cut, mostly without
         // an error: such a file is damaged, not a photo to send (said before any decoding).

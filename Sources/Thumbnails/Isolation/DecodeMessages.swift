@@ -1,3 +1,4 @@
+import CDecodeChannel
 import Glibc
 
 /// The decode worker's messages, as fixed little-endian records (the worker and the window are
@@ -118,6 +119,45 @@ enum DecodeMessages {
             // (GdkPixbuf's last row is not padded.)
             return (height - 1) * rowstride + width * channels <= fileSize
         }
+    }
+}
+
+extension DecodeMessages {
+    /// What reading a worker's reply came to.
+    enum ReplyRead {
+        /// A whole reply: its fixed part, its text, and whether a descriptor came with it (closed
+        /// here: the window takes none from a worker).
+        case reply(Reply, message: String, cameWithFile: Bool)
+        /// The deadline passed, however much of the reply had come.
+        case late
+        /// The channel ended or failed before the reply was whole (the worker died, or exited).
+        case ended
+        /// A whole header that is no reply of ours.
+        case garbage
+    }
+
+    /// Reads one reply from `socket`, each part within the milliseconds `within` says are left
+    /// (asked before each part): a worker that sends a byte of it and stops is given up on as
+    /// one that sends nothing.
+    static func readReply(from socket: Int32, within: () -> Int32) -> ReplyRead {
+        var header = [UInt8](repeating: 0, count: replySize)
+        var descriptor: Int32 = -1
+        let received = photopick_channel_receive_within(socket, &header, header.count, &descriptor, within())
+        let timedOut = received < 0 && errno == ETIMEDOUT
+        var cameWithFile = descriptor >= 0
+        if descriptor >= 0 { close(descriptor) }
+        guard received == header.count else { return timedOut ? .late : .ended }
+        guard let (reply, length) = Reply.header(header) else { return .garbage }
+        var text = [UInt8](repeating: 0, count: length)
+        if length > 0 {
+            var extra: Int32 = -1
+            let got = photopick_channel_receive_within(socket, &text, length, &extra, within())
+            let late = got < 0 && errno == ETIMEDOUT
+            if extra >= 0 { close(extra) }
+            cameWithFile = cameWithFile || extra >= 0
+            guard got == length else { return late ? .late : .ended }
+        }
+        return .reply(reply, message: String(decoding: text, as: UTF8.self), cameWithFile: cameWithFile)
     }
 }
 

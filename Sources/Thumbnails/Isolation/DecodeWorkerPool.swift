@@ -100,11 +100,15 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private func count(of formats: DecodeWorker.Formats) -> Int { (busy[formats] ?? 0) + idle.count(where: { $0.formats == formats }) }
 
     /// The process ids of the workers at work now (tests stop or crash them from outside).
-    public var busyWorkerIDs: [pid_t] { locked { Array(working) } }
+    public var busyWorkerIDs: [pid_t] { locked { Array(working.keys) } }
 
     /// The process ids of the idle workers (tests look at what they hold).
     public var idleWorkerIDs: [pid_t] { locked { idle.map(\.pid) } }
-    private var working: Set<pid_t> = []
+    /// The workers at work: their kind and when their decode began (monotonic seconds).
+    private var working: [pid_t: (formats: DecodeWorker.Formats, since: Double)] = [:]
+
+    /// How long a decode runs before it yields: another worker may then start beside it.
+    static let yieldAfter = 1.0
 
     /// Starts the everyday workers now, off the calling thread, so that the first decodes do
     /// not wait for them (a worker takes 20-30 ms to start). For a first run, whose grid waits on
@@ -164,20 +168,10 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private func askSandbox(_ worker: Worker) -> String? {
         let request = DecodeMessages.Request(box: 1, cpuSeconds: 5, maximumPixels: 1, kind: .checkSandbox).bytes
         var answer: String?
-        if photopick_channel_send(worker.socket, request, request.count, -1) == 0 {
-            var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
-            var fd: Int32 = -1
-            // (Within 5 s, however the answer is cut up: a worker stalled halfway is given up on.)
-            if photopick_channel_receive_within(worker.socket, &header, header.count, &fd, 5000) == header.count,
-               let (reply, length) = DecodeMessages.Reply.header(header), reply.outcome == .checked {
-                var text = [UInt8](repeating: 0, count: length)
-                var extra: Int32 = -1
-                if length == 0 || photopick_channel_receive_within(worker.socket, &text, length, &extra, 5000) == length {
-                    answer = String(decoding: text, as: UTF8.self)
-                }
-                if extra >= 0 { close(extra) }
-            }
-            if fd >= 0 { close(fd) }
+        if photopick_channel_send(worker.socket, request, request.count, -1) == 0,
+           // (Within 5 s, however the answer is cut up: a worker stalled halfway is given up on.)
+           case .reply(let reply, let text, _) = DecodeMessages.readReply(from: worker.socket, within: { 5000 }), reply.outcome == .checked {
+            answer = text
         }
         return answer
     }
@@ -211,17 +205,20 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             case .success(let taken): worker = taken
             case .failure(let failure): return .failure(failure)
             }
-            _ = locked { working.insert(worker.pid) }
+            locked { working[worker.pid] = (worker.formats, monotonicSeconds()) }
             let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
-            locked {
-                working.remove(worker.pid)
+            let extra = locked { () -> Bool in
+                working[worker.pid] = nil
                 reserved -= need
                 busy[worker.formats, default: 0] -= 1
-                if case .success = result.outcome { idle.append(worker) } else { replaced += 1 }
+                // (A worker started beside a long decode is let go once it is one too many.)
+                let extra = count(of: worker.formats) >= maximumWorkers
+                if case .success = result.outcome { if !extra { idle.append(worker) } } else { replaced += 1 }
                 pthread_cond_broadcast(changed)
+                return extra
             }
             switch result.outcome {
-            case .success: break
+            case .success: if extra { stop(worker) }
             case .failure: stop(worker)
             case .endedFromOutside(let how):
                 if let earlier = interruption {
@@ -249,7 +246,12 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 pthread_mutex_unlock(mutex)
                 return .success(worker)
             }
-            if roomy, count(of: formats) < maximumWorkers {
+            // A decode running past a second yields its worker's turn: while it runs, one more
+            // worker may start (as many more as run that long, at most the maximum again), so
+            // that the cells in sight are not left behind a slow file; the cores are shared.
+            let now = monotonicSeconds()
+            let long = working.values.count { $0.formats == formats && now - $0.since > Self.yieldAfter }
+            if roomy, count(of: formats) < maximumWorkers + min(long, maximumWorkers) {
                 busy[formats, default: 0] += 1
                 reserved += need
                 started += 1
@@ -313,55 +315,35 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file")))
             }
         }
-        // The reply is read within what is left of the deadline, however the worker cuts it up:
-        // one that sends a byte of it and stops is given up on as one that sends nothing.
-        let lateness = "the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file"
-        var header = [UInt8](repeating: 0, count: DecodeMessages.replySize)
-        var pixels: Int32 = -1
-        let received = photopick_channel_receive_within(worker.socket, &header, header.count, &pixels, Self.milliseconds(until: deadline))
-        guard received == header.count, let (reply, length) = DecodeMessages.Reply.header(header) else {
-            if pixels >= 0 { close(pixels) }
-            if received < 0 && errno == ETIMEDOUT { return (.failure, .failure(.undecodable(lateness))) }
-            if received == header.count {
-                // Not an answer of ours: a worker taken over by this file.
-                return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back an answer that does not hold together")))
-            }
+        let reply: DecodeMessages.Reply, message: String, cameWithFile: Bool
+        switch DecodeMessages.readReply(from: worker.socket, within: { Self.milliseconds(until: deadline) }) {
+        case .late:
+            return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder took longer than \(Self.seconds(wallSeconds)) on this file")))
+        case .garbage:
+            // Not an answer of ours: a worker taken over by this file.
+            return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back an answer that does not hold together")))
+        case .ended:
             return crashed(worker, mimeType: mimeType)
+        case .reply(let read, let text, let withFile):
+            (reply, message, cameWithFile) = (read, text, withFile)
         }
-        var text = [UInt8](repeating: 0, count: length)
-        var extra: Int32 = -1
-        if length > 0 {
-            let got = photopick_channel_receive_within(worker.socket, &text, length, &extra, Self.milliseconds(until: deadline))
-            guard got == length else {
-                if pixels >= 0 { close(pixels) }
-                if got < 0 && errno == ETIMEDOUT { return (.failure, .failure(.undecodable(lateness))) }
-                return crashed(worker, mimeType: mimeType)
-            }
-            if extra >= 0 { close(extra) }
-        }
-        let message = String(decoding: text, as: UTF8.self)
         switch reply.outcome {
         case .decoded:
             // Pixels are taken only from the memory file this process made and sealed against
             // shrinking and growing: a file of the worker's own could be cut short while it is
             // copied (SIGBUS in the window). A worker that sends one was taken over.
-            if pixels >= 0 { close(pixels) }
-            guard pixels < 0, reply.inSharedFile,
+            guard !cameWithFile, reply.inSharedFile,
                   let decoded = Self.picture(reply, from: worker.shared.address, size: worker.shared.size) else {
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder gave back a picture that does not hold together")))
             }
             return (.success, .success(decoded))
         case .undecodable:
-            if pixels >= 0 { close(pixels) }
             return (.success, .failure(.undecodable(message)))
         case .tooLarge:
-            if pixels >= 0 { close(pixels) }
             return (.success, .failure(.tooLarge(width: reply.imageWidth, height: reply.imageHeight, limit: reply.limit)))
         case .temporary:
-            if pixels >= 0 { close(pixels) }
             return (.success, .failure(.temporary(message)))
         case .checked:
-            if pixels >= 0 { close(pixels) }
             return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder answered out of turn")))
         }
     }
