@@ -24,6 +24,8 @@ public final class WorkerPool: @unchecked Sendable {
         /// Work submitted with a delay: (monotonic time it is due, work), moved to `work` when due.
         var delayed: [(due: Double, work: Work)] = []
         var stopping = false
+        /// Threads that have not yet come back from their last work (see `shutdown(waitingAtMost:)`).
+        var alive = 0
 
         init() {
             pthread_mutex_init(mutex, nil)
@@ -100,9 +102,18 @@ public final class WorkerPool: @unchecked Sendable {
                 photopick_name_thread(context.name)
                 if context.background { photopick_lower_thread_priority() }
                 while let work = context.queue.next() { work() }
+                context.queue.locked {
+                    context.queue.alive -= 1
+                    pthread_cond_broadcast(context.queue.condition)
+                }
                 return nil
             }, context.toOpaque())
-            if created == 0 { threads.append(thread) } else { context.release() }
+            if created == 0 {
+                threads.append(thread)
+                queue.locked { queue.alive += 1 }
+            } else {
+                context.release()
+            }
         }
     }
 
@@ -183,6 +194,33 @@ public final class WorkerPool: @unchecked Sendable {
     }
 }
 
+extension WorkerPool {
+    /// Drops the waiting work and waits up to `seconds` for the running work to return; what
+    /// is still running then (a read from a server that stopped answering, which no
+    /// cancellation reaches) is let go: its thread exits when it returns, or ends with the
+    /// process. For the GTK thread, which must never wait on the network: a picker closing, a
+    /// script's window going away. Returns whether every thread came back.
+    @discardableResult
+    public func shutdown(waitingAtMost seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        // (Called from one of its own threads, it cannot wait for that one.)
+        let isOwnThread = threadsLock.withLock { threads.contains { pthread_equal($0, pthread_self()) != 0 } }
+        let returned = queue.locked { () -> Bool in
+            queue.stopping = true
+            pthread_cond_broadcast(queue.condition)
+            while queue.alive > 0 {
+                let now = monotonicSeconds()
+                guard now < deadline, !isOwnThread else { return false }
+                var until = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
+                pthread_cond_timedwait(queue.condition, queue.mutex, &until)
+            }
+            return true
+        }
+        shutdown(waitsForRunningWork: returned)
+        return returned
+    }
+}
+
 /// A WorkerPool started at its first use, for work many owners never have (a picker's copies
 /// of remote picks, its looks at remote folders): a picker of local folders starts no threads
 /// for it. The owner's thread only (the GTK thread's owners).
@@ -206,4 +244,7 @@ public final class WorkerPoolOnDemand {
 
     /// Shuts the pool down if it was ever started (WorkerPool.shutdown).
     public func shutdown() { made?.shutdown() }
+
+    /// The same, waiting at most `seconds` for the running work (WorkerPool.shutdown(waitingAtMost:)).
+    public func shutdown(waitingAtMost seconds: Double) { made?.shutdown(waitingAtMost: seconds) }
 }

@@ -87,16 +87,23 @@ public final class FetchStore {
         return counts
     }
 
-    /// Every copy under way stops (the picker closed); their partial files are removed.
+    /// Every copy under way stops (the picker closed); their partial files are removed as each
+    /// copy returns. A copy blocked on a server that stopped answering, which its cancellation
+    /// does not reach, is not waited for beyond `closingWait`: it is let go, and removes its
+    /// partial file when it returns (or ends with the process).
     public func close() {
         guard !isClosed else { return }
         isClosed = true
         for cancellation in cancellations.values { cancellation.cancel() }
         cancellations = [:]
-        workers.shutdown()
+        workers.shutdown(waitingAtMost: Self.closingWait)
         assetSubscribers.removeAll()
         changeSubscribers.removeAll()
     }
+
+    /// How long closing waits for the copies under way to return once cancelled (a local or
+    /// answering server returns in milliseconds).
+    public static let closingWait = 0.2
 
     // MARK: Observing
 

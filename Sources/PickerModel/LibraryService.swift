@@ -90,15 +90,17 @@ public final class LibraryService {
     }
 
     /// A controller closed: the last one stops the scan (at its next file, keeping what it read)
-    /// and the watcher, waiting for work under way.
+    /// and the watcher. Work under way is waited for a moment only: a scan reading from a server
+    /// that stopped answering, or from a worker stalled halfway through its reply, is let go (it
+    /// stops at its next file, or ends with the process); the GTK thread never waits on them.
     func leave() {
         users -= 1
         guard users <= 0, !isClosed else { return }
         isClosed = true
         watcher?.stop()
         watcher = nil
-        workers.shutdown()
-        availabilityWorker.shutdown()
+        workers.shutdown(waitingAtMost: 0.2)
+        availabilityWorker.shutdown(waitingAtMost: 0.05)
         isScanning = false
         isDatingFirstRun = false
         subscribers.removeAll()

@@ -118,9 +118,9 @@ public final class PickerController {
         serviceSubscription = nil
         // The last picker of the library stops its scan, at its next file, keeping what it read.
         service.leave()
-        // Work that is under way returns before this does, and what it posted finds the
-        // controller closed.
-        workers.shutdown()
+        // Work that is under way returns before this does (or, blocked on another machine, is let
+        // go after a moment), and what it posted finds the controller closed.
+        workers.shutdown(waitingAtMost: 0.2)
         subscribers.removeAll()
     }
 

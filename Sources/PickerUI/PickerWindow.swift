@@ -113,6 +113,9 @@ public enum PickerWindow {
         var isFirstRun = false
         let loader: ThumbnailLoader
         var options: Options
+        /// When `run` began (monotonic seconds): a `timeout` counts from here, whatever the
+        /// start-up waited for.
+        let began = monotonicSeconds()
         init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
             self.library = library
             self.loader = loader
@@ -298,9 +301,10 @@ public enum PickerWindow {
             }
         }
         if let seconds = session.options.timeout {
-            // Owned by the window: it goes with it.
+            // Owned by the window: it goes with it. (Counted from the start, as zenity does.)
             let timer = MainLoopSource()
-            timer.schedule(after: guint(min(seconds, 40 * 86_400)) * 1000, priority: G_PRIORITY_DEFAULT) { [weak session] in
+            let left = max(0, Double(min(seconds, 40 * 86_400)) - (monotonicSeconds() - session.began))
+            timer.schedule(after: guint(left * 1000), priority: G_PRIORITY_DEFAULT) { [weak session] in
                 session?.outcome = .timedOut
                 close()
             }

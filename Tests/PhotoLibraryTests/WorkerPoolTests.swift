@@ -90,6 +90,42 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(threads(named: "test-nowait"), 0, "its thread ended with it")
     }
 
+    /// The GTK thread closing a picker waits for work that returns (a cancelled local copy, a
+    /// scan at its next file), but not for work blocked on a server that stopped answering: after
+    /// `seconds` it lets go of it, and that thread ends on its own when its work returns (issue 37).
+    func testShutdownWaitsABoundedTimeForRunningWork() {
+        let quick = WorkerPool(name: "test-bounded-q", threads: 2)
+        let finished = Shared<Int>(0)
+        for _ in 0..<2 { quick.submit { usleep(100_000); finished.update { $0 += 1 } } }
+        usleep(20_000)
+        var started = monotonicSeconds()
+        XCTAssertTrue(quick.shutdown(waitingAtMost: 5), "work that returns is waited for")
+        XCTAssertEqual(finished.current, 2)
+        XCTAssertLessThan(monotonicSeconds() - started, 1)
+        XCTAssertEqual(threads(named: "test-bounded-q"), 0)
+
+        let blocked = WorkerPool(name: "test-bounded-b", threads: 2)
+        let gate = DispatchSemaphore(value: 0), running = DispatchSemaphore(value: 0)
+        blocked.submit {
+            running.signal()
+            gate.wait()  // (a read from a stalled server)
+            finished.update { $0 += 1 }
+        }
+        blocked.submit { finished.update { $0 += 1 } }
+        running.wait()
+        started = monotonicSeconds()
+        XCTAssertFalse(blocked.shutdown(waitingAtMost: 0.3), "the blocked work is let go")
+        let waited = monotonicSeconds() - started
+        XCTAssertGreaterThanOrEqual(waited, 0.29)
+        XCTAssertLessThan(waited, 1.5)
+        XCTAssertEqual(threads(named: "test-bounded-b"), 1, "its thread still runs the blocked work")
+        gate.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while threads(named: "test-bounded-b") > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(threads(named: "test-bounded-b"), 0, "and ends once it returns")
+        XCTAssertEqual(finished.current, 4)
+    }
+
     func testBackgroundThreadsRunAtALowerPriority() {
         func niceness(background: Bool) -> Int? {
             let pool = WorkerPool(name: "test-nice", threads: 1, background: background)

@@ -59,6 +59,12 @@ public final class SFTPServer: @unchecked Sendable {
     /// It answers again on the same port.
     public func start() throws { try command("start") }
 
+    /// The server stops answering without going away (its processes stopped with SIGSTOP, as a
+    /// NAS that hangs): open connections stay, requests and new connections wait for ever.
+    public func stall() throws { try command("stall") }
+    /// It answers again (SIGCONT).
+    public func resume() throws { try command("resume") }
+
     /// The link carries `rate` from now on ("8mbit"; "off" for no limit). Needs `throttled`.
     public func limitRate(_ rate: String) throws { try command("rate \(rate)") }
 

@@ -54,6 +54,7 @@ import PickerUI
         }
     }
     let library = try PhotoLibrary(roots: request.roots)
+    keptUntilExit.append(library)
     StartupTrace.mark("library opened")
     var options = request.options
     // A wrong album is said before anything else, display or not.
@@ -125,16 +126,28 @@ import PickerUI
     return request.exitCodes.confirmed
 }
 
-/// `checkRemoteRoot` of some locations on a thread of its own; `failure` waits for it.
+/// What the process keeps until it exits: the picker's library. Releasing it waits for its
+/// readers' threads, and one may be blocked on a server that stopped answering; the answer is
+/// given and the process ends right after, and those threads with it.
+@MainActor private var keptUntilExit: [AnyObject] = []
+
+/// `checkRemoteRoot` of some locations on a thread of its own; `failure` waits for it, at most
+/// until `deadline` after it began.
 private final class BackgroundCheck: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
+    private let lock = Lock()
     private var message: String?
+    private let began = DispatchTime.now()
+
+    /// How long the window's start waits for a server: one that has not answered by then is
+    /// taken for one that does not answer (the window opens, and says it cannot be reached).
+    static let deadline = 3.0
 
     init(_ locations: [FilePath]) {
         DispatchQueue.global().async { [self] in
             for location in locations {
                 do throws(UsageError) { try checkRemoteRoot(location) } catch {
-                    message = error.message
+                    lock.withLock { message = error.message }
                     break
                 }
             }
@@ -144,8 +157,8 @@ private final class BackgroundCheck: @unchecked Sendable {
 
     /// The first location's reason, or nil when all of them are folders (or do not answer).
     func failure() -> String? {
-        done.wait()
+        guard done.wait(timeout: began + Self.deadline) == .success else { return nil }
         done.signal()
-        return message
+        return lock.withLock { message }
     }
 }
