@@ -1,3 +1,4 @@
+import CGLib
 import GObjectSupport
 import PhotoLibrary
 
@@ -57,6 +58,8 @@ public final class LibraryService {
     /// when first needed: a library of local folders never starts it.
     private let availabilityWorker = WorkerPoolOnDemand(name: "remote-look", threads: 1)
     private var remoteRootsLookedAt = false
+    /// Says a look that has not come back in time is a server that does not answer.
+    private let lookWatchdog = MainLoopSource()
 
     public init(library: PhotoLibrary, post: @escaping PickerController.Post) {
         self.library = library
@@ -290,6 +293,12 @@ extension LibraryService {
     /// How often a folder on another machine is asked whether it answers, in seconds.
     static let remoteLookInterval = 5.0
 
+    /// How long a look may take: a server that has not answered by then is said not to answer.
+    /// (Its read may never return: a server that hangs keeps the connection open, and no
+    /// cancellation reaches the request gvfs waits on.) It is marked offline meanwhile and
+    /// comes back when the look does.
+    static let remoteLookDeadline = 3.0
+
     /// Asks every library folder on another machine whether it answers, every few seconds while
     /// a picker is open (a remote folder has no watcher): one that stopped answering is marked
     /// offline, and one that answers again is read again (what changed there meanwhile comes in).
@@ -305,6 +314,7 @@ extension LibraryService {
             }
             post { service in
                 service.remoteRootsLookedAt = false
+                service.lookWatchdog.cancel()
                 let cameBack = service.offlineRoots.keys.filter { unreachable[$0] == nil }
                 service.setOffline(unreachable, lookedAt: remote)
                 // Read again: what changed there while it was away (the scan's look at changed
@@ -312,6 +322,11 @@ extension LibraryService {
                 if !cameBack.isEmpty { service.startScan(firstRun: false, fullCheckDelay: 10) }
                 service.lookAtRemoteRoots()
             }
+        }
+        lookWatchdog.schedule(after: guint((delay + Self.remoteLookDeadline) * 1000), priority: G_PRIORITY_DEFAULT) { [weak self] in
+            guard let self, !self.isClosed, self.remoteRootsLookedAt else { return }
+            let reason = i18n("it has not answered for {seconds} s", ["seconds": "\(Int(Self.remoteLookDeadline))"])
+            self.setOffline(Dictionary(uniqueKeysWithValues: remote.map { ($0, reason) }), lookedAt: remote)
         }
     }
 

@@ -69,10 +69,37 @@ final class RemoteStalledTests: RemoteWindowTestCase {
         defer { picker.stop() }
         XCTAssertLessThan(Date().timeIntervalSince(launched), 10, "the window appeared")
         XCTAssertTrue(picker.isRunning)
+        // And says why nothing comes: the look at the folder has a deadline too.
+        XCTAssertTrue(wait(seconds: 15) { picker.errorText.contains("cannot be reached (it has not answered for 3 s)") }, picker.errorText)
         try picker.keys("Escape")
         let seconds = secondsUntilExit(picker, limit: 10)
         XCTAssertNotNil(seconds, "the process still ran 10 s after Escape: \(picker.errorText)")
         XCTAssertLessThan(seconds ?? 99, 3, picker.errorText)
         XCTAssertEqual(picker.finish(timeout: 1).status, 1, picker.errorText)
+    }
+
+    /// A server that hangs while the window is open is said not to answer (its look waits 3 s
+    /// at most, though the read never returns), its photos dimmed as for one switched off; once
+    /// it answers again they come back, and nothing was said twice.
+    func testAServerThatHangsWhileTheWindowIsOpenIsSaidNotToAnswerAndComesBack() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let picker = try openPicker(server, photos)
+        defer { picker.stop() }
+        let before = try brightness(around: firstCell)
+        try server.stall()
+        var resumed = false
+        defer { if !resumed { try? server.resume() } }
+        let stalled = Date()
+        XCTAssertTrue(wait(seconds: 20) { picker.errorText.contains("cannot be reached (it has not answered for 3 s)") }, picker.errorText)
+        XCTAssertLessThan(Date().timeIntervalSince(stalled), 5 + 3 + 2, "within a look's interval and its deadline")
+        XCTAssertTrue(wait { (try? self.brightness(around: self.firstCell)).map { abs($0 - before) > 30 } ?? false }, "the cell is dimmed")
+        try server.resume()
+        resumed = true
+        XCTAssertTrue(wait(seconds: 30) { (try? self.brightness(around: self.firstCell)).map { abs($0 - before) < 8 } ?? false },
+                      "the cell is as before")
+        XCTAssertEqual(picker.errorText.components(separatedBy: "cannot be reached").count - 1, 1, "said once: \(picker.errorText)")
+        try picker.keys("Escape")
+        XCTAssertNotNil(secondsUntilExit(picker, limit: 5), picker.errorText)
     }
 }
