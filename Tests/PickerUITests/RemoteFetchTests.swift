@@ -164,4 +164,31 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         XCTAssertEqual(lines.first.flatMap { FileManager.default.contents(atPath: $0) },
                        FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_2.JPG").path))
     }
+
+    /// A photo rewritten on the server while it is copied (here cut to a third of its size at a
+    /// fifth of the copy) is copied again as it is now: the answer is the file as the server has
+    /// it, never a mix of two versions (issue 37: a 314 MB photo cut to 52 MB came back as 92 MB,
+    /// with status 0).
+    func testAPhotoRewrittenDuringItsCopyIsCopiedAgainNotHandedOverTorn() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let picker = try openPicker(server, photos)
+        defer { picker.stop() }
+        try server.limitRate("2mbit")
+        try picker.keys("space")
+        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.2 }, picker.errorText)
+        let original = photos.appendingPathComponent("IMG_2.JPG")
+        let handle = try FileHandle(forUpdating: original)
+        let size = try handle.seekToEnd()
+        try handle.truncate(atOffset: size / 3)
+        try handle.close()
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 90)
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines.count, 1, picker.errorText)
+        let copy = try XCTUnwrap(lines.first)
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: original.path),
+                       "the photo as the server has it now (\(size / 3) bytes), not a torn copy")
+        XCTAssertEqual(partialFiles(), [], "no temporary file is left")
+    }
 }

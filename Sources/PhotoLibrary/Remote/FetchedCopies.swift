@@ -70,6 +70,21 @@ public struct FetchedCopies: Sendable {
     /// 8 Mbit/s it keeps the line as full as `gio copy` (bench/fetch-benchmark.py: 0.996).
     public func fetch(_ location: FilePath, cancellation: Cancellation,
                       progress: (_ copied: Int64, _ total: Int64) -> Void) throws(Failure) -> FilePath {
+        // A photo rewritten on the server while it was copied is copied again, as it is now; one
+        // that changes again meanwhile is reported, never handed over torn.
+        do {
+            return try fetchOnce(location, cancellation: cancellation, progress: progress)
+        } catch let failure where failure == .failed(Self.changedWhileCopied) {
+            return try fetchOnce(location, cancellation: cancellation, progress: progress)
+        }
+    }
+
+    /// Why a copy was not handed over: the bytes that came are not the file's size, or its size
+    /// or time on the server moved while they came (it was rewritten, cut short or grew).
+    public static let changedWhileCopied = "the photo changed on the other computer while it was copied"
+
+    private func fetchOnce(_ location: FilePath, cancellation: Cancellation,
+                           progress: (_ copied: Int64, _ total: Int64) -> Void) throws(Failure) -> FilePath {
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
                 // (One error a try: the first, freed, must not be written over by the second.)
@@ -165,6 +180,27 @@ public struct FetchedCopies: Sendable {
         if cancellation.isCancelled {
             close(output)
             throw .cancelled
+        }
+        // What came is the file only if it is the size it had, and the file is as it was then.
+        let after: (size: Int64, modified: timespec)? = RemoteFiles.withFile(location) { file in
+            var error: UnsafeMutablePointer<GError>?
+            guard let info = g_file_query_info(file, RemoteFiles.listedAttributes, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, cancellation.pointer, &error) else {
+                if let error { g_error_free(error) }
+                return nil
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+            let time = timespec(tv_sec: Int(g_file_info_get_attribute_uint64(info, "time::modified")),
+                                tv_nsec: Int(g_file_info_get_attribute_uint32(info, "time::modified-usec")) * 1000)
+            return (max(0, Int64(g_file_info_get_size(info))), time)
+        }
+        if cancellation.isCancelled {
+            close(output)
+            throw .cancelled
+        }
+        guard copied == size, let after, after.size == size, after.modified.tv_sec == modified.tv_sec,
+              after.modified.tv_nsec == modified.tv_nsec else {
+            close(output)
+            throw .failed(Self.changedWhileCopied)
         }
         // The copy keeps the photo's time (apps sort by it), and is readable as a downloaded file is.
         var times = [modified, modified]
