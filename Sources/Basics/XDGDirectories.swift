@@ -161,10 +161,12 @@ public enum ConfigurationFile {
 
 /// What kind of file a mode names, in words ("a named pipe"). (English, as the index's notices:
 /// PhotoLibrary has no catalogue of its own.)
-struct FileKind {
-    let mode: mode_t
+public struct FileKind {
+    public let mode: mode_t
 
-    var spoken: String {
+    public init(mode: mode_t) { self.mode = mode }
+
+    public var spoken: String {
         switch mode & S_IFMT {
         case S_IFDIR: "a folder"
         case S_IFIFO: "a named pipe"

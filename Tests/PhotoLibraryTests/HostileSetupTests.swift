@@ -88,6 +88,37 @@ final class HostileSetupTests: XCTestCase {
         }
     }
 
+    /// A named pipe as the index, or as a file SQLite keeps beside it, or as its damage mark:
+    /// `ls` answers (from an index in memory, saying why) instead of waiting for ever, and the
+    /// pipe is left as it is (issue 37).
+    func testNamedPipesAsTheIndexOrBesideItNeitherBlockNorStaySilent() throws {
+        let home = folder("index-fifo-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        _ = try photo(in: pictures)
+        let environment = environment(home: home)
+        XCTAssertEqual(try TestSupport.run(TestSupport.photopick, ["index", "--library", pictures.path], environment: environment).status, 0)
+        let data = home.appendingPathComponent(".local/share/photopick")
+        let index = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: data.path).first { $0.hasSuffix(".sqlite") })
+        for suffix in ["", "-wal", ".damaged"] {
+            let pipe = data.appendingPathComponent(index + suffix)
+            let moved = data.appendingPathComponent("kept-" + index + suffix)
+            if FileManager.default.fileExists(atPath: pipe.path) { try FileManager.default.moveItem(at: pipe, to: moved) }
+            try makeFIFO(pipe)
+            let started = Date()
+            let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", pictures.path], environment: environment, timeout: 30)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 20, "\(suffix): ls ends (it waited for ever)")
+            XCTAssertEqual(result.status, 0, "\(suffix): \(result.error)")
+            XCTAssertEqual(String(decoding: result.output, as: UTF8.self), pictures.appendingPathComponent("photo.jpg").path + "\n", suffix)
+            XCTAssertTrue(result.error.contains("\(pipe.path) is not a regular file (a named pipe); the index is kept in memory only"),
+                          "\(suffix): \(result.error)")
+            var info = stat()
+            XCTAssertEqual(lstat(pipe.path, &info), 0)
+            XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO, "\(suffix): the pipe is left as it was")
+            try FileManager.default.removeItem(at: pipe)
+            if FileManager.default.fileExists(atPath: moved.path) { try FileManager.default.moveItem(at: moved, to: pipe) }
+        }
+    }
+
     func testALinkToProcIsLeftOutAsProcIs() throws {
         let base = folder("proc-link")
         let link = base.appendingPathComponent("photos")

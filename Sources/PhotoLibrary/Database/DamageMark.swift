@@ -17,9 +17,12 @@ enum DamageMark {
 
     /// The reason recorded, or nil when the index is not marked.
     static func reason(databasePath: String) -> String? {
-        let fd = path(for: databasePath).withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        // (Never waits: a named pipe there is no mark, and a read of it would wait for a writer.)
+        let fd = path(for: databasePath).withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         var buffer = [UInt8](repeating: 0, count: 500)
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)

@@ -1,3 +1,4 @@
+import Basics
 import CGLib
 import CSQLite
 import Glibc
@@ -48,11 +49,28 @@ enum IndexDatabase {
             notices.append(IndexNotice(kind: .memoryOnly, message: "cannot create \(directory): \(problem); the index is kept in memory only"))
             return try openFresh(":memory:")
         }
+        // A named pipe (or a socket, a device, a folder) where the index or a file SQLite keeps
+        // beside it belongs: SQLite would wait for ever reading it. Nothing there is touched.
+        if let stray = strayFile(beside: path) {
+            notices.append(IndexNotice(kind: .memoryOnly, message: "\(stray); the index is kept in memory only"))
+            return try openFresh(":memory:")
+        }
         // One process at a time sets the file up (a new file, a migration, a rebuild).
         let openLock = FileLock(path: path + ".open-lock")
         _ = openLock?.acquire(waiting: {}, isCancelled: { false })
         defer { openLock?.release() }
         return try openHoldingLock(path, notices: &notices)
+    }
+
+    /// The first of the index and the files beside it (SQLite's journal, WAL and shared memory,
+    /// the damage mark, the lock) that is there and is not a regular file, in words.
+    static func strayFile(beside path: String) -> String? {
+        for candidate in [path, path + "-wal", path + "-shm", path + "-journal", DamageMark.path(for: path), path + ".open-lock"] {
+            var info = stat()
+            guard stat(candidate, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { continue }
+            return "\(candidate) is not a regular file (\(FileKind(mode: info.st_mode).spoken))"
+        }
+        return nil
     }
 
     private static func openHoldingLock(_ path: String, notices: inout [IndexNotice]) throws -> SQLiteConnection {
