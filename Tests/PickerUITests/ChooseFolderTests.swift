@@ -54,6 +54,23 @@ final class ChooseFolderTests: XCTestCase, @unchecked Sendable {
         try display.xdotool(["windowfocus", "--sync", window])
     }
 
+    /// An empty folder whose name has "&" and "<" in it: the empty state says its name as it
+    /// is, without a markup warning (its description is markup in AdwStatusPage; issue 37).
+    nonisolated func testAnEmptyFolderNamedWithMarkupSaysItsName() throws {
+        try MainActor.assumeIsolated {
+            let folder = home.appendingPathComponent("Tom & <Jerry>")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let picker = try WindowProcess(display: display, arguments: ["--library", folder.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: environment)
+            usleep(1_000_000)
+            // The status page's words, as drawn, are not readable here: what GTK says of them is.
+            XCTAssertFalse(picker.errorText.contains("markup"), picker.errorText)
+            XCTAssertEqual(picker.problems, "")
+            try picker.keys("Escape")
+            XCTAssertEqual(picker.finish().status, 1, picker.errorText)
+        }
+    }
+
     nonisolated func testAMissingPicturesFolderIsReplacedByTheChosenOneForGood() throws {
         try MainActor.assumeIsolated {
             let picker = try WindowProcess(display: display, arguments: [], dataHome: dataHome, cacheHome: cacheHome, environment: environment)

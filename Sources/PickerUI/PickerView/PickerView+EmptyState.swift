@@ -17,6 +17,11 @@ extension PickerView {
 
     var emptyStateShown: EmptyState? {
         guard (model.fetchResult?.count ?? 0) == 0 || firstScreenIsHeld else { return nil }
+        // Every folder on another machine that does not answer: said even while the scan waits on it.
+        let offline = controller.service.offlineRoots
+        if !offline.isEmpty, controller.roots.allSatisfy({ offline[$0] != nil }), let (folder, reason) = offline.min(by: { $0.key < $1.key }) {
+            return offlineState(folder, reason)
+        }
         if controller.isScanning || firstScreenIsHeld {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
@@ -31,12 +36,7 @@ extension PickerView {
                               offersFolderChoice: false)
         }
         // A folder on another machine that does not answer, with nothing of it in the index yet.
-        if let (folder, reason) = controller.service.offlineRoots.min(by: { $0.key < $1.key }) {
-            return EmptyState(icon: "network-offline-symbolic",
-                              title: i18n("“{folder}” on {host} Cannot Be Reached",
-                                          ["folder": String(decoding: folder.lastName, as: UTF8.self), "host": PickerController.host(of: folder)]),
-                              description: i18n("Its photos show here once it answers ({reason}).", ["reason": reason]), offersFolderChoice: true)
-        }
+        if let (folder, reason) = offline.min(by: { $0.key < $1.key }) { return offlineState(folder, reason) }
         if let missing = controller.roots.first(where: { !$0.mayHoldALibrary }) {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("No {folder} Folder", ["folder": missing.lastComponentName]),
                               description: i18n("Choose the folder where your photos are."), offersFolderChoice: true)
@@ -51,12 +51,21 @@ extension PickerView {
                           description: i18n("Choose another album above."), offersFolderChoice: false)
     }
 
+    private func offlineState(_ folder: FilePath, _ reason: String) -> EmptyState {
+        EmptyState(icon: "network-offline-symbolic",
+                   title: i18n("“{folder}” on {host} Cannot Be Reached",
+                               ["folder": String(decoding: folder.lastName, as: UTF8.self), "host": PickerController.host(of: folder)]),
+                   description: i18n("Its photos show here once it answers ({reason}).", ["reason": reason]), offersFolderChoice: true)
+    }
+
     func updateEmptyState() {
         let state = emptyStateShown
         if let state {
             adw_status_page_set_icon_name(emptyState.opaque, state.icon)
             adw_status_page_set_title(emptyState.opaque, state.title)
-            adw_status_page_set_description(emptyState.opaque, state.description)
+            // (The description is markup in AdwStatusPage: a folder named "Tom & Jerry" or "<old>"
+            // showed the wrong words, with a markup warning.)
+            adw_status_page_set_description(emptyState.opaque, markupEscaped(state.description))
             gtk_widget_set_visible(chooseFolderButton, state.offersFolderChoice && onChooseFolder != nil ? 1 : 0)
         }
         gtk_widget_set_visible(emptyState, state == nil ? 0 : 1)
