@@ -1,26 +1,17 @@
 import CGtk
 import GObjectSupport
+import Glibc
 import PhotoLibrary
+import PickerModel
 
 /// The window's smaller parts: the picks kept from last time, the file filters' list, a folder
 /// chosen from the empty state, and the startup trace's frames.
 extension PickerWindow {
-    /// The app from the menu picks again what was picked when it last closed (those still in the
-    /// library), and says so.
-    static func restorePicks(_ uris: [String], in view: PickerView, library: PhotoLibrary) {
-        var restored = 0
-        for uri in uris {
-            guard let path = filePath(fromURI: uri), let asset = try? library.asset(path: path),
-                  case .picked = view.selection.toggle(asset.id) else { continue }
-            restored += 1
-        }
-        if restored > 0 {
-            view.showToast(ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))
-        }
-        if restored < uris.count {
-            view.report(ni18n("{count} photo picked last time is no longer in the library", "{count} photos picked last time are no longer in the library",
-                              uris.count - restored))
-        }
+    /// The app from the menu picks again what was picked when it last closed (`SavedPicks`).
+    static func restorePicks(_ uris: [String], in view: PickerView, session: Session) {
+        let saved = SavedPicks(uris)
+        session.savedPicks = saved
+        saved.restore(into: view, library: session.library)
     }
 
     static func fileURI(_ path: FilePath) -> String? {
@@ -88,3 +79,81 @@ extension PickerWindow {
         g_application_release(application.cast())
     }
 }
+
+/// The picks the app from the menu kept from last time, picked again as the window opens: those
+/// the index has at once, then those its scan finds (a first run, or a library read anew: a
+/// folder missing at launch gives the library another index). None is dropped for not being
+/// found yet: a pick whose folder is missing (a disk not plugged in) waits for it, and is kept
+/// for the next launch; only one whose folder is there without its file, or that the finished
+/// scan did not find, is said to be gone. (Issue 37: a folder missing at launch threw away every
+/// pick, those on screen too, and the next quit saved none.)
+@MainActor final class SavedPicks {
+    /// Not picked yet, in their order: the next launch gets them again.
+    private(set) var waiting: [String]
+    /// All of them, in their order.
+    private let saved: [String]
+    private var scanWatch: Subscription?
+
+    init(_ uris: [String]) {
+        waiting = uris
+        saved = uris
+    }
+
+    /// What to keep for the next launch: `picked` (this launch's picks, in pick order) with each
+    /// pick still waiting put back after the last of those saved before it, so the order of last
+    /// time holds when the disk is back.
+    func kept(with picked: [String]) -> [String] {
+        var kept = picked
+        for uri in waiting where !kept.contains(uri) {
+            let before = Set(saved.prefix { $0 != uri })
+            let place = kept.lastIndex { before.contains($0) }.map { $0 + 1 } ?? 0
+            kept.insert(uri, at: place)
+        }
+        return kept
+    }
+
+    func restore(into view: PickerView, library: PhotoLibrary) {
+        look(in: view, library: library, scanFinished: false)
+        guard !waiting.isEmpty else { return }
+        scanWatch = view.controller.observe { [weak self, weak view] event in
+            guard case .scanFinished = event, let self, let view, self.scanWatch != nil else { return }
+            self.scanWatch = nil
+            self.look(in: view, library: library, scanFinished: true)
+        }
+    }
+
+    private func look(in view: PickerView, library: PhotoLibrary, scanFinished: Bool) {
+        var restored = 0, gone = 0, away = 0
+        var still: [String] = []
+        for uri in waiting {
+            guard let path = PickerWindow.filePath(fromURI: uri) else { gone += 1; continue }
+            if let asset = try? library.asset(path: path) {
+                if case .picked = view.selection.toggle(asset.id) { restored += 1 }
+                continue
+            }
+            var info = stat()
+            let exists = path.withCString { lstat($0, &info) } == 0
+            if exists {
+                // Not indexed yet (the scan will find it), or, once the scan is done, outside the library.
+                if scanFinished { gone += 1 } else { still.append(uri) }
+            } else if path.parent.isDirectory {
+                gone += 1
+            } else {
+                still.append(uri)
+                if scanFinished { away += 1 }
+            }
+        }
+        waiting = still
+        if restored > 0 {
+            view.showToast(ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))
+        }
+        if gone > 0 {
+            view.report(ni18n("{count} photo picked last time is no longer in the library", "{count} photos picked last time are no longer in the library", gone))
+        }
+        if away > 0 {
+            view.report(ni18n("{count} photo picked last time is on a disk that is not connected: it stays picked for when the disk is back",
+                              "{count} photos picked last time are on a disk that is not connected: they stay picked for when the disk is back", away))
+        }
+    }
+}
+

@@ -109,6 +109,8 @@ public enum PickerWindow {
         var pendingProblems: [String] = []
         /// The first window's controller, its scan started before GTK starts up.
         var earlyController: PickerController?
+        /// The app from the menu's picks of last time not picked yet (their folder missing).
+        var savedPicks: SavedPicks?
         /// The index was empty when the window started: its grid will wait on decodes.
         var isFirstRun = false
         let loader: ThumbnailLoader
@@ -260,7 +262,9 @@ public enum PickerWindow {
             // The app from the menu keeps its picks for the next launch: nothing waits for them,
             // and closing must not throw them away.
             if session.options.isDesktopApp {
-                state.picked = view.controller.assets(view.selection.picked).compactMap { fileURI($0.path) }
+                let picked = view.controller.assets(view.selection.picked).compactMap { fileURI($0.path) }
+                // (With those of last time that still wait for their folder: a quit never loses them.)
+                state.picked = session.savedPicks?.kept(with: picked) ?? picked
             }
             // A size a script asked for (--width, --height) is not the person's.
             if session.options.width == nil && session.options.height == nil {
@@ -339,7 +343,7 @@ public enum PickerWindow {
         for problem in ConfigurationFile.takeProblems() { view.report(problem) }
         for problem in session.pendingProblems { view.report(problem) }
         session.pendingProblems = []
-        if session.options.isDesktopApp { restorePicks(state.picked, in: view, library: session.library) }
+        if session.options.isDesktopApp { restorePicks(state.picked, in: view, session: session) }
         view.preloadFirstScreen(width: Int(width), height: Int(height))
         StartupTrace.mark("first screen's thumbnails loaded")
         if scanning { view.updateEmptyState() } else { view.startScan() }

@@ -212,6 +212,62 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n")
     }
 
+    /// The person's default folders, one on a disk that is unplugged between launches (issue 37):
+    /// the picks whose files are there are picked again, the one on the missing disk waits and is
+    /// said to, nothing is said to be gone, and once the disk is back all three are picked again in
+    /// their order. (A folder missing at launch threw every pick away, and the next quit saved none.)
+    func testAPickOnADiskUnpluggedBetweenLaunchesWaitsForItAndNoneIsLost() throws {
+        let home = TestSupport.temporaryDirectory("desktop-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "XDG_PICTURES_DIR=\"$HOME/Pictures\"\nXDG_VIDEOS_DIR=\"$HOME/Videos\"\n"
+            .write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
+        let files = ["Videos/clip.jpg", "Pictures/a.jpg", "Pictures/b.jpg"].map { home.appendingPathComponent($0) }
+        for (index, file) in files.enumerated() {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "40x30", "xc:rgb(\(70 * index),90,140)", file.path]).status, 0)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(index) * 86_400)],
+                                                  ofItemAtPath: file.path)
+        }
+        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": config.path]
+        let indexed = try TestSupport.run(TestSupport.photopick, ["index"], environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+        XCTAssertEqual(indexed.status, 0, indexed.error)
+        let launch = {
+            try WindowProcess(display: self.display, arguments: ["--desktop", "--no-camera", "--width", "960", "--height", "720"],
+                              dataHome: self.dataHome, cacheHome: self.cacheHome, environment: environment, title: "Photopick")
+        }
+        let uris = files.map { URL(fileURLWithPath: $0.path).absoluteString }
+
+        let first = try launch()
+        defer { first.stop() }
+        try first.keys("space", "Right", "space", "Right", "space", "ctrl+q")
+        _ = first.finish(timeout: 10)
+
+        let videos = home.appendingPathComponent("Videos"), unplugged = home.appendingPathComponent("Videos-unplugged")
+        try FileManager.default.moveItem(at: videos, to: unplugged)
+        let second = try launch()
+        defer { second.stop() }
+        let deadline = Date().addingTimeInterval(20)
+        while !second.errorText.contains("on a disk that is not connected"), Date() < deadline { usleep(100_000) }
+        XCTAssertTrue(second.errorText.contains("1 photo picked last time is on a disk that is not connected"), second.errorText)
+        XCTAssertFalse(second.errorText.contains("no longer in the library"), second.errorText)
+        try second.keys("ctrl+Return")
+        usleep(500_000)
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uris[1])\r\n\(uris[2])\r\n", "the two whose disk is here are picked")
+        try second.keys("ctrl+q")
+        _ = second.finish(timeout: 10)
+
+        try FileManager.default.moveItem(at: unplugged, to: videos)
+        let third = try launch()
+        defer { third.stop() }
+        usleep(1_000_000)
+        try third.keys("ctrl+Return")
+        usleep(500_000)
+        XCTAssertEqual(try clipboard("text/uri-list"), uris.map { $0 + "\r\n" }.joined(), "all three, in their order of last time")
+        XCTAssertEqual(first.problems + second.problems + third.problems, "")
+    }
+
     /// Copy, then close: on X11 without a clipboard manager the files went with the app, though
     /// the toast said "paste them in Files". It stays, unseen, until another program takes the
     /// clipboard (issue 19, defect 13).
