@@ -70,6 +70,22 @@ final class AlbumMembershipTests: XCTestCase {
         XCTAssertEqual(pngs.filter, filter, "kept for the change details")
     }
 
+    /// Ten thousand types or name patterns (a host app's widget property, a script's list) filter
+    /// as one does: SQLite refused the expression ("Expression tree is too large") and the grid
+    /// was empty (issue 37).
+    func testTenThousandPatternsFilterAsOneDoes() throws {
+        let library = project.library
+        let noise = (0..<9_999).map { "application/x-noise-\($0)" }
+        let pngs = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: noise + ["image/png"])).allIDs
+        XCTAssertEqual(Set(pngs), Set(try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["image/png"])).allIDs))
+        XCTAssertFalse(pngs.isEmpty)
+        let families = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: noise.map { $0 + "/*" } + ["video/*"])).allIDs
+        XCTAssertEqual(Set(families), Set(try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["video/*"])).allIDs))
+        let names = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(namePatterns: noise.map { "*.\($0)" } + ["*.png"])).allIDs
+        XCTAssertEqual(Set(names), Set(try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(namePatterns: ["*.png"])).allIDs))
+        XCTAssertFalse(names.isEmpty)
+    }
+
     /// zenity's --file-filter: shell patterns on the file name, case-sensitive as GTK's chooser.
     func testNamePatternsNarrowAnAlbumAsAShellWould() throws {
         let library = project.library
