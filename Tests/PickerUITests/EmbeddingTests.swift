@@ -140,6 +140,59 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Properties a host sets from what it was given, at sizes no one means (issue 37): 10,000
+    /// library folders are taken in a moment (they blocked the host for 10-14 s), a confirm label
+    /// of a million characters is shown cut short (the host died: X BadAlloc), and 10,000 MIME
+    /// types with one real among them filter as that one does (the grid was empty).
+    nonisolated func testPropertiesOfAnySizeCostTheHostLittleAndKeepItAlive() throws {
+        try MainActor.assumeIsolated {
+            let script = """
+                import sys, time
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                window = Gtk.Window(default_width=800, default_height=600)
+                folders = ["\(library.path)"] + ["/nonexistent/folder-%d" % index for index in range(9999)]
+                started = time.monotonic()
+                picker = Photopick.Picker(library_folders=folders, show_camera=False)
+                print("folders %.2f" % (time.monotonic() - started))
+                picker.props.confirm_label = "x" * 1000000
+                picker.props.mime_types = ["application/x-noise-%d" % index for index in range(9999)] + ["image/jpeg"]
+                window.set_child(picker)
+                window.present()
+                def grids(widget):
+                    if isinstance(widget, Gtk.GridView): yield widget
+                    child = widget.get_first_child()
+                    while child is not None:
+                        yield from grids(child)
+                        child = child.get_next_sibling()
+                def report():
+                    counts = [grid.get_model().get_n_items() for grid in grids(window)]
+                    print("items", max(counts) if counts else -1)
+                    print("width", window.get_width())
+                    loop.quit()
+                    return False
+                loop = GLib.MainLoop()
+                GLib.timeout_add(4000, report)
+                loop.run()
+                print("alive")
+                """
+            let environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: prefixEnvironment)
+            let result = try TestSupport.run(python, ["-c", script], environment: environment, timeout: 60)
+            XCTAssertEqual(result.status, 0, result.error)
+            let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+            XCTAssertTrue(lines.contains("alive"), "the host lives on: \(lines) \(result.error)")
+            let seconds = try XCTUnwrap(lines.first { $0.hasPrefix("folders ") }.flatMap { Double($0.dropFirst(8)) })
+            XCTAssertLessThan(seconds, 2, "10,000 folders")
+            XCTAssertTrue(lines.contains("items 5"), "the five JPEGs of the library: \(lines)")
+            let width = try XCTUnwrap(lines.first { $0.hasPrefix("width ") }.flatMap { Int($0.dropFirst(6)) })
+            XCTAssertLessThan(width, 2000, "the window keeps a size a screen has")
+            XCTAssertTrue(result.error.contains("The picker was given 10,000 folders: it shows the photos of the first 256"), result.error)
+        }
+    }
+
     nonisolated func testTheChatExampleAttachesThePicksInPickOrder() throws {
         try MainActor.assumeIsolated {
             let chat = TestSupport.packageRoot.appendingPathComponent("examples/chat.py").path

@@ -97,7 +97,9 @@ public final class PickerBehaviour {
     /// Makes the picker over the library the properties name, replacing the one there was.
     private func build() {
         tearDownView()
-        let roots = libraryFolders
+        let given = libraryFolders
+        var seen = Set<[UInt8]>()
+        let roots = Array(given.filter { seen.insert($0.bytes).inserted }.prefix(Self.folderLimit))
         let service: LibraryService
         do {
             // Pickers of the same folders in this process share one index, scan and watcher.
@@ -129,6 +131,10 @@ public final class PickerBehaviour {
         // a size, those of a window of the program's default size.
         view.expectedSize = (960, 720)
         show(view)
+        if seen.count > Self.folderLimit {
+            view.report(i18n("The picker was given {count} folders: it shows the photos of the first {limit}",
+                             ["count": groupedDigits(seen.count), "limit": "\(Self.folderLimit)"]))
+        }
         applyConfirmLabel()
         view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
         view.escapeCancels = true
@@ -305,8 +311,16 @@ public final class PickerBehaviour {
         return strings
     }
 
+    /// The most library folders a picker takes: more cost the host seconds (10,000 blocked it for
+    /// 10-14 s) and are no one's library.
+    static let folderLimit = 256
+    /// The most characters of a label shown: a label of a million characters made a window wider
+    /// than X allows, which ended the host (BadAlloc).
+    static let labelLimit = 64
+
     private func applyConfirmLabel() {
-        view?.confirmLabel = photopick_picker_get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
+        let label = photopick_picker_get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
+        view?.confirmLabel = label.count > Self.labelLimit ? String(label.prefix(Self.labelLimit - 1)) + "…" : label
     }
 
     private func applyShowHeader() {
