@@ -120,9 +120,7 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         defer { server.close() }
         let picker = try openPicker(server, photos)
         defer { picker.stop() }
-        try server.limitRate("2mbit")
-        try picker.keys("space")
-        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.05 }, picker.errorText)
+        try pickWithACopyUnderWay(picker, server)
         XCTAssertEqual(partialFiles().count, 1, "the copy is written under a temporary name")
         try picker.click(x: firstCell.x, y: firstCell.y)
         XCTAssertTrue(wait { picker.errorText.contains(" cancelled") }, picker.errorText)
@@ -144,9 +142,7 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         defer { server.close() }
         let picker = try openPicker(server, photos)
         defer { picker.stop() }
-        try server.limitRate("2mbit")
-        try picker.keys("space")
-        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.05 }, picker.errorText)
+        try pickWithACopyUnderWay(picker, server)
         try server.stop()
         XCTAssertTrue(wait { picker.errorText.contains(" failed ") }, picker.errorText)
         XCTAssertTrue(wait { self.partialFiles().isEmpty }, "the partial file is removed: \(partialFiles())")
@@ -174,9 +170,7 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         defer { server.close() }
         let picker = try openPicker(server, photos)
         defer { picker.stop() }
-        try server.limitRate("2mbit")
-        try picker.keys("space")
-        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.2 }, picker.errorText)
+        try pickWithACopyUnderWay(picker, server, past: 0.2)
         let original = photos.appendingPathComponent("IMG_2.JPG")
         let handle = try FileHandle(forUpdating: original)
         let size = try handle.seekToEnd()

@@ -21,9 +21,7 @@ final class RemoteStalledTests: RemoteWindowTestCase {
         defer { server.close() }
         let picker = try openPicker(server, photos)
         defer { picker.stop() }
-        try server.limitRate("2mbit")
-        try picker.keys("space")
-        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.05 }, picker.errorText)
+        try pickWithACopyUnderWay(picker, server)
         try server.stall()
         defer { try? server.resume() }
         usleep(500_000)
@@ -43,9 +41,7 @@ final class RemoteStalledTests: RemoteWindowTestCase {
         let launched = Date()
         let picker = try openPicker(server, photos, arguments: ["--multiple", "--timeout=12"])
         defer { picker.stop() }
-        try server.limitRate("2mbit")
-        try picker.keys("space")
-        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0.05 }, picker.errorText)
+        try pickWithACopyUnderWay(picker, server)
         try server.stall()
         defer { try? server.resume() }
         _ = secondsUntilExit(picker, limit: 30)

@@ -65,6 +65,14 @@ class RemoteWindowTestCase: WindowTestCase {
         }
     }
 
+    /// Picks the newest photo on a link slowed to 2 Mbit/s and waits until its copy is past
+    /// `fraction`: a copy under way, for what a test then does to it.
+    func pickWithACopyUnderWay(_ picker: WindowProcess, _ server: SFTPServer, past fraction: Double = 0.05) throws {
+        try server.limitRate("2mbit")
+        try picker.keys("space")
+        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > fraction }, picker.errorText)
+    }
+
     /// The temporary files of copies under way (or left behind).
     func partialFiles() -> [String] {
         let folder = cacheHome.appendingPathComponent("photopick/fetched")

@@ -148,16 +148,22 @@ final class DecodingTests: XCTestCase {
         XCTAssertGreaterThan(decodes, 0)
     }
 
+    /// An ordinary progressive JPEG of 640 × 480 (ImageMagick's -interlace Plane: about ten
+    /// scans), its file and bytes.
+    private func progressiveJPEG(in folder: URL) throws -> (file: URL, bytes: [UInt8]) {
+        let file = folder.appendingPathComponent("progressive.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "640x480", "gradient:orange-purple", "-interlace", "Plane",
+                                                                "-quality", "85", file.path]).status, 0)
+        return (file, try [UInt8](Data(contentsOf: file)))
+    }
+
     /// A progressive JPEG is decoded scan by scan over the whole image: one with hundreds of
     /// scans (a few bytes each, repeated) keeps a core busy for a minute at 8000 × 8000. Such a
     /// file is refused from its markers before any decoding; an ordinary progressive JPEG (about
     /// ten scans) is decoded as before.
     func testAProgressiveJPEGWithHundredsOfScansIsRefusedBeforeDecoding() throws {
         let folder = TestSupport.temporaryDirectory("scans")
-        let ordinary = folder.appendingPathComponent("progressive.jpg")
-        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "640x480", "gradient:orange-purple", "-interlace", "Plane",
-                                                                "-quality", "85", ordinary.path]).status, 0)
-        let bytes = try [UInt8](Data(contentsOf: ordinary))
+        let (ordinary, bytes) = try progressiveJPEG(in: folder)
         let scans = JPEGScans.count(in: bytes)
         XCTAssertNotNil(scans, "ImageMagick's -interlace Plane writes a progressive JPEG")
         XCTAssertTrue((2...20).contains(scans ?? 0), "an encoder's handful of scans: \(String(describing: scans))")
@@ -191,10 +197,7 @@ final class DecodingTests: XCTestCase {
     /// work (scans × blocks): refused from its markers; the same scans over 640 × 480 decode.
     func testAProgressiveJPEGOfTooMuchWorkIsRefusedBeforeDecoding() throws {
         let folder = TestSupport.temporaryDirectory("scan-work")
-        let ordinary = folder.appendingPathComponent("progressive.jpg")
-        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "640x480", "gradient:orange-purple", "-interlace", "Plane",
-                                                                "-quality", "85", ordinary.path]).status, 0)
-        let bytes = try [UInt8](Data(contentsOf: ordinary))
+        let bytes = try progressiveJPEG(in: folder).bytes
         let scans = try XCTUnwrap(JPEGScans.count(in: bytes))
         let lastScan = try XCTUnwrap((0..<(bytes.count - 1)).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
         let end = bytes.count - 2

@@ -95,28 +95,26 @@ final class StandInWorkerTests: XCTestCase {
         let workers = try pool("slow-first")
         final class Box: @unchecked Sendable {
             let file: OpenFile
-            var slow: Double?, quick: Double?
+            var seconds: [Double?] = [nil, nil]
             init(_ file: OpenFile) { self.file = file }
         }
         let box = Box(file), done = DispatchGroup()
         let started = monotonicSeconds()
-        done.enter()
-        Thread {
-            if case .success = workers.decode(box.file, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) {
-                box.slow = monotonicSeconds() - started
-            }
-            done.leave()
-        }.start()
+        // Decode `index`: the slow one first, then one asked while it runs.
+        let decode = { (index: Int) in
+            done.enter()
+            Thread {
+                if case .success = workers.decode(box.file, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) {
+                    box.seconds[index] = monotonicSeconds() - started
+                }
+                done.leave()
+            }.start()
+        }
+        decode(0)
         while workers.busyWorkerIDs.isEmpty, monotonicSeconds() - started < 10 { usleep(10_000) }
-        done.enter()
-        Thread {
-            if case .success = workers.decode(box.file, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) {
-                box.quick = monotonicSeconds() - started
-            }
-            done.leave()
-        }.start()
+        decode(1)
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
-        let slow = try XCTUnwrap(box.slow, "the slow decode"), quick = try XCTUnwrap(box.quick, "the one asked meanwhile")
+        let slow = try XCTUnwrap(box.seconds[0], "the slow decode"), quick = try XCTUnwrap(box.seconds[1], "the one asked meanwhile")
         XCTAssertGreaterThan(slow, 2.9, "the first worker took its 3 s")
         XCTAssertLessThan(quick, 2.2, "the second was not kept waiting behind it (\(quick) s; the slow one \(slow) s)")
         XCTAssertEqual(workers.statistics.started, 2)
