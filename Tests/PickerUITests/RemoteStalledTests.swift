@@ -98,4 +98,24 @@ final class RemoteStalledTests: RemoteWindowTestCase {
         try picker.keys("Escape")
         XCTAssertNotNil(secondsUntilExit(picker, limit: 5), picker.errorText)
     }
+
+    /// `--uri` asks the server whether each pick is still there once the window has gone: a
+    /// server that hangs is given 10 s, then the pick is left out with why; the script does not
+    /// wait for ever.
+    func testAnURIAnswerDoesNotWaitOnAStalledServer() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let picker = try openPicker(server, photos, arguments: ["--uri"])
+        defer { picker.stop() }
+        try picker.keys("space")
+        usleep(300_000)
+        try server.stall()
+        defer { try? server.resume() }
+        try picker.keys("ctrl+Return")
+        let seconds = secondsUntilExit(picker, limit: 30)
+        XCTAssertNotNil(seconds, "the script still waited 30 s after its confirm: \(picker.errorText)")
+        XCTAssertLessThan(seconds ?? 99, 15, picker.errorText)
+        XCTAssertTrue(picker.errorText.contains("cannot be reached (it has not answered for 10 s), and is left out"), picker.errorText)
+        XCTAssertNotEqual(picker.finish(timeout: 1).status, 0, "no pick was given")
+    }
 }

@@ -1,3 +1,4 @@
+import CDecodeChannel
 import Foundation
 import Glibc
 import PhotoLibrary
@@ -119,5 +120,34 @@ final class StandInWorkerTests: XCTestCase {
         XCTAssertLessThan(quick, 2.2, "the second was not kept waiting behind it (\(quick) s; the slow one \(slow) s)")
         XCTAssertEqual(workers.statistics.started, 2)
         XCTAssertEqual(workers.running.values.reduce(0, +), 1, "one worker is kept, as the maximum says")
+    }
+
+    /// A worker gets its socket as descriptor 3 and its shared memory as 4 whatever numbers they
+    /// have here: a shared file that was descriptor 3 (a process with nothing else open, as a
+    /// benchmark's) was overwritten by the socket, and every decode failed.
+    func testAWorkerGetsItsDescriptorsWhateverTheirNumbersHere() throws {
+        let shared = photopick_shared_pixels_file(4096)
+        XCTAssertGreaterThanOrEqual(shared, 0)
+        defer { close(shared) }
+        // Descriptor 3 of this process becomes the shared file for the start (put back at once).
+        let kept = dup(3)
+        XCTAssertGreaterThanOrEqual(kept, 0)
+        XCTAssertEqual(dup2(shared, 3), 3)
+        let started = WorkerProcess.start(try TestSupport.standInWorker("report-fds", in: folder), ["decode-worker"], sharedFiles: [3])
+        XCTAssertEqual(dup2(kept, 3), 3)
+        close(kept)
+        guard case .success(let worker) = started else { return XCTFail("\(started)") }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        var received = 0
+        while true {
+            let count = read(worker.socket, &bytes[received], bytes.count - received)
+            if count <= 0 { break }
+            received += count
+        }
+        worker.stop()
+        let lines = String(decoding: bytes.prefix(received), as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        XCTAssertTrue(lines.first?.hasPrefix("socket:") == true, "3 is the socket: \(lines)")
+        XCTAssertTrue(lines.last?.hasPrefix("/memfd:photopick-shared-pixels") == true, "4 is the shared memory: \(lines)")
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import CGLib
 import Glibc
 
@@ -275,6 +276,27 @@ extension RemoteFiles {
         case .success(.file?), .success(.unstattedFile?): return
         case .success(_?): throw Failure(kind: .vanished, message: "not a file")
         }
+    }
+
+    /// `checkFile`, given at most `seconds`: a server that hangs keeps the read that asks it
+    /// waiting for ever (no cancellation reaches it), and the caller must not wait with it. The
+    /// asking thread is left to end when the read does, or with the process.
+    public static func checkFile(_ location: FilePath, within seconds: Double) throws(Failure) {
+        final class Answer: @unchecked Sendable {
+            let lock = Lock()
+            var failure: Failure?
+            let done = DispatchSemaphore(value: 0)
+        }
+        let answer = Answer()
+        let asked = location
+        DispatchQueue.global().async {
+            do throws(Failure) { try checkFile(asked) } catch { answer.lock.withLock { answer.failure = error } }
+            answer.done.signal()
+        }
+        guard answer.done.wait(timeout: .now() + seconds) == .success else {
+            throw Failure(kind: .unreachable, message: "it has not answered for \(WorkerProcess.seconds(seconds))")
+        }
+        if let failure = answer.lock.withLock({ answer.failure }) { throw failure }
     }
 
     /// The local path of a `file://` URI (nil for anything else).

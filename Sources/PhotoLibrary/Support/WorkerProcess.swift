@@ -29,6 +29,21 @@ public final class WorkerProcess {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             return .failure(WorkerStartError(reason: errorDescription(errno)))
         }
+        // Each descriptor goes to its number in the child by dup2, in turn: one that already has a
+        // number handed out before it would be overwritten first (a shared file that is
+        // descriptor 3, in a process with nothing else open, became the worker's socket, and
+        // every decode failed). They are copied above those numbers first.
+        let highest = channel + Int32(sharedFiles.count)
+        var lifted: [Int32] = []
+        defer { lifted.forEach { close($0) } }
+        func above(_ fd: Int32) -> Int32 {
+            guard fd <= highest else { return fd }
+            let copy = fcntl(fd, F_DUPFD_CLOEXEC, highest + 1)
+            if copy >= 0 { lifted.append(copy) }
+            return copy >= 0 ? copy : fd
+        }
+        let socketEnd = above(ends[1])
+        let handed = sharedFiles.map(above)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -36,8 +51,8 @@ public final class WorkerProcess {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // (dup2 onto a new number leaves the copy without close-on-exec.)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], channel)
-        for (index, fd) in sharedFiles.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, channel + 1 + Int32(index)) }
+        posix_spawn_file_actions_adddup2(&actions, socketEnd, channel)
+        for (index, fd) in handed.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, channel + 1 + Int32(index)) }
         // Nothing else of this process's reaches the worker: a descriptor opened here without
         // close-on-exec (by a host app, or inherited from whoever started us) would be the
         // worker's to write to. (The worker closes them too as it starts.)

@@ -51,7 +51,8 @@ enum PickOutput {
                     return false
                 }
                 do {
-                    try RemoteFiles.checkFile(asset.path)
+                    // (After the window: a server that hangs must not keep the script waiting.)
+                    try RemoteFiles.checkFile(asset.path, within: 10)
                     return true
                 } catch {
                     warn(i18n("{file} cannot be reached ({reason}), and is left out", ["file": file, "reason": "\(error)"]))
