@@ -101,7 +101,7 @@ let package = Package(
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
         .executableTarget(name: "crash-journal-probe", dependencies: ["PhotoLibrary"], path: "Tests/CrashJournalProbe"),
-        .executableTarget(name: "sandbox-probe", dependencies: ["CDecodeChannel"], path: "Tests/SandboxProbe"),
+        .executableTarget(name: "sandbox-probe", dependencies: ["CDecodeChannel", "PhotoLibrary"], path: "Tests/SandboxProbe"),
         .executableTarget(name: "remote-files-probe", dependencies: ["PhotoLibrary", "CGLib"], path: "Tests/RemoteFilesProbe"),
         .executableTarget(name: "gobject-support-probe", dependencies: ["GObjectSupport", "CGLib"], path: "Tests/GObjectSupportProbe"),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "PhotoLibrary", "TestSupport", "CGdkPixbuf", "CGLib"]),

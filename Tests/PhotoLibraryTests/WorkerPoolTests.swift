@@ -111,8 +111,13 @@ final class WorkerPoolTests: XCTestCase {
             gate.wait()  // (a read from a stalled server)
             finished.update { $0 += 1 }
         }
-        blocked.submit { finished.update { $0 += 1 } }
+        let other = DispatchSemaphore(value: 0)
+        blocked.submit {
+            finished.update { $0 += 1 }
+            other.signal()
+        }
         running.wait()
+        other.wait()  // (the other thread's work is done: only the blocked one runs)
         started = monotonicSeconds()
         XCTAssertFalse(blocked.shutdown(waitingAtMost: 0.3), "the blocked work is let go")
         let waited = monotonicSeconds() - started

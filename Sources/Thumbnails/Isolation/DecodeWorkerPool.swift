@@ -104,10 +104,13 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// The process ids of the idle workers (tests look at what they hold).
     public var idleWorkerIDs: [pid_t] { locked { idle.map(\.pid) } }
-    /// The workers at work: their kind and when their decode began (monotonic seconds).
-    private var working: [pid_t: (formats: DecodeWorker.Formats, since: Double)] = [:]
+    /// The workers at work: their kind, and the processor time their decode has used (read once
+    /// it has run 0.1 s).
+    private var working: [pid_t: (formats: DecodeWorker.Formats, processorSeconds: Double)] = [:]
 
-    /// How long a decode runs before it yields: another worker may then start beside it.
+    /// The processor time a decode uses before it yields: another worker may then start beside
+    /// it. (Processor time, not time: on a loaded machine every decode takes long, and extra
+    /// workers would only share the same cores.)
     static let yieldAfter = 1.0
 
     /// Starts the everyday workers now, off the calling thread, so that the first decodes do
@@ -205,7 +208,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             case .success(let taken): worker = taken
             case .failure(let failure): return .failure(failure)
             }
-            locked { working[worker.pid] = (worker.formats, monotonicSeconds()) }
+            locked { working[worker.pid] = (worker.formats, 0) }
             let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
             let extra = locked { () -> Bool in
                 working[worker.pid] = nil
@@ -246,11 +249,10 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 pthread_mutex_unlock(mutex)
                 return .success(worker)
             }
-            // A decode running past a second yields its worker's turn: while it runs, one more
-            // worker may start (as many more as run that long, at most the maximum again), so
-            // that the cells in sight are not left behind a slow file; the cores are shared.
-            let now = monotonicSeconds()
-            let long = working.values.count { $0.formats == formats && now - $0.since > Self.yieldAfter }
+            // A decode past a second of processor time yields its worker's turn: while it runs,
+            // one more worker may start (as many more as run that long, at most the maximum
+            // again), so that the cells in sight are not left behind a slow file.
+            let long = working.values.count { $0.formats == formats && $0.processorSeconds > Self.yieldAfter }
             if roomy, count(of: formats) < maximumWorkers + min(long, maximumWorkers) {
                 busy[formats, default: 0] += 1
                 reserved += need
@@ -308,7 +310,15 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 cpuAtStart = Self.processorSeconds(of: worker.pid)
                 continue
             }
-            if let now = Self.processorSeconds(of: worker.pid), now - start > cpuSeconds {
+            let now = Self.processorSeconds(of: worker.pid)
+            if let now {
+                let used = now - start
+                locked {
+                    working[worker.pid]?.processorSeconds = used
+                    if used > Self.yieldAfter { pthread_cond_broadcast(changed) }
+                }
+            }
+            if let now, now - start > cpuSeconds {
                 return (.failure, .failure(.undecodable("the \(Self.formatName(mimeType)) decoder used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
             }
             if monotonicSeconds() > deadline {
