@@ -197,6 +197,29 @@ final class HostileSetupTests: XCTestCase {
         XCTAssertEqual((rows.first?["captured_at"] as? String)?.hasPrefix("2300"), false)
     }
 
+    /// An index of schema 5 kept a photo as failed because its metadata worker was killed from
+    /// outside ("the metadata reader stopped on this file"): the upgrade reads it again (issue 37).
+    func testAPhotoAnEarlierBuildBlamedForAKilledWorkerIsReadAgain() throws {
+        let home = folder("killed-upgrade-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        let photo = try photo(in: pictures)
+        let environment = environment(home: home)
+        XCTAssertEqual(try TestSupport.run(TestSupport.photopick, ["index", "--library", pictures.path], environment: environment).status, 0)
+        let indexFolder = home.appendingPathComponent(".local/share/photopick")
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: indexFolder.path).first { $0.hasSuffix(".sqlite") })
+        // As schema 5 stored it: not an asset, with the reason.
+        let downgrade = try TestSupport.run("/usr/bin/sqlite3", [indexFolder.appendingPathComponent(database).path, """
+            UPDATE assets SET kind = 0, error = 'the metadata reader stopped on this file';
+            PRAGMA user_version = 5;
+            """])
+        XCTAssertEqual(downgrade.status, 0, downgrade.error)
+        // (The file is as it was: only the upgrade can have it read again.)
+        let listed = try TestSupport.run(TestSupport.photopick, ["ls", "--library", pictures.path], environment: environment)
+        XCTAssertEqual(String(decoding: listed.output, as: UTF8.self), photo.path + "\n", listed.error)
+        let errors = try TestSupport.run(TestSupport.photopick, ["ls", "--errors", "--library", pictures.path], environment: environment)
+        XCTAssertFalse(String(decoding: errors.output, as: UTF8.self).contains("stopped on this file"), String(decoding: errors.output, as: UTF8.self))
+    }
+
     /// 2 KB of random bytes over the middle of the index (a bad sector, a stray write): `ls`
     /// listed 59,078 of 59,089 assets with no word, twice, or failed halfway. The index is not
     /// as Photopick left it, so every page is checked, and it is rebuilt (issue 20, finding 7).

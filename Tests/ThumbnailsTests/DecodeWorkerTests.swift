@@ -274,6 +274,33 @@ final class DecodeWorkerTests: XCTestCase {
         while !killer.isFinished { usleep(10_000) }
     }
 
+    /// A record an earlier build made of a decoder ended from outside ("the PNG decoder stopped
+    /// on this file") is not believed: the photo is decoded again, not "Damaged file" for good;
+    /// a crash's record still stands.
+    func testARecordOfADecoderEndedFromOutsideIsNotBelieved() throws {
+        _ = try make("honest.png", ["-size", "64x48", "xc:teal"])
+        let path = FilePath(folder.appendingPathComponent("honest.png").path)
+        var info = stat()
+        XCTAssertEqual(stat(path.displayString, &info), 0)
+        let original = try ThumbnailCache.Original(path: path, modificationTime: Int64(info.st_mtim.tv_sec), size: Int64(info.st_size), mimeType: "image/png")
+        let workers = pool()
+        for (index, (reason, believed)) in [("cannot decode: the PNG decoder stopped on this file", false),
+                                            ("cannot decode: the PNG decoder crashed on this file (Terminated)", false),
+                                            ("cannot decode: the PNG decoder crashed on this file (Segmentation fault)", true)].enumerated() {
+            // (A cache of its own each: no thumbnail made for the one before.)
+            let cache = ThumbnailCache(root: FilePath(folder.appendingPathComponent("cache-\(index)").path))
+            try cache.storeFailure(for: original, reason: reason)
+            XCTAssertEqual(cache.hasFailure(for: original), believed, reason)
+            XCTAssertEqual(cache.failureReason(for: original) != nil, believed, reason)
+            let made = Thumbnailer(cache: cache, memory: MemoryCache(), thumbnailers: [], workers: workers).thumbnail(for: path, flavor: .normal)
+            if believed {
+                guard case .failure = made else { return XCTFail("a crash's record stands: \(made)") }
+            } else {
+                guard case .success(let thumbnail) = made, thumbnail.pixbuf != nil else { return XCTFail("\(reason): \(made)") }
+            }
+        }
+    }
+
     func testAWorkerPastItsDeadlinesIsStoppedAndReplaced() throws {
         // Out of processor time: a full decode of 81 megapixels takes 0.7 s of it here.
         let busy = pool(cpuSeconds: 0.2)

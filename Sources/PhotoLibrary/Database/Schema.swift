@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -172,6 +172,18 @@ enum Schema {
     /// Those rows are read again.
     static let version5 = """
     UPDATE assets SET size = -1 WHERE date_source = 0 AND captured_at > (CAST(strftime('%s', 'now') AS INTEGER) + 86400) * 1000;
+    UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
+    """
+
+    /// A metadata worker ended from outside (the OOM killer, earlyoom, a person's kill) blamed
+    /// the file it was on, for good ("the metadata reader stopped on this file"; SIGTERM read as
+    /// a crash); such an end is now tried again, and blames a file only the second time (issue
+    /// 37). Those rows are read again.
+    static let version6 = """
+    UPDATE assets SET size = -1 WHERE error IN ('the metadata reader stopped on this file',
+        'the metadata reader crashed on this file (Terminated)', 'the metadata reader crashed on this file (Interrupt)',
+        'the metadata reader crashed on this file (Hangup)', 'the metadata reader crashed on this file (Alarm clock)',
+        'the metadata reader crashed on this file (Broken pipe)');
     UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
     """
 }

@@ -120,11 +120,22 @@ public final class ThumbnailCache: Sendable {
         guard let file = try? OpenFile(path: failurePath(for: original)), let header = ThumbnailHeader.read(file),
               header.text["Thumb::URI"] == original.uri, header.text["Thumb::MTime"].flatMap({ Int64($0) }) == original.modificationTime,
               header.text["Thumb::Size"].map({ Int64($0) == original.size }) ?? true else { return nil }
-        return header.text["X-Photopick::Reason"] ?? "could not be thumbnailed"
+        let reason = header.text["X-Photopick::Reason"] ?? "could not be thumbnailed"
+        return Self.isEndedFromOutside(reason) ? nil : reason
+    }
+
+    /// Whether an earlier build recorded this reason for a decoder ended from outside (the OOM
+    /// killer, a person's kill), not by its file: such a record is not believed, and the file is
+    /// tried again (issue 37: eight honest panoramas stayed "Damaged file" after a restart).
+    static func isEndedFromOutside(_ reason: String) -> Bool {
+        reason.hasSuffix("decoder stopped on this file")
+            || ["Terminated", "Interrupt", "Hangup", "Alarm clock", "Broken pipe"].contains { reason.hasSuffix("crashed on this file (\($0))") }
     }
 
     public func hasFailure(for original: Original) -> Bool {
-        validThumbnail(at: failurePath(for: original), uri: original.uri, original: original) != nil
+        guard validThumbnail(at: failurePath(for: original), uri: original.uri, original: original) != nil else { return false }
+        // (A record of a decoder ended from outside is not believed: `isEndedFromOutside`.)
+        return failureReason(for: original) != nil
     }
 
     /// A shared repository (`.sh_thumbnails/FLAVOUR/` beside the original) names thumbnails by
