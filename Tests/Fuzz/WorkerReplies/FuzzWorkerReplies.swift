@@ -1,3 +1,4 @@
+import Basics
 import CDecodeChannel
 import FuzzSupport
 import Glibc
@@ -37,7 +38,7 @@ private final class Writer: @unchecked Sendable {
                 pauses += 1
                 continue
             }
-            let file = index == 0 && attach ? memfd_create("fuzz-pixels", UInt32(MFD_CLOEXEC)) : -1
+            let file = index == 0 && attach ? photopick_progress_file() : -1  // (any memory file)
             let sent = photopick_channel_send(socket, part, part.count, file)
             if file >= 0 { close(file) }
             if sent != 0 { return }  // the reader gave up and closed its end
