@@ -9,9 +9,10 @@ import Glibc
 /// kind (0 decode; 1 a check of the sandbox, with no file; 2 decode the EXIF thumbnail embedded
 /// in a JPEG, the grid's first paint), the file's MIME type (64 bytes, NUL
 /// padded: the worker cannot read the MIME database to sniff it, shut in as it is).
-/// Reply (56 bytes, then `messageLength` bytes of text, with a pixels file when it succeeded):
-/// "PPDA", outcome, width, height, rowstride, has alpha, image width, image height, limit, length,
-/// and whether the pixels are in the memory file the worker shares with the window instead.
+/// Reply (56 bytes, then `messageLength` bytes of text, and never a descriptor: one that comes is
+/// refused): "PPDA", outcome, width, height, rowstride, has alpha, image width, image height,
+/// limit, length, and whether the pixels are in the memory file the window made and shares with
+/// the worker (the only place pixels are taken from).
 enum DecodeMessages {
     static let requestMagic: UInt32 = 0x5244_5050  // "PPDR"
     static let replyMagic: UInt32 = 0x4144_5050    // "PPDA"
