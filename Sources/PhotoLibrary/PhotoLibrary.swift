@@ -32,14 +32,41 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// Opens the index for `roots` (absolute paths). Each distinct set of roots has its own
     /// database file, so `--library DIR` runs never disturb the index of the Pictures folder.
-    public init(roots: [FilePath], location: IndexLocation = .standard) throws {
-        self.roots = PhotoLibrary.normalise(roots)
+    public convenience init(roots: [FilePath], location: IndexLocation = .standard) throws {
+        try self.init(roots: roots, location: location, ofDefaultFolders: false)
+    }
+
+    /// Opens the library of the default folders (`LibraryFolders.defaults`: Pictures, Videos and
+    /// those added from the picker), what every picker shows when no folder is named. It has one
+    /// index whichever of them are there: a folder added is read alone, and one that is missing
+    /// (a disk not plugged in) stays in it and in `roots`, its photos offline
+    /// (`unreachableRoots`) until it is back. One that never held a photo here is left out.
+    /// (Issue 37: the index was named by the folders present, so a missing disk started another
+    /// library, read from nothing, and its picks were lost.)
+    public convenience init(defaultFoldersAt location: IndexLocation = .standard) throws {
+        try self.init(roots: LibraryFolders.defaults, location: location, ofDefaultFolders: true)
+    }
+
+    private init(roots: [FilePath], location: IndexLocation, ofDefaultFolders: Bool) throws {
+        let configured = PhotoLibrary.normalise(roots)
         var notices: [IndexNotice] = []
         var resolved = location
         if let path = location.databasePath, path.hasSuffix(".sqlite") {
-            resolved = IndexLocation(databasePath: String(path.dropLast(7)) + "-" + PhotoLibrary.key(for: self.roots) + ".sqlite")
+            let base = String(path.dropLast(7))
+            resolved = IndexLocation(databasePath: base + "-" + (ofDefaultFolders ? Self.defaultFoldersKey : PhotoLibrary.key(for: configured)) + ".sqlite")
+            if ofDefaultFolders {
+                Self.adoptIndexOfPresentFolders(base: base, as: resolved.databasePath!, configured: configured)
+            }
         }
         writer = try IndexDatabase.open(resolved, notices: &notices)
+        if ofDefaultFolders {
+            let known = (try? Self.rootsWithFolders(writer)) ?? []
+            let shown = configured.filter { $0.mayHoldALibrary || known.contains($0) }
+            // (None at all: the first, missing, is the window's "No Pictures Folder".)
+            self.roots = shown.isEmpty ? Array(configured.prefix(1)) : shown
+        } else {
+            self.roots = configured
+        }
         let memoryOnly = notices.contains { $0.kind == .memoryOnly } || resolved.databasePath == nil
         let frozen = notices.contains { $0.kind == .frozen }
         isFrozen = frozen
@@ -304,6 +331,29 @@ public final class PhotoLibrary: @unchecked Sendable {
         var result: [FilePath] = []
         for root in roots.map({ $0.isLocationURI ? RemoteFiles.canonical($0) : $0.absolute() }) where !result.contains(root) { result.append(root) }
         return result.filter { root in !result.contains { $0 != root && root.relative(to: $0) != nil } }
+    }
+
+    /// The suffix of the default folders' index file (`init(defaultFoldersAt:)`).
+    static let defaultFoldersKey = "default"
+
+    /// The roots the index holds folders of.
+    private static func rootsWithFolders(_ database: SQLiteConnection) throws -> Set<FilePath> {
+        let statement = try database.statement("SELECT r.path FROM roots r WHERE EXISTS (SELECT 1 FROM folders f WHERE f.root_id = r.id)")
+        defer { statement.reset() }
+        var result = Set<FilePath>()
+        while try statement.step() { result.insert(FilePath(bytes: statement.blob(0))) }
+        return result
+    }
+
+    /// Earlier versions named the default folders' index by the folders present: the first
+    /// open of the default library takes that file over, when it was closed cleanly (no
+    /// write-ahead log beside it: nothing else has it open), instead of reading the whole
+    /// library again.
+    private static func adoptIndexOfPresentFolders(base: String, as path: String, configured: [FilePath]) {
+        guard access(path, F_OK) != 0 else { return }
+        let older = base + "-" + key(for: configured.filter(\.mayHoldALibrary)) + ".sqlite"
+        guard access(older, F_OK) == 0, access(older + "-wal", F_OK) != 0 else { return }
+        _ = rename(older, path)
     }
 
     /// A stable short key for a set of roots: the database file's suffix.

@@ -43,6 +43,13 @@ func resolveRoots(_ given: [[UInt8]], checkingRemote: Bool = true) throws(UsageE
     }
 }
 
+/// The library of the folders `--library` names, or without it the default folders' (one index
+/// whichever of them are there: a disk not plugged in keeps its photos, offline).
+func namedLibrary(_ given: [[UInt8]]) throws -> PhotoLibrary {
+    let roots = try resolveRoots(given)
+    return given.isEmpty ? try PhotoLibrary(defaultFoldersAt: .standard) : try PhotoLibrary(roots: roots)
+}
+
 /// Checks that a location given with `--library` is a folder. It is mounted here if gvfs has not
 /// yet, without a prompt (a server that wants a password says so in one line); a server that does
 /// not answer is not an error here: the scan says so, and the index answers meanwhile.
@@ -59,8 +66,8 @@ func checkRemoteRoot(_ path: FilePath) throws(UsageError) {
 /// Opens the index and, unless `cached` (and the index has been built before), brings it up to
 /// date first: only folders whose entries changed are listed again, so an unchanged library costs
 /// one `stat` per folder (a file rewritten in place is seen by `photopick index`).
-func openLibrary(roots: [FilePath], cached: Bool, showProgress: Bool) throws -> PhotoLibrary {
-    let library = try PhotoLibrary(roots: roots)
+func openLibrary(named given: [[UInt8]], cached: Bool, showProgress: Bool) throws -> PhotoLibrary {
+    let library = try namedLibrary(given)
     for notice in library.notices { warn(notice.message) }
     // (A frozen index was said to be read as it was: nothing can be written to bring it up to date.)
     if cached && !library.isEmpty || library.isFrozen { return library }
@@ -107,6 +114,11 @@ func scan(_ library: PhotoLibrary, _ scope: ScanScope = .everyFile, progressLine
     for (root, reason) in library.unreachableRoots.sorted(by: { $0.key < $1.key }) {
         // Never indexed: nothing to answer from. Indexed before: answered as the index last saw it.
         if library.isEmpty { throw Unreachable(message: "\(root): \(i18n("cannot be reached")) (\(reason))") }
+        if !root.isLocationURI {
+            warn(i18n("{folder} is not there (on a disk that is not connected?); its photos are listed as they were when it was last read",
+                      ["folder": root.displayString]))
+            continue
+        }
         warn(i18n("{folder}: cannot be reached ({reason}); its photos are listed as they were when it last answered",
                   ["folder": root.displayString, "reason": reason]))
     }
@@ -129,7 +141,7 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = albumsOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
-    let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
+    let library = try openLibrary(named: parser.filenames("library"), cached: parser.flag("cached"), showProgress: false)
     var output = StandardOutput()
     let albums = try library.albums()
     if parser.flag("json") {
@@ -172,7 +184,7 @@ func listCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     if parser.flag("json") && parser.flag("null") { return usage(i18n("--json and -0 cannot be used together")) }
     let limit = parser.integer("limit")
     if let limit, limit < 0 { return usage(i18n("--limit must be 0 or more")) }
-    let library = try openLibrary(roots: try resolveRoots(parser.filenames("library")), cached: parser.flag("cached"), showProgress: false)
+    let library = try openLibrary(named: parser.filenames("library"), cached: parser.flag("cached"), showProgress: false)
     var output = StandardOutput()
     let terminator: [UInt8] = parser.flag("null") ? [0] : [UInt8(ascii: "\n")]
 
@@ -287,7 +299,7 @@ func indexCommand(_ arguments: [[UInt8]]) throws -> Int32 {
     let parser = indexOptions()
     guard let rest = try parseOrReport(parser, arguments) else { return ExitStatus.usage }
     guard rest.isEmpty else { return usage(unexpectedArgument(rest[0])) }
-    let library = try PhotoLibrary(roots: try resolveRoots(parser.filenames("library")))
+    let library = try namedLibrary(parser.filenames("library"))
     for notice in library.notices { warn(notice.message) }
     let progress = try scan(library, progressLines: true)
     // A full index run also reads every page of the index: damage found is rebuilt (see run()).

@@ -199,7 +199,8 @@ public final class LibraryService {
             let unreachable = library.unreachableRoots
             post { [failure] service in
                 service.isScanning = false
-                service.setOffline(unreachable, lookedAt: library.roots.filter(\.isLocationURI))
+                // (A local folder that is not there too: see lookForMissingRoots.)
+                service.setOffline(unreachable, lookedAt: library.roots)
                 // (A scan that failed before its dates were known: the pickers show what there is.)
                 service.isDatingFirstRun = false
                 service.publish(.scanFinished(failure: failure))

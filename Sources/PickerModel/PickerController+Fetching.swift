@@ -63,8 +63,8 @@ extension PickerController {
 
     // MARK: Folders that do not answer
 
-    /// Whether `path` lies in a library folder on another machine that does not answer now (its
-    /// cell is dimmed and says so).
+    /// Whether `path` lies in a library folder on another machine that does not answer now, or
+    /// in one that is not there (a disk not plugged in): its cell is dimmed and says so.
     public func isOffline(_ path: FilePath) -> Bool {
         service.offlineRoots.keys.contains { path == $0 || path.relative(to: $0) != nil }
     }
@@ -90,6 +90,10 @@ extension PickerController {
     func offlineChanged() {
         for (root, reason) in service.offlineRoots.sorted(by: { $0.key < $1.key }) where toldOffline.insert(root).inserted {
             let folder = String(decoding: root.lastName, as: UTF8.self)
+            guard root.isLocationURI else {
+                publish(.folderOffline(root, i18n("“{folder}” is not there: its photos can be picked once its disk is connected", ["folder": folder])))
+                continue
+            }
             // (A toast is one line: the folder's name and its host, not the whole URI.)
             publish(.folderOffline(root, i18n("“{folder}” on {host} cannot be reached ({reason})", ["folder": folder, "host": Self.host(of: root), "reason": reason])))
         }

@@ -59,17 +59,19 @@ extension PickerWindow {
     /// over the new set of folders (nothing is picked yet: the grid was empty).
     static func reopen(_ session: Session, application: UnsafeMutablePointer<AdwApplication>,
                                window: UnsafeMutablePointer<GtkWidget>, adding folder: FilePath, in view: PickerView) {
-        let roots = session.library.roots.filter(\.mayHoldALibrary) + [folder]
+        var remembered = false
+        if session.options.remembersChosenFolders {
+            // Said in the new window: this one is about to go.
+            do { try LibraryFolders.add(folder); remembered = true } catch { session.pendingProblems.append("\(error)") }
+        }
         let library: PhotoLibrary
         do {
-            library = try PhotoLibrary(roots: roots)
+            // Remembered, it joins the default folders' index: only it is read.
+            library = remembered ? try PhotoLibrary(defaultFoldersAt: .standard)
+                : try PhotoLibrary(roots: session.library.roots.filter(\.mayHoldALibrary) + [folder])
         } catch {
             view.report(i18n("Cannot open {folder}: {reason}", ["folder": folder.displayString, "reason": "\(error)"]))
             return
-        }
-        if session.options.remembersChosenFolders {
-            // Said in the new window: this one is about to go.
-            do { try LibraryFolders.add(folder) } catch { session.pendingProblems.append("\(error)") }
         }
         session.library = library
         // Keep the application alive between the two windows.
@@ -81,10 +83,10 @@ extension PickerWindow {
 }
 
 /// The picks the app from the menu kept from last time, picked again as the window opens: those
-/// the index has at once, then those its scan finds (a first run, or a library read anew: a
-/// folder missing at launch gives the library another index). None is dropped for not being
-/// found yet: a pick whose folder is missing (a disk not plugged in) waits for it, and is kept
-/// for the next launch; only one whose folder is there without its file, or that the finished
+/// the index has at once, then those its scan finds (a first run). None is dropped for not being
+/// found yet: a pick whose folder is missing (a disk not plugged in: the index keeps its photos,
+/// offline) waits for it, is picked when the disk comes back while the window is open, and is
+/// kept for the next launch; only one whose folder is there without its file, or that the finished
 /// scan did not find, is said to be gone. (Issue 37: a folder missing at launch threw away every
 /// pick, those on screen too, and the next quit saved none.)
 @MainActor final class SavedPicks {
@@ -115,24 +117,46 @@ extension PickerWindow {
     func restore(into view: PickerView, library: PhotoLibrary) {
         look(in: view, library: library, scanFinished: false)
         guard !waiting.isEmpty else { return }
+        // At the end of each scan: the first's says what is gone or away; a later one (a disk
+        // plugged in while the window is open is read again) picks what came back.
         scanWatch = view.controller.observe { [weak self, weak view] event in
             guard case .scanFinished = event, let self, let view, self.scanWatch != nil else { return }
-            self.scanWatch = nil
             self.look(in: view, library: library, scanFinished: true)
+            if self.waiting.isEmpty { self.scanWatch = nil }
         }
     }
+
+    /// A pick picked late (its disk plugged in while the window is open) goes back to its place
+    /// of last time: after the last pick saved before it.
+    private func putInItsPlace(_ id: Int64, uri: String, view: PickerView, library: PhotoLibrary) {
+        let before = Set(saved.prefix { $0 != uri }.compactMap { saved in
+            PickerWindow.filePath(fromURI: saved).flatMap { try? library.asset(path: $0)?.id }
+        })
+        let picked = view.selection.picked
+        guard picked.last == id else { return }
+        let place = picked.lastIndex { before.contains($0) }.map { $0 + 1 } ?? 0
+        view.selection.move(from: picked.count - 1, to: place)
+    }
+
+    /// Whether a scan's end was looked at already (what is away is said once).
+    private var sawScanFinish = false
 
     private func look(in view: PickerView, library: PhotoLibrary, scanFinished: Bool) {
         var restored = 0, gone = 0, away = 0
         var still: [String] = []
         for uri in waiting {
             guard let path = PickerWindow.filePath(fromURI: uri) else { gone += 1; continue }
-            if let asset = try? library.asset(path: path) {
-                if case .picked = view.selection.toggle(asset.id) { restored += 1 }
-                continue
-            }
             var info = stat()
             let exists = path.withCString { lstat($0, &info) } == 0
+            // (The index keeps the photos of a disk not plugged in: such a pick waits.)
+            if exists, let asset = try? library.asset(path: path) {
+                if view.selection.number(of: asset.id) != nil { continue }
+                if case .picked = view.selection.toggle(asset.id) {
+                    restored += 1
+                    if scanFinished { putInItsPlace(asset.id, uri: uri, view: view, library: library) }
+                }
+                continue
+            }
             if exists {
                 // Not indexed yet (the scan will find it), or, once the scan is done, outside the library.
                 if scanFinished { gone += 1 } else { still.append(uri) }
@@ -140,9 +164,10 @@ extension PickerWindow {
                 gone += 1
             } else {
                 still.append(uri)
-                if scanFinished { away += 1 }
+                if scanFinished && !sawScanFinish { away += 1 }
             }
         }
+        if scanFinished { sawScanFinish = true }
         waiting = still
         if restored > 0 {
             view.showToast(ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))

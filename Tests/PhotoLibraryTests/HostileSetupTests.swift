@@ -187,6 +187,8 @@ final class HostileSetupTests: XCTestCase {
         // As schema 4 stored it: the file's time of 2300, from the file itself.
         let downgrade = try TestSupport.run("/usr/bin/sqlite3", [indexFolder.appendingPathComponent(database).path, """
             UPDATE assets SET captured_at = 10413792000000, date_source = 0;
+            DROP INDEX assets_refused_date;
+            ALTER TABLE assets DROP COLUMN refused_date_ms;
             PRAGMA user_version = 4;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)
@@ -210,6 +212,8 @@ final class HostileSetupTests: XCTestCase {
         // As schema 5 stored it: not an asset, with the reason.
         let downgrade = try TestSupport.run("/usr/bin/sqlite3", [indexFolder.appendingPathComponent(database).path, """
             UPDATE assets SET kind = 0, error = 'the metadata reader stopped on this file';
+            DROP INDEX assets_refused_date;
+            ALTER TABLE assets DROP COLUMN refused_date_ms;
             PRAGMA user_version = 5;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

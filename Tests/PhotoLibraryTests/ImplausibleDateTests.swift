@@ -72,6 +72,55 @@ final class ImplausibleDateTests: XCTestCase {
         XCTAssertEqual(listed.map(\.source), ["metadata", "file"])
     }
 
+    /// A first index made while the machine's clock is a year behind (a dead clock battery, a
+    /// first boot before the network time) cannot believe this year's dates; once the clock is
+    /// right, the next scan reads those files again and dates them by their EXIF, in place
+    /// (issue 37: they kept their file dates for good). A camera set to 2099 stays refused.
+    func testDatesRefusedWhileTheClockWasBehindAreReadAgainOnceItIsRight() throws {
+        let faketime = "/usr/bin/faketime"
+        guard FileManager.default.isExecutableFile(atPath: faketime) else {
+            XCTFail("\(faketime) is missing: run scripts/bootstrap")
+            return
+        }
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy:MM:dd HH:mm:ss"
+        let taken = Date().addingTimeInterval(-30 * 86_400)
+        try photo("this-year.jpg", dateTimeOriginal: formatter.string(from: taken), modified: "2021-06-01 12:00:00 UTC")
+        try photo("clock-2099.jpg", dateTimeOriginal: "2099:09:29 10:10:10", modified: "2020-06-01 12:00:00 UTC")
+        let data = TestSupport.temporaryDirectory("dates-data")
+        defer { try? FileManager.default.removeItem(at: data) }
+        // (NO_FAKE_STAT: the file times stay as they are; only the clock is behind.)
+        let behind = try TestSupport.run(faketime, ["-f", "-365d", TestSupport.photopick, "index", "--library", library.path],
+                                         environment: ["XDG_DATA_HOME": data.path, "NO_FAKE_STAT": "1"])
+        XCTAssertEqual(behind.status, 0, behind.error)
+        let list = { () throws -> [(name: String, capturedAt: String, source: String, id: Int)] in
+            let result = try TestSupport.run(TestSupport.photopick, ["ls", "--json", "--cached", "--library", self.library.path],
+                                             environment: ["XDG_DATA_HOME": data.path])
+            XCTAssertEqual(result.status, 0, result.error)
+            let objects = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [[String: Any]])
+            return objects.map { (URL(fileURLWithPath: $0["path"] as! String).lastPathComponent, $0["captured_at"] as? String ?? "",
+                                  $0["date_source"] as? String ?? "", $0["id"] as? Int ?? 0) }
+        }
+        let before = try list()
+        XCTAssertEqual(before.first { $0.name == "this-year.jpg" }?.source, "file", "a year behind, its date is ahead of the clock")
+
+        let right = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": data.path])
+        XCTAssertEqual(right.status, 0, right.error)
+        let after = try list()
+        let thisYear = try XCTUnwrap(after.first { $0.name == "this-year.jpg" })
+        XCTAssertEqual(thisYear.source, "metadata", "read again once the clock is right")
+        XCTAssertTrue(thisYear.capturedAt.hasPrefix(ISO8601DateFormatter.string(from: taken, timeZone: TimeZone(identifier: "UTC")!,
+                                                                                formatOptions: [.withFullDate])), thisYear.capturedAt)
+        XCTAssertEqual(thisYear.id, before.first { $0.name == "this-year.jpg" }?.id, "in place: the same id")
+        XCTAssertEqual(after.first { $0.name == "clock-2099.jpg" }?.source, "file")
+
+        let again = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: ["XDG_DATA_HOME": data.path])
+        let summary = String(decoding: again.output, as: UTF8.self)
+        XCTAssertTrue(summary.contains(" 0 read"), "nothing more to read (2099 waits for its year): \(summary)")
+    }
+
     func testTheIndexerFallsBackWhateverAReaderLetThrough() {
         let modified: Int64 = 1_622_548_800_000_000_000  // 2021-06-01 12:00 UTC, in nanoseconds
         var media = MediaFile(kind: .photo, mimeType: "image/jpeg",

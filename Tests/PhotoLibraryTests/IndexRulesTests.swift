@@ -366,6 +366,8 @@ final class IndexRulesTests: XCTestCase {
             ALTER TABLE folders DROP COLUMN listed_mtime_ns;
             DROP INDEX assets_partial;
             ALTER TABLE assets DROP COLUMN partial;
+            DROP INDEX assets_refused_date;
+            ALTER TABLE assets DROP COLUMN refused_date_ms;
             PRAGMA user_version = 1;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

@@ -80,6 +80,8 @@ final class WallClockDateTests: XCTestCase {
                                                            "SELECT id FROM assets ORDER BY id"])
         let downgrade = try TestSupport.run("/usr/bin/sqlite3", [home.appendingPathComponent("photopick/" + database).path, """
             UPDATE assets SET captured_at = captured_at - 9 * 3600 * 1000 WHERE capture_offset IS NULL AND date_source = 1;
+            DROP INDEX assets_refused_date;
+            ALTER TABLE assets DROP COLUMN refused_date_ms;
             PRAGMA user_version = 3;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

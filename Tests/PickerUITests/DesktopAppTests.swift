@@ -214,8 +214,10 @@ final class DesktopAppTests: WindowTestCase {
 
     /// The person's default folders, one on a disk that is unplugged between launches (issue 37):
     /// the picks whose files are there are picked again, the one on the missing disk waits and is
-    /// said to, nothing is said to be gone, and once the disk is back all three are picked again in
-    /// their order. (A folder missing at launch threw every pick away, and the next quit saved none.)
+    /// said to, nothing is said to be gone, the library is not read anew (one index, whichever
+    /// folders are there); the disk plugged in while the window is open brings its pick back in its
+    /// place, and the next launch has all three in their order. (A folder missing at launch threw
+    /// every pick away, started another index, and the next quit saved none.)
     func testAPickOnADiskUnpluggedBetweenLaunchesWaitsForItAndNoneIsLost() throws {
         let home = TestSupport.temporaryDirectory("desktop-home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -243,6 +245,11 @@ final class DesktopAppTests: WindowTestCase {
         defer { first.stop() }
         try first.keys("space", "Right", "space", "Right", "space", "ctrl+q")
         _ = first.finish(timeout: 10)
+        let indexes = {
+            Set(try FileManager.default.contentsOfDirectory(atPath: self.dataHome.appendingPathComponent("photopick").path)
+                .filter { $0.hasPrefix("index-") && $0.hasSuffix(".sqlite") })
+        }
+        let indexesBefore = try indexes()
 
         let videos = home.appendingPathComponent("Videos"), unplugged = home.appendingPathComponent("Videos-unplugged")
         try FileManager.default.moveItem(at: videos, to: unplugged)
@@ -252,13 +259,26 @@ final class DesktopAppTests: WindowTestCase {
         while !second.errorText.contains("on a disk that is not connected"), Date() < deadline { usleep(100_000) }
         XCTAssertTrue(second.errorText.contains("1 photo picked last time is on a disk that is not connected"), second.errorText)
         XCTAssertFalse(second.errorText.contains("no longer in the library"), second.errorText)
+        XCTAssertTrue(second.errorText.contains("“Videos” is not there: its photos can be picked once its disk is connected"), second.errorText)
+        XCTAssertEqual(try indexes(), indexesBefore, "one index for the default folders, whichever are there")
         try second.keys("ctrl+Return")
         usleep(500_000)
         XCTAssertEqual(try clipboard("text/uri-list"), "\(uris[1])\r\n\(uris[2])\r\n", "the two whose disk is here are picked")
+
+        // Plugged in while the window is open: looked for every 2 s, read again, picked in its place.
+        try FileManager.default.moveItem(at: unplugged, to: videos)
+        let all = uris.map { $0 + "\r\n" }.joined()
+        var pasted = ""
+        let backBy = Date().addingTimeInterval(20)
+        while pasted != all, Date() < backBy {
+            try second.keys("ctrl+Return")
+            usleep(300_000)
+            pasted = try clipboard("text/uri-list")
+        }
+        XCTAssertEqual(pasted, all, "the pick on the disk plugged in comes back first, as last time")
         try second.keys("ctrl+q")
         _ = second.finish(timeout: 10)
 
-        try FileManager.default.moveItem(at: unplugged, to: videos)
         let third = try launch()
         defer { third.stop() }
         usleep(1_000_000)

@@ -1,7 +1,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -184,6 +184,19 @@ enum Schema {
         'the metadata reader crashed on this file (Terminated)', 'the metadata reader crashed on this file (Interrupt)',
         'the metadata reader crashed on this file (Hangup)', 'the metadata reader crashed on this file (Alarm clock)',
         'the metadata reader crashed on this file (Broken pipe)');
+    UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
+    """
+
+    /// A date inside a file more than a day ahead of the clock was refused for good: a first
+    /// index made while the clock was a year behind lost that year's dates (issue 37). A row now
+    /// keeps the earliest date it refused, and is read again once the clock has passed it
+    /// (`Indexer.readAgainWhatTheClockPassed`). Photos that may have lost one so (dated by their
+    /// file, of a type that holds EXIF) are read again once.
+    static let version7 = """
+    ALTER TABLE assets ADD COLUMN refused_date_ms INTEGER;
+    CREATE INDEX assets_refused_date ON assets(refused_date_ms) WHERE refused_date_ms IS NOT NULL;
+    UPDATE assets SET size = -1 WHERE kind = 1 AND date_source != 1 AND error IS NULL
+        AND mime IN ('image/jpeg', 'image/heif', 'image/heic', 'image/avif', 'image/tiff', 'image/webp');
     UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
     """
 }

@@ -31,6 +31,8 @@ struct MediaFile: Equatable {
     var rating: Int?
     /// Only the kind and capture date are known (a scan's first pass): the full read follows.
     var isPartial = false
+    /// The earliest date inside the file refused for being ahead of the clock (`RefusedDates`).
+    var refusedDate: Int64?
 }
 
 /// The identity of a file version, from `lstat`: a file whose three values did not change is not
@@ -49,6 +51,13 @@ public struct FileVersion: Hashable, Sendable {
 
 /// What reading a file gave.
 enum ReadOutcome: Equatable {
+    /// The outcome with `refusedDate` noted on its media (`RefusedDates`).
+    func refusing(_ date: Int64?) -> ReadOutcome {
+        guard let date, case .media(var media) = self else { return self }
+        media.refusedDate = date
+        return .media(media)
+    }
+
     case media(MediaFile)
     /// Not a photo or video (a text file, a PDF, a sidecar).
     case notMedia

@@ -92,14 +92,15 @@ enum MetadataReader {
                                  datesOnly: Bool) -> Classification {
         if datesOnly {
             let head = file.read(at: 0, count: QuickDate.headLength)
-            switch QuickDate.answer(file, head: head) {
+            let (answer, refused) = RefusedDates.collecting { QuickDate.answer(file, head: head) }
+            switch answer {
             case .embedded(let date)?:
                 return .decided(.media(MediaFile(kind: .photo, mimeType: "image/jpeg", captureDate: date, isPartial: true)))
             case .fileTime?:
                 let mimeType = ContentType.commonType(content: head) ?? "image/jpeg"
                 return .decided(.media(MediaFile(kind: .photo, mimeType: mimeType,
                                                  captureDate: CaptureDate(fileModificationTimeNanoseconds: version.modificationTimeNanoseconds),
-                                                 isPartial: true)))
+                                                 isPartial: true, refusedDate: refused)))
             case nil:
                 break
             }
@@ -134,8 +135,11 @@ enum MetadataReader {
 
     /// Reads a photo's or video's headers (in a metadata worker, or here).
     static func parse(_ file: OpenFile, _ job: MetadataMessages.Job) -> ReadOutcome {
-        job.kind == .video ? readVideo(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
-            : readPhoto(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
+        let (outcome, refused) = RefusedDates.collecting {
+            job.kind == .video ? readVideo(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
+                : readPhoto(file, mimeType: job.mimeType, modificationDate: job.fallbackDate)
+        }
+        return outcome.refusing(refused)
     }
 
     static func parse(_ job: HeaderJob) -> ReadOutcome { parse(job.file, job.message) }

@@ -58,6 +58,30 @@ extension Indexer {
         return result
     }
 
+    /// Removes every root but `kept`, with its folders and their photos.
+    func forgetRoots(otherThan kept: [FilePath]) throws {
+        let statement = try database.statement("SELECT id, path FROM roots")
+        var others: [Int64] = []
+        while try statement.step() {
+            if !kept.contains(FilePath(bytes: statement.blob(1))) { others.append(statement.int64(0)) }
+        }
+        statement.reset()
+        guard !others.isEmpty else { return }
+        try beginIfNeeded()
+        for root in others {
+            let assets = try database.statement("SELECT a.id FROM assets a JOIN folders f ON a.folder_id = f.id WHERE f.root_id = ?1")
+            assets.bind(1, root)
+            var removed: [Int64] = []
+            while try assets.step() { removed.append(assets.int64(0)) }
+            assets.reset()
+            for id in removed { try deleteAsset(id) }
+            try database.statement("DELETE FROM folders WHERE root_id = ?1").bind(1, root).run()
+            try database.statement("DELETE FROM roots WHERE id = ?1").bind(1, root).run()
+        }
+        pending.foldersChanged = true
+        try commit()
+    }
+
     func removeFolderTree(_ folder: FilePath) throws {
         let (low, high) = FolderRules.descendantRange(of: folder)
         let ids = try database.statement("""

@@ -132,16 +132,16 @@ extension Indexer {
             ? """
               INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
                   captured_at, capture_offset, date_source, make, model, lens, duration, frame_count, rating, traits,
-                  album_bits, stem, burst_key, error, partial)
+                  album_bits, stem, burst_key, error, partial, refused_date_ms)
               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                  ?21, ?22, ?23, ?24, ?26)
+                  ?21, ?22, ?23, ?24, ?26, ?27)
               """
             : """
               UPDATE assets SET folder_id = ?1, name = ?2, path = ?3, size = ?4, mtime_ns = ?5, inode = ?6, kind = ?7,
                   mime = ?8, width = ?9, height = ?10, orientation = ?11, captured_at = ?12, capture_offset = ?13,
                   date_source = ?14, make = ?15, model = ?16, lens = ?17, duration = ?18, frame_count = ?19,
                   rating = ?20, traits = ?21, album_bits = ?21, stem = ?22, burst_key = ?23, error = ?24,
-                  paired_id = NULL, partial = ?26
+                  paired_id = NULL, partial = ?26, refused_date_ms = ?27
               WHERE id = ?25
               """
         let statement = try database.statement(sql)
@@ -177,8 +177,13 @@ extension Indexer {
         }
         if let existingID { statement.bind(25, existingID) }
         var partial = false
-        if case .media(let media) = outcome { partial = media.isPartial }
-        statement.bind(26, partial ? 1 : 0)
+        var refusedDate: Int64?
+        if case .media(let media) = outcome {
+            partial = media.isPartial
+            // (Kept only when the file's own date stands in for the refused one.)
+            if media.captureDate.source != .embedded { refusedDate = media.refusedDate }
+        }
+        statement.bind(26, partial ? 1 : 0).bind(27, refusedDate)
         try statement.run()
         pendingWrites += 1
         let isMedia: Bool

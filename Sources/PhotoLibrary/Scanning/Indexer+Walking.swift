@@ -28,6 +28,10 @@ extension Indexer {
             let relative = folder.relative(to: root.path).map { root.path.isLocationURI ? FilePath.percentDecoded($0) : $0 } ?? []
             // Into an empty index every file is new: its readers learn its version.
             switch DirectoryListing.list(folder, followLink: folder == root.path, statsFiles: !intoEmptyIndex) {
+            case .failure(.vanished) where try folder == root.path && !root.path.isLocationURI && holdsFolders(of: root):
+                // A root of the library that is not there: a disk not plugged in (or not yet
+                // mounted) more often than photos deleted. Its photos stay, offline, until it is back.
+                throw RootUnreachable(reason: Indexer.notConnected)
             case .failure(.vanished):
                 try removeFolderTree(folder)
             case .failure(.unreachable(let reason)):
@@ -63,9 +67,22 @@ extension Indexer {
         }
     }
 
-    /// A remote root's server stopped answering during its walk (`Indexer.unreachableRoots`).
+    /// A remote root's server stopped answering during its walk, or a local root is not there
+    /// (`Indexer.unreachableRoots`).
     struct RootUnreachable: Error {
         let reason: String
+    }
+
+    /// Why a local root is unreachable: it is not there (`PhotoLibrary.unreachableRoots`).
+    static let notConnected = "not connected"
+
+    /// Whether the index holds any folder of `root`.
+    func holdsFolders(of root: Root) throws -> Bool {
+        let statement = try database.statement("SELECT EXISTS (SELECT 1 FROM folders WHERE root_id = ?1)")
+        statement.bind(1, root.id)
+        defer { statement.reset() }
+        _ = try statement.step()
+        return statement.int64(0) != 0
     }
 
     /// Walks each root in turn; a remote root that does not answer keeps what the index holds of

@@ -83,9 +83,32 @@ final class Indexer {
         let path: FilePath
     }
 
-    /// Registers the roots and returns their ids.
+    /// Marks to be read again (a size no file has; its folder listed again) every row whose file
+    /// holds a date refused for being ahead of the clock that the clock has now passed: a first
+    /// index made while the clock was a year behind gets that year's dates once it is set right.
+    func readAgainWhatTheClockPassed() throws {
+        let passed = Plausible.currentMilliseconds() + Plausible.captureLeadMilliseconds
+        let count = try database.statement("SELECT count(*) FROM assets WHERE refused_date_ms IS NOT NULL AND refused_date_ms <= ?1")
+        count.bind(1, passed)
+        _ = try count.step()
+        let rows = count.int64(0)
+        count.reset()
+        guard rows > 0 else { return }
+        try beginIfNeeded()
+        try database.statement("""
+            UPDATE folders SET listed_mtime_ns = NULL WHERE id IN
+                (SELECT folder_id FROM assets WHERE refused_date_ms IS NOT NULL AND refused_date_ms <= ?1)
+            """).bind(1, passed).run()
+        try database.statement("UPDATE assets SET size = -1 WHERE refused_date_ms IS NOT NULL AND refused_date_ms <= ?1").bind(1, passed).run()
+        try commit()
+    }
+
+    /// Registers the roots and returns their ids. The index forgets what it holds of any other
+    /// root: a folder no longer among the default folders (the XDG Pictures folder moved
+    /// elsewhere) leaves the library.
     func register(roots: [FilePath]) throws -> [Root] {
-        try roots.map { path in
+        try forgetRoots(otherThan: roots)
+        return try roots.map { path in
             let statement = try database.statement(
                 "INSERT INTO roots(path) VALUES (?1) ON CONFLICT(path) DO UPDATE SET path = excluded.path RETURNING id")
             statement.bind(1, blob: path.bytes)
@@ -112,6 +135,7 @@ final class Indexer {
             intoEmptyIndex = buildsDateIndexesAfter
             firstScreenDates.removeAll()
             defer { readDatesOnly = false; intoEmptyIndex = false; remoteFirstRun = nil }
+            try readAgainWhatTheClockPassed()
             try walk(roots: roots, scope: scope)
             try readRemoteFirstRun(untilFirstScreenIsFinal: true)
             readDatesOnly = false

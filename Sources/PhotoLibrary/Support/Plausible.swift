@@ -64,7 +64,9 @@ public enum Plausible {
     static func captureDate(_ date: CaptureDate?, now: Int64 = currentMilliseconds()) -> CaptureDate? {
         guard let date else { return nil }
         guard date.source == .embedded else { return date }
-        return isBelievable(date.millisecondsSinceEpoch, now: now) ? date : nil
+        if isBelievable(date.millisecondsSinceEpoch, now: now) { return date }
+        if date.millisecondsSinceEpoch > now { RefusedDates.note(date.millisecondsSinceEpoch) }
+        return nil
     }
 
     /// From 1900 to a day after now.
@@ -118,5 +120,37 @@ extension MediaFile {
         checked.rating = Plausible.rating(rating)
         checked.captureDate.utcOffsetMinutes = Plausible.utcOffset(checked.captureDate.utcOffsetMinutes)
         return checked
+    }
+}
+
+/// The dates ahead of the clock the readers refused while reading one file on this thread. A
+/// machine whose clock is a year behind (a dead clock battery, a first boot before the network
+/// time) refuses this year's EXIF dates; the index keeps the earliest refused date with the row
+/// and reads the file again once the clock has passed it (`Indexer.readAgainWhatTheClockPassed`).
+/// (Issue 37: such a first index lost those dates for good.)
+enum RefusedDates {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Notes a date refused for being ahead of the clock (milliseconds since 1970, above 0).
+    static func note(_ milliseconds: Int64) {
+        let earliest = current.map { min($0, milliseconds) } ?? milliseconds
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: Int(earliest)))
+    }
+
+    private static var current: Int64? {
+        pthread_getspecific(key).map { Int64(Int(bitPattern: $0)) }
+    }
+
+    /// Runs `body` and returns what it returned with the earliest date it refused, if any.
+    static func collecting<T>(_ body: () throws -> T) rethrows -> (T, Int64?) {
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, nil)
+        defer { pthread_setspecific(key, outer) }
+        let result = try body()
+        return (result, current)
     }
 }

@@ -13,6 +13,9 @@ struct PickRequest {
     var roots: [FilePath] = []
     /// Whether `--library` named the folders (then a folder chosen in the window is not kept).
     var namedFolders = false
+    /// The library is the default folders' (`PhotoLibrary(defaultFoldersAt:)`): no `--library`,
+    /// and no folder outside them to open.
+    var ofDefaultFolders = false
     /// Locations given with `--library`, not checked yet (`checkRemoteRoot`).
     var remoteRootsToCheck: [FilePath] = []
     var options = PickerWindow.Options()
@@ -177,6 +180,8 @@ struct PickRequest {
         // A folder outside the library (zenity opens any folder) joins it for this window.
         if let folder = startFolder, !roots.contains(where: { folder.relative(to: $0) != nil }) {
             roots.append(folder)
+        } else if given.isEmpty {
+            ofDefaultFolders = true
         }
         options.remembersChosenFolders = !namedFolders
         options.focusedPath = filename.flatMap { $0.isDirectory ? nil : $0 }

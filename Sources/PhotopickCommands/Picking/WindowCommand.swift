@@ -53,7 +53,7 @@ import PickerUI
             return codes.confirmed
         }
     }
-    let library = try PhotoLibrary(roots: request.roots)
+    let library = request.ofDefaultFolders ? try PhotoLibrary(defaultFoldersAt: .standard) : try PhotoLibrary(roots: request.roots)
     keptUntilExit.append(library)
     StartupTrace.mark("library opened")
     var options = request.options

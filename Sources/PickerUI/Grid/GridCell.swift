@@ -182,6 +182,14 @@ final class GridCell {
         decorate(asset)
     }
 
+    /// Decorates the cell again and asks for its picture anew when `asksAgain` says so of its
+    /// row (its folder went away or came back).
+    func redecorate(askingAgainIf asksAgain: (Asset) -> Bool) {
+        guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        decorate(asset)
+        if asksAgain(asset) { requestPicture(of: asset) }
+    }
+
     private func showFetch(_ state: FetchStore.State?, of id: Int64) {
         if fetchRing == nil, state != nil {
             let ring = FetchRing(side: 48, captioned: true, withButtons: true)
@@ -204,10 +212,12 @@ final class GridCell {
     /// The heart, the duration and the spoken name, from the asset's row.
     private func decorate(_ asset: Asset) {
         gtk_widget_set_visible(heart, asset.isFavorite ? 1 : 0)
-        let remote = host?.isRemote(asset) == true, offline = remote && host?.isOffline(asset) == true
-        gtk_widget_set_visible(cloud, remote ? 1 : 0)
-        // A photo whose server does not answer: dimmed, its badge saying so.
-        gtk_image_set_from_icon_name(cloud.opaque, offline ? "network-offline-symbolic" : "weather-overcast-symbolic")
+        let remote = host?.isRemote(asset) == true, offline = host?.isOffline(asset) == true
+        gtk_widget_set_visible(cloud, remote || offline ? 1 : 0)
+        // A photo whose server does not answer, or on a disk not plugged in: dimmed, its badge
+        // saying so.
+        let badge = !offline ? "weather-overcast-symbolic" : remote ? "network-offline-symbolic" : "drive-removable-media-symbolic"
+        gtk_image_set_from_icon_name(cloud.opaque, badge)
         if offline { gtk_widget_add_css_class(root, "offline") } else { gtk_widget_remove_css_class(root, "offline") }
         if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
             gtk_label_set_text(duration.opaque, text)
@@ -368,6 +378,8 @@ final class GridCell {
         if asset.isFavorite { parts.append(i18n("favourite")) }
         if host?.isRemote(asset) == true {
             parts.append(host?.isOffline(asset) == true ? i18n("on another computer that does not answer") : i18n("on another computer"))
+        } else if host?.isOffline(asset) == true {
+            parts.append(i18n("on a disk that is not connected"))
         }
         if let number = state.number {
             parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))

@@ -122,7 +122,8 @@ extension PickerView: CellHost {
                     deliver(.videoIcon)
                 }
             case .failure(let failure):
-                guard let problem = CellProblem(failure) else { return deliver(.none) }
+                // (A file on a disk not plugged in is not gone: its cell says where it is.)
+                guard let problem = CellProblem(failure), self?.controller.isOffline(asset.path) != true else { return deliver(.none) }
                 self?.noteUnshowable(id, problem)
                 deliver(.problem(problem, detail: failure.description))
             }

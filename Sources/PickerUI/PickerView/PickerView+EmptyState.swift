@@ -52,7 +52,12 @@ extension PickerView {
     }
 
     private func offlineState(_ folder: FilePath, _ reason: String) -> EmptyState {
-        EmptyState(icon: "network-offline-symbolic",
+        guard folder.isLocationURI else {
+            return EmptyState(icon: "drive-removable-media-symbolic",
+                              title: i18n("“{folder}” Is Not There", ["folder": folder.lastComponentName]),
+                              description: i18n("Its photos show here once its disk is connected."), offersFolderChoice: true)
+        }
+        return EmptyState(icon: "network-offline-symbolic",
                    title: i18n("“{folder}” on {host} Cannot Be Reached",
                                ["folder": String(decoding: folder.lastName, as: UTF8.self), "host": PickerController.host(of: folder)]),
                    description: i18n("Its photos show here once it answers ({reason}).", ["reason": reason]), offersFolderChoice: true)

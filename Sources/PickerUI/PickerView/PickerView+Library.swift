@@ -43,8 +43,18 @@ extension PickerView {
                 self.notices.append(notice)
                 self.showToast(notice)
             case .offlineChanged:
-                // (Rare, and about whole folders: the bound cells look again.)
-                for cell in self.cells.compactMap(\.cell) { cell.redecorate() }
+                // (Rare, and about whole folders: the bound cells look again; a local one that
+                // went or came back is asked for its picture again: its file is, or is not, there.)
+                let changed = self.controller.service.offlineRoots.keys.filter { !$0.isLocationURI } + self.localOffline
+                self.localOffline = self.controller.service.offlineRoots.keys.filter { !$0.isLocationURI }
+                let under = { (asset: Asset) in changed.contains { asset.path.relative(to: $0) != nil } }
+                for cell in self.cells.compactMap(\.cell) {
+                    cell.redecorate(askingAgainIf: { asset in
+                        guard under(asset) else { return false }
+                        self.forgetUnshowable(asset.id)
+                        return true
+                    })
+                }
                 self.dismissAnsweredFolders()
                 self.updateEmptyState()
                 self.mountOfflineFoldersAsking()

@@ -28,10 +28,15 @@ extension PickerView {
         }
         guard let id = model.assetID(at: position) else { return }
         let refusal: String
-        switch selection.toggle(id) {
-        case .picked, .unpicked: return
-        case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
-        case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
+        if selection.number(of: id) == nil, let asset = controller.asset(id), !controller.isRemote(asset.path), controller.isOffline(asset.path) {
+            // (Its path would name no file: picked, it could not be handed over.)
+            refusal = i18n("This photo is on a disk that is not connected, so it cannot be picked")
+        } else {
+            switch selection.toggle(id) {
+            case .picked, .unpicked: return
+            case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
+            case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
+            }
         }
         cell(showing: id)?.shake()
         showToast(refusal)
@@ -96,6 +101,12 @@ extension PickerView {
 
     public func confirm() {
         guard selection.count > 0, !whenPicksFetched({ [weak self] in self?.confirm() }) else { return }
+        // (A pick kept from last time on a disk not plugged in: its path would name no file.)
+        if let away = selection.picked.lazy.compactMap({ self.controller.asset($0) })
+            .first(where: { !self.controller.isRemote($0.path) && self.controller.isOffline($0.path) }) {
+            report(i18n("{file} is on a disk that is not connected: connect it, or unpick it", ["file": away.displayName]), printing: false)
+            return
+        }
         do {
             onConfirm?(try controller.readAssets(selection.picked))
         } catch {

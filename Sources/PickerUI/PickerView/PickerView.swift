@@ -78,6 +78,8 @@ public final class PickerView {
     /// toasts that say they do not answer (dismissed when they do).
     var askedToMount: Set<FilePath> = []
     var offlineToasts: [FilePath: GObjectRef] = [:]
+    /// The local library folders last heard to be away (a disk not plugged in).
+    var localOffline: [FilePath] = []
     /// The controller's events (listenToController).
     var controllerObservation: Subscription?
     let switcher: AlbumSwitcher

@@ -103,9 +103,10 @@ public final class PickerBehaviour {
         let service: LibraryService
         do {
             // Pickers of the same folders in this process share one index, scan and watcher.
+            // (None named: the default folders', as the app from the menu shows them.)
             let folders = roots.isEmpty ? LibraryFolders.present : roots
             service = try LibraryService.shared(roots: folders, post: { MainLoopDispatcher.shared.post($0) }) {
-                try PhotoLibrary(roots: folders)
+                roots.isEmpty ? try PhotoLibrary(defaultFoldersAt: .standard) : try PhotoLibrary(roots: folders)
             }
         } catch {
             DeveloperLog.sayOnce("cannot open the photo library of \(roots.map(\.displayString)): \(error)")

@@ -92,6 +92,7 @@ public enum MetadataMessages {
                 writer.optional(media.frameCount) { $0.i64(Int64($1)) }
                 writer.optional(media.rating) { $0.i64(Int64($1)) }
                 writer.u8(media.isPartial ? 1 : 0)
+                writer.optional(media.refusedDate) { $0.i64($1) }
             case .failed(let reason):
                 writer.u8(1)
                 writer.text(reason)
@@ -118,7 +119,8 @@ public enum MetadataMessages {
                       let lens = reader.optional({ $0.text() }),
                       let duration = reader.optional({ $0.u64().map(Double.init(bitPattern:)) }),
                       let frames = reader.optional({ $0.i64() }), let rating = reader.optional({ $0.i64() }),
-                      let partial = reader.u8(), partial <= 1 else { return nil }
+                      let partial = reader.u8(), partial <= 1,
+                      let refused = reader.optional({ $0.i64() }), refused.map({ $0 > 0 }) ?? true else { return nil }
                 // Sizes and counts as the readers bound them; nothing else could have come from them.
                 let sides = [width, height].compactMap { $0 }
                 guard sides.allSatisfy({ (1...Int64(Plausible.maximumSide)).contains($0) }), (width == nil) == (height == nil),
@@ -137,6 +139,7 @@ public enum MetadataMessages {
                 media.frameCount = frames.map { Int($0) }
                 media.rating = rating.map { Int($0) }
                 media.isPartial = partial == 1
+                media.refusedDate = refused
                 outcomes.append(.media(media))
             case 1:
                 guard let reason = reader.text(), !reason.isEmpty else { return nil }
