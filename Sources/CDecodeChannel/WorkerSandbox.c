@@ -7,6 +7,7 @@
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -55,16 +56,41 @@ int photopick_worker_prepare(int first_unused) {
     return 0;
 }
 
-int photopick_worker_limit_memory(unsigned long long budget) {
-    /* The first field of statm: the whole virtual size, in pages. */
-    FILE *statm = fopen("/proc/self/statm", "r");
+/* /proc/self/statm, opened before the worker is shut in (Landlock refuses a new open; a read of
+ * a descriptor held is no access to anything new): its first field is the whole virtual size, in
+ * pages, read again before each decode. */
+static int statm_fd = -1;
+
+static unsigned long long address_space_now(void) {
+    char text[64];
+    ssize_t got = statm_fd >= 0 ? pread(statm_fd, text, sizeof text - 1, 0) : -1;
+    if (got <= 0) return 0;
+    text[got] = 0;
     unsigned long long pages = 0;
-    if (statm) {
-        if (fscanf(statm, "%llu", &pages) != 1) pages = 0;
-        fclose(statm);
-    }
-    unsigned long long now = pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+    if (sscanf(text, "%llu", &pages) != 1) return 0;
+    return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+int photopick_worker_limit_memory(unsigned long long budget) {
+    if (statm_fd < 0) statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    /* One heap for every thread a loader starts (each new arena reserves 64 MB of address
+     * space), and large buffers in mappings of their own, given back when freed: what a decode
+     * leaves behind is not kept by the allocator, and the next decode's allowance is its own. */
+    mallopt(M_ARENA_MAX, 1);
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    unsigned long long now = address_space_now();
     struct rlimit limit = { .rlim_cur = now + budget, .rlim_max = now + budget };
+    return setrlimit(RLIMIT_AS, &limit);
+}
+
+int photopick_worker_allow_memory(unsigned long long allowance) {
+    malloc_trim(0);
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0) return -1;
+    unsigned long long now = address_space_now();
+    if (now == 0) return -1;
+    unsigned long long wanted = now + allowance;
+    limit.rlim_cur = limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max ? limit.rlim_max : wanted;
     return setrlimit(RLIMIT_AS, &limit);
 }
 

@@ -213,21 +213,20 @@ final class DecodeWorkerTests: XCTestCase {
         XCTAssertEqual(workers.statistics.started, 1, "one worker did all of it")
     }
 
+    /// A decode that crashes its worker is tried once more with the whole budget (a decoder held
+    /// to its share may crash for want of memory: issue 37); crashing again, its file is blamed,
+    /// and the next file decodes in a new worker.
     func testACrashedWorkerCostsItsFileOnly() throws {
         let workers = pool()
         let slow = try largePNG("slow.png", width: 9000, height: 9000)
         // The worker is made to crash in the middle of a decode, as a decoder a file took over would.
-        let crasher = Thread {
-            for _ in 0..<200 {
-                if let pid = workers.busyWorkerIDs.first { kill(pid, SIGSEGV); return }
-                usleep(10_000)
-            }
-        }
-        crasher.start()
+        let crasher = killing(workers, times: 2, with: SIGSEGV)
         let result = workers.decode(slow, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000)
+        while crasher.isExecuting { usleep(10_000) }
         guard case .failure(.undecodable(let reason)) = result else { return XCTFail("\(result)") }
         XCTAssertEqual(reason, "the PNG decoder crashed on this file (Segmentation fault)")
-        XCTAssertEqual(workers.statistics.replaced, 1)
+        XCTAssertEqual(workers.statistics.replaced, 2)
+        XCTAssertEqual(workers.widened, 1)
         let next = try make("next.jpg", ["-size", "400x300", "xc:orange"])
         let nextResult = workers.decode(next, mimeType: "image/jpeg", fittingIn: 128, maximumPixels: 100_000_000)
         guard case .success(let decoded) = nextResult else { return XCTFail("the next file, in a new worker: \(nextResult)") }
@@ -328,6 +327,39 @@ final class DecodeWorkerTests: XCTestCase {
         }
     }
 
+    /// Each decode is held to its share of the budget by its worker's address space (issue 37:
+    /// each worker could take the whole budget, so four took four times it, whatever the
+    /// estimates said). Photos of every common format fit their shares; given shares 40 MB below
+    /// their estimates (as a wrong estimate would), a decode fails within its share and is tried
+    /// once more with the whole budget, alone: the file is not blamed for a share too small.
+    func testEachDecodeIsHeldToItsShareAndTriedAgainWithTheWholeBudget() throws {
+        let files = [
+            ("photo.jpg", "image/jpeg", ["-size", "3000x2000", "gradient:red-blue", "-quality", "90"]),
+            ("progressive.jpg", "image/jpeg", ["-size", "3000x2000", "gradient:red-blue", "-quality", "90", "-interlace", "Plane"]),
+            ("photo.png", "image/png", ["-size", "3000x2000", "gradient:red-blue"]),
+            ("photo.tif", "image/tiff", ["-size", "3000x2000", "gradient:red-blue", "-compress", "zip"]),
+            ("photo.gif", "image/gif", ["-size", "2000x1500", "gradient:red-blue"]),
+            ("photo.webp", "image/webp", ["-size", "3000x2000", "gradient:red-blue"]),
+        ]
+        let usual = pool()
+        var expected: [[UInt8]] = []
+        for (name, type, arguments) in files {
+            let file = try make(name, arguments)
+            guard case .success(let decoded) = usual.decode(file, mimeType: type, fittingIn: 256, maximumPixels: 100_000_000) else {
+                return XCTFail(name)
+            }
+            expected.append(pixels(decoded.pixbuf))
+            XCTAssertEqual(usual.widened, 0, "\(name) fits its share")
+        }
+        let tight = DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 2, memoryBudget: 512 << 20, headroom: -(40 << 20))
+        let png = try OpenFile(path: FilePath(folder.appendingPathComponent("photo.png").path))
+        guard case .success(let decoded) = tight.decode(png, mimeType: "image/png", fittingIn: 256, maximumPixels: 100_000_000) else {
+            return XCTFail("decoded once given the whole budget")
+        }
+        XCTAssertEqual(tight.widened, 1, "the decode did not fit its share, and was tried again")
+        XCTAssertEqual(pixels(decoded.pixbuf), expected[2])
+    }
+
     func testMemoryIsBoundedByOneBudget() throws {
         let workers = pool(budget: 96 << 20)
         // Over the budget by its header (81 megapixels, about 309 MB): refused before any decode.
@@ -350,7 +382,8 @@ final class DecodeWorkerTests: XCTestCase {
             ("photo.bmp", "image/bmp", ["-size", "300x200", "xc:red"], 300 * 200 * 4 + 64 * 64 * 4),
             ("photo.heic", "image/heif", ["-size", "320x240", "xc:red"], 320 * 240 * 4 + 320 * 240 * 3 / 2 + 64 * 64 * 4),
             ("photo.avif", "image/avif", ["-size", "320x240", "xc:red"], 320 * 240 * 4 + 320 * 240 * 3 / 2 + 64 * 64 * 4),
-            ("photo.tiff", "image/tiff", ["-size", "300x200", "-endian", "MSB", "xc:red"], 300 * 200 * 4 + 64 * 64 * 4),
+            ("photo.tiff", "image/tiff", ["-size", "300x200", "-endian", "MSB", "xc:red"], 300 * 200 * 12 + 64 * 64 * 4),
+            ("photo.gif", "image/gif", ["-size", "300x200", "xc:red"], 300 * 200 * 8 + 64 * 64 * 4),
             ("photo.ppm", "image/x-portable-pixmap", ["-size", "300x200", "xc:red"], 300 * 200 * 4 + 64 * 64 * 4),
             ("drawing.svg", "image/svg+xml", [], 96 << 20),
         ] as [(String, String, [String], Int)] {
@@ -379,14 +412,19 @@ final class DecodeMessagesTests: XCTestCase {
         // A MIME type of 64 letters and no end within its field (found by bench/fuzz): refused,
         // since what would be written back is not what was read.
         var unended = request.bytes
-        for index in 28..<92 { unended[index] = UInt8(ascii: "a") }
+        for index in 36..<100 { unended[index] = UInt8(ascii: "a") }
         XCTAssertNil(DecodeMessages.Request(unended))
         var control = request.bytes
-        control[30] = 0x1b
+        control[38] = 0x1b
         XCTAssertNil(DecodeMessages.Request(control), "a control character in the type")
         var box = request.bytes
         box[8...11] = [0, 0, 0, 0]
         XCTAssertNil(DecodeMessages.Request(box), "a box of no size")
+        var allowance = request.bytes
+        allowance[28...35] = [0, 0, 0, 0, 0, 0, 0, 0]
+        XCTAssertNil(DecodeMessages.Request(allowance), "no memory to decode in")
+        let shared = DecodeMessages.Request(box: 256, cpuSeconds: 21, maximumPixels: 100_000_000, memoryAllowance: 70 << 20, mimeType: "image/png")
+        XCTAssertEqual(DecodeMessages.Request(shared.bytes)?.memoryAllowance, 70 << 20)
     }
 
     func testARepliesPixelsMustFitTheFileThatCameWithThem() {

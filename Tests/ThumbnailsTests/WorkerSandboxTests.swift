@@ -79,7 +79,8 @@ final class WorkerSandboxTests: XCTestCase {
     }
 
     /// A descriptor the window's process has open without close-on-exec (a host app's file, a
-    /// terminal) is not in its workers: they hold /dev/null, their channel and their shared file.
+    /// terminal) is not in its workers: they hold /dev/null, their channel, their shared file and
+    /// their own /proc/PID/statm.
     func testAWorkerHoldsNoDescriptorOfTheProcessThatStartedIt() throws {
         let secret = folder.appendingPathComponent("host-app-file").path
         let hostFile = open(secret, O_RDWR | O_CREAT, 0o600)  // (no O_CLOEXEC, as a careless host's)
@@ -92,10 +93,12 @@ final class WorkerSandboxTests: XCTestCase {
         var targets: [Int32: String] = [:]
         for fd in descriptors { targets[fd] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?" }
         XCTAssertFalse(targets.values.contains(secret), "the worker holds the host's file: \(targets)")
-        XCTAssertEqual(descriptors, [0, 1, 2, 3, 4], "\(targets)")
+        XCTAssertEqual(descriptors, [0, 1, 2, 3, 4, 5], "\(targets)")
         XCTAssertEqual([targets[0], targets[1], targets[2]], ["/dev/null", "/dev/null", "/dev/null"])
         XCTAssertTrue(targets[3]?.hasPrefix("socket:") == true, "\(targets)")
         XCTAssertTrue(targets[4]?.hasPrefix("/memfd:photopick-shared-pixels") == true, "\(targets)")
+        // Its own address space, read before each decode to bound it (opened before it was shut in).
+        XCTAssertEqual(targets[5], "/proc/\(pid)/statm", "\(targets)")
     }
 
     /// Each wall alone: Landlock (when the kernel has it) refuses every path and every signal

@@ -326,12 +326,31 @@ public enum ImageHeaders {
 
     /// The size from the first start-of-frame marker, skipping other segments by their lengths.
     private static func jpegPixelSize(_ file: OpenFile) -> (width: Int, height: Int)? {
+        jpegFrame(file).flatMap { positive($0.width, $0.height) }
+    }
+
+    /// The bytes libjpeg holds for every block of a progressive JPEG while its scans come in
+    /// (2 per sample at the stored size, whatever the scale it decodes at): 0 for a baseline
+    /// JPEG, which is decoded a row of blocks at a time. Nil when no frame header is read.
+    public static func jpegCoefficientBytes(_ file: OpenFile) -> Int? {
+        guard let frame = jpegFrame(file) else { return nil }
+        // SOF2, SOF6, SOF10 and SOF14 are progressive.
+        guard [0xC2, 0xC6, 0xCA, 0xCE].contains(frame.code) else { return 0 }
+        let blocksWide = (frame.width + 7) / 8, blocksHigh = (frame.height + 7) / 8
+        let (blocks, overflow) = blocksWide.multipliedReportingOverflow(by: blocksHigh)
+        guard !overflow, blocks <= Int.max / (64 * 2 * 4) else { return Int.max }
+        // Each component's blocks in proportion to its sampling; at most 4 components of the frame's size.
+        return Int((Double(blocks) * frame.samplesPerPixel).rounded(.up)) * 64 * 2
+    }
+
+    /// The first start-of-frame marker: its code, size, and samples per pixel over all components.
+    private static func jpegFrame(_ file: OpenFile) -> (code: UInt8, width: Int, height: Int, samplesPerPixel: Double)? {
         guard file.read(at: 0, count: 2) == [0xFF, 0xD8] else { return nil }
         var offset: Int64 = 2
         var segments = 0
         while offset + 4 <= file.size, segments < 10_000 {
             segments += 1
-            let marker = file.read(at: offset, count: 9)
+            let marker = file.read(at: offset, count: 10 + 3 * 4)
             guard marker.count >= 4, marker[0] == 0xFF else { return nil }
             let code = marker[1]
             if code == 0xFF { offset += 1; continue }  // fill byte
@@ -340,7 +359,17 @@ public enum ImageHeaders {
             let isStartOfFrame = (0xC0...0xCF).contains(code) && code != 0xC4 && code != 0xC8 && code != 0xCC
             if isStartOfFrame {
                 guard let height = marker.bigEndian(at: 5, width: 2), let width = marker.bigEndian(at: 7, width: 2) else { return nil }
-                return positive(Int(width), Int(height))
+                // Components: id, sampling (horizontal << 4 | vertical), table; samples per pixel
+                // are each one's sampling over the largest.
+                let count = marker.count > 9 ? min(Int(marker[9]), 4) : 0
+                var sampling: [(Int, Int)] = []
+                for index in 0..<count where marker.count > 11 + 3 * index {
+                    let factors = marker[11 + 3 * index]
+                    sampling.append((max(1, Int(factors >> 4)), max(1, Int(factors & 0x0F))))
+                }
+                let largest = (sampling.map(\.0).max() ?? 1, sampling.map(\.1).max() ?? 1)
+                let samples = sampling.isEmpty ? 3 : sampling.reduce(0.0) { $0 + Double($1.0 * $1.1) / Double(largest.0 * largest.1) }
+                return (code, Int(width), Int(height), samples)
             }
             if code == 0xDA || code == 0xD9 { return nil }  // scan data before any frame header
             offset += 2 + Int64(length)

@@ -124,6 +124,13 @@ public final class WorkerProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// A process's address space in bytes (the first field of /proc/PID/statm, in pages).
+    public static func addressSpace(of pid: pid_t) -> Int? {
+        guard let bytes = ConfigurationFile.read(FilePath("/proc/\(pid)/statm"), limit: 256),
+              let pages = bytes.split(separator: UInt8(ascii: " ")).first.flatMap({ Int(String(decoding: $0, as: UTF8.self)) }) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// Waits until the worker's socket has something to read, or `check` says why to stop
     /// waiting (asked every 0.1 s). Nil when there is something to read.
     public func waitForReply<Reason>(check: () -> Reason?) -> Reason? {

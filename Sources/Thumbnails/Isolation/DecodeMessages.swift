@@ -5,9 +5,10 @@ import Glibc
 /// the same program, but the reply comes from a process that may have been taken over by a
 /// hostile file: every field is checked before it is believed).
 ///
-/// Request (92 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit,
+/// Request (100 bytes, with the file's descriptor): "PPDR", version, box, CPU seconds, pixel limit,
 /// kind (0 decode; 1 a check of the sandbox, with no file; 2 decode the EXIF thumbnail embedded
-/// in a JPEG, the grid's first paint), the file's MIME type (64 bytes, NUL
+/// in a JPEG, the grid's first paint), the memory the decode may take (its share of the pool's
+/// budget: the worker bounds its address space by it), the file's MIME type (64 bytes, NUL
 /// padded: the worker cannot read the MIME database to sniff it, shut in as it is).
 /// Reply (56 bytes, then `messageLength` bytes of text, and never a descriptor: one that comes is
 /// refused): "PPDA", outcome, width, height, rowstride, has alpha, image width, image height,
@@ -16,8 +17,8 @@ import Glibc
 enum DecodeMessages {
     static let requestMagic: UInt32 = 0x5244_5050  // "PPDR"
     static let replyMagic: UInt32 = 0x4144_5050    // "PPDA"
-    static let version: UInt32 = 1
-    static let requestSize = 92
+    static let version: UInt32 = 2
+    static let requestSize = 100
     static let mimeTypeSize = 64
     static let replySize = 56
     static let maximumMessage = 4096
@@ -30,6 +31,8 @@ enum DecodeMessages {
         var cpuSeconds: Int
         var maximumPixels: Int
         var kind = Kind.decode
+        /// Bytes of address space the decode may add (`photopick_worker_allow_memory`).
+        var memoryAllowance = 1 << 30
         var mimeType = ""
 
         var bytes: [UInt8] {
@@ -40,15 +43,17 @@ enum DecodeMessages {
             out.append(le: UInt32(clamping: cpuSeconds))
             out.append(le: UInt64(clamping: maximumPixels))
             out.append(le: kind.rawValue)
+            out.append(le: UInt64(clamping: memoryAllowance))
             let type = Array(mimeType.utf8.prefix(mimeTypeSize - 1))
             return out + type + [UInt8](repeating: 0, count: mimeTypeSize - type.count)
         }
 
-        init(box: Int, cpuSeconds: Int, maximumPixels: Int, kind: Kind = .decode, mimeType: String = "") {
+        init(box: Int, cpuSeconds: Int, maximumPixels: Int, kind: Kind = .decode, memoryAllowance: Int = 1 << 30, mimeType: String = "") {
             self.box = box
             self.cpuSeconds = cpuSeconds
             self.maximumPixels = maximumPixels
             self.kind = kind
+            self.memoryAllowance = memoryAllowance
             self.mimeType = mimeType
         }
 
@@ -56,13 +61,15 @@ enum DecodeMessages {
         init?(_ bytes: [UInt8]) {
             guard bytes.count == requestSize, bytes.le32(0) == requestMagic, bytes.le32(4) == version else { return nil }
             let box = Int(bytes.le32(8)), seconds = Int(bytes.le32(12)), pixels = bytes.le64(16)
+            let allowance = bytes.le64(28)
             guard (1...maximumSide).contains(box), (1...3600).contains(seconds), pixels > 0, pixels <= 1 << 40,
-                  let kind = Kind(rawValue: bytes.le32(24)) else { return nil }
+                  let kind = Kind(rawValue: bytes.le32(24)), allowance > 0, allowance <= 1 << 40 else { return nil }
             // A MIME type is letters, digits and a few marks ("image/svg+xml"), or nothing, and
             // ends within its field (a fuzzer found 64 letters and no end: not what we write).
-            let type = bytes[28...].prefix { $0 != 0 }
+            let type = bytes[36...].prefix { $0 != 0 }
             guard type.count < mimeTypeSize, type.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
-            self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels), kind: kind, mimeType: String(decoding: type, as: UTF8.self))
+            self.init(box: box, cpuSeconds: seconds, maximumPixels: Int(pixels), kind: kind, memoryAllowance: Int(allowance),
+                      mimeType: String(decoding: type, as: UTF8.self))
         }
     }
 

@@ -86,6 +86,7 @@ public enum DecodeWorker {
                 continue
             }
             _ = photopick_worker_limit_cpu(UInt32(request.cpuSeconds))
+            _ = photopick_worker_allow_memory(UInt64(request.memoryAllowance))
             var reply: DecodeMessages.Reply
             do {
                 let file = try OpenFile(adopting: fd)

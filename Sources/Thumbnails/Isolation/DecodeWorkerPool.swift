@@ -28,12 +28,17 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     public let cpuSeconds: Double
     /// Seconds a decode may take in all (a worker waiting on nothing is killed too).
     public let wallSeconds: Double
+    /// What a decode's share of the budget holds beyond its estimate (`decoderHeadroom`; a test
+    /// may give less than nothing: shares below the estimates, as wrong estimates would be).
+    public let headroom: Int
 
     private final class Worker {
         let process: WorkerProcess
         let formats: DecodeWorker.Formats
         /// The memory file the worker writes pixels into, mapped here read-only.
         let shared: (address: UnsafeRawPointer, size: Int)
+        /// The least address space it was seen to hold between decodes (`keepsTooMuch`).
+        var settledSize: Int?
         var pid: pid_t { process.pid }
         var socket: Int32 { process.socket }
         init(_ process: WorkerProcess, formats: DecodeWorker.Formats, shared: (address: UnsafeRawPointer, size: Int)) {
@@ -56,10 +61,13 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private var reserved = 0
     private var started = 0
     private var replaced = 0
+    private var widenedCount = 0
 
     public init(executable: String, maximumWorkers: Int = DecodeWorkerPool.defaultWorkers,
-                memoryBudget: Int = DecodeWorkerPool.defaultBudget, cpuSeconds: Double = 20, wallSeconds: Double = 60) {
+                memoryBudget: Int = DecodeWorkerPool.defaultBudget, cpuSeconds: Double = 20, wallSeconds: Double = 60,
+                headroom: Int = DecodeWorkerPool.decoderHeadroom) {
         self.executable = executable
+        self.headroom = headroom
         self.maximumWorkers = max(1, maximumWorkers)
         self.memoryBudget = memoryBudget
         self.cpuSeconds = cpuSeconds
@@ -91,6 +99,9 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { locked { (started, replaced) } }
+
+    /// Decodes that failed within their share of the budget and were tried again with all of it.
+    public var widened: Int { locked { widenedCount } }
 
     /// Workers running now (idle or at work) with each kind of loaders (tests).
     public var running: [DecodeWorker.Formats: Int] {
@@ -194,10 +205,16 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     private func decode(_ file: OpenFile, mimeType: String, fittingIn box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
                         isCancelled: () -> Bool = { false }) -> Result<ImageDecoder.Decoded, ThumbnailFailure> {
         // An EXIF thumbnail is at most 64 KB of JPEG: its pixels, and the copy that fits the box.
-        let need = kind == .embeddedPreview ? 2 * box * box * 4 : Self.estimatedBytes(of: file, mimeType: mimeType, box: box, unknown: memoryBudget)
-        guard need <= memoryBudget else {
-            return .failure(.undecodable("decoding it would take about \(need >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
+        let estimate = kind == .embeddedPreview ? 2 * box * box * 4 : Self.estimatedBytes(of: file, mimeType: mimeType, box: box, unknown: memoryBudget)
+        guard estimate <= memoryBudget else {
+            return .failure(.undecodable("decoding it would take about \(estimate >> 20) MB, more than the \(memoryBudget >> 20) MB allowed"))
         }
+        // The decode's share of the budget, which its worker's address space may not outgrow:
+        // what the estimate sees, and what a decoder takes whatever the file (its tables, its
+        // buffers, a thread's stack). The shares of the decodes under way never add up to more
+        // than the budget, so neither do the workers, whatever a file makes its decoder do.
+        var need = max(1 << 20, min(memoryBudget, estimate + headroom))
+        var widened = false
         // A worker ended from outside (the OOM killer's choice, a person's kill) is not the
         // file's doing: the file is tried again in a new worker, and blamed only when that one
         // ends the same way.
@@ -209,20 +226,32 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             case .failure(let failure): return .failure(failure)
             }
             locked { working[worker.pid] = (worker.formats, 0) }
-            let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind, isCancelled: isCancelled)
+            let result = run(worker, file: file, mimeType: mimeType, box: box, maximumPixels: maximumPixels, kind: kind,
+                             allowance: need, isCancelled: isCancelled)
             let extra = locked { () -> Bool in
                 working[worker.pid] = nil
                 reserved -= need
                 busy[worker.formats, default: 0] -= 1
                 // (A worker started beside a long decode is let go once it is one too many.)
                 let extra = count(of: worker.formats) >= maximumWorkers
-                if case .success = result.outcome { if !extra { idle.append(worker) } } else { replaced += 1 }
+                if case .success = result.outcome { if !extra && !Self.keepsTooMuch(worker) { idle.append(worker) } } else { replaced += 1 }
                 pthread_cond_broadcast(changed)
                 return extra
             }
+            // A decode held to its share that failed (its decoder gave up, or crashed) may have
+            // wanted memory the estimate did not see: it is tried once more with the whole budget,
+            // alone, before the file is blamed.
+            if !widened, need < memoryBudget, case .failure(.undecodable) = result.decoded, Self.mayHaveWantedMemory(result.outcome) {
+                if case .success = result.outcome, extra || Self.keepsTooMuch(worker) { stop(worker) }
+                if case .crashed = result.outcome { stop(worker) }
+                widened = true
+                need = memoryBudget
+                locked { widenedCount += 1 }
+                continue
+            }
             switch result.outcome {
-            case .success: if extra { stop(worker) }
-            case .failure: stop(worker)
+            case .success: if extra || Self.keepsTooMuch(worker) { stop(worker) }
+            case .failure, .crashed: stop(worker)
             case .endedFromOutside(let how):
                 if let earlier = interruption {
                     let ends = earlier == how ? "\(how.lowercased()) twice" : "\(earlier.lowercased()), then \(how.lowercased())"
@@ -283,12 +312,14 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     /// What became of the worker: it stays (success), it is stopped (failure: the result
     /// stands), or it ended from outside (killed, or exited) and the file is to be tried again.
-    private enum Outcome { case success, failure, endedFromOutside(String) }
+    /// How a decode ended for its worker: it answered (with a picture or a failure), it must go
+    /// (a limit, an answer that does not hold together), it crashed, or it was ended from outside.
+    private enum Outcome { case success, failure, crashed, endedFromOutside(String) }
 
     private func run(_ worker: Worker, file: OpenFile, mimeType: String, box: Int, maximumPixels: Int, kind: DecodeMessages.Request.Kind,
-                     isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
+                     allowance: Int, isCancelled: () -> Bool) -> (outcome: Outcome, decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>) {
         let request = DecodeMessages.Request(box: box, cpuSeconds: Int(cpuSeconds.rounded(.up)) + 1, maximumPixels: maximumPixels,
-                                             kind: kind, mimeType: mimeType).bytes
+                                             kind: kind, memoryAllowance: allowance, mimeType: mimeType).bytes
         // (Read from /proc only once a decode has run 0.1 s: most take milliseconds, and each read
         // cost them more than the hand-over. The worker's RLIMIT_CPU counts from the start.)
         var cpuAtStart: Double?
@@ -363,12 +394,34 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         let decoder = "the \(Self.formatName(mimeType)) decoder"
         switch worker.process.stopAndDescribe() {
         case .outOfProcessorTime: return (.failure, .failure(.undecodable("\(decoder) used more than \(Self.seconds(cpuSeconds)) of processor time on this file")))
-        case .crashed(let signal): return (.failure, .failure(.undecodable("\(decoder) crashed on this file (\(signal))")))
+        case .crashed(let signal): return (.crashed, .failure(.undecodable("\(decoder) crashed on this file (\(signal))")))
         case .endedFromOutside(let how): return (.endedFromOutside(how), .failure(.temporary("\(decoder) was stopped (\(how))")))
         }
     }
 
     private func stop(_ worker: Worker) { worker.process.stop() }
+
+    /// Whether a worker holds, between decodes, more address space than it settled at plus the
+    /// headroom: what a decode left behind is nobody's share of the budget, so such a worker is
+    /// let go (its allocator gives large buffers back, so this is rare).
+    private static func keepsTooMuch(_ worker: Worker) -> Bool {
+        guard let size = WorkerProcess.addressSpace(of: worker.pid) else { return false }
+        guard let settled = worker.settledSize else {
+            worker.settledSize = size
+            return false
+        }
+        worker.settledSize = min(settled, size)
+        return size > settled + decoderHeadroom
+    }
+
+    /// A decode the worker answered with a failure, or that crashed it: what running out of
+    /// its share of memory looks like (not a limit of time, not an answer out of line).
+    private static func mayHaveWantedMemory(_ outcome: Outcome) -> Bool {
+        switch outcome {
+        case .success, .crashed: true
+        case .failure, .endedFromOutside: false
+        }
+    }
 
     // MARK: Starting a worker
 
