@@ -326,4 +326,36 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(heard, 0)
         }
     }
+
+    /// The picker closes while the scan waits on a metadata worker that sent one byte of its
+    /// reply and stopped (a worker a file took over, or one stopped by a debugger): closing
+    /// does not wait on it (issue 37: `LibraryService.leave` joined the scan for ever).
+    nonisolated func testClosingDoesNotWaitOnAMetadataWorkerStalledMidReply() throws {
+        try MainActor.assumeIsolated {
+            let folder = TestSupport.temporaryDirectory("stalled-metadata")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let index = folder.appendingPathComponent("index.sqlite")
+            let photos = try PhotoLibrary(roots: [FilePath(library.path)], location: IndexLocation(databasePath: index.path))
+            // (A deadline of 3 s per file: the test's stand-ins are ended by the pool itself.)
+            let workers = MetadataWorkers(executable: try TestSupport.standInWorker("one-byte", in: folder), maximumWorkers: 1,
+                                          wallSecondsPerFile: 3)
+            photos.metadataWorkers = workers
+            let controller = PickerController(library: photos, post: { [queue] in queue!.post($0) })
+            try controller.reloadAlbums()
+            controller.startScan()
+            // Until the stand-in has answered its byte and stalls (it is running, the scan waits).
+            let deadline = Date().addingTimeInterval(20)
+            while workers.busyWorkers.isEmpty, Date() < deadline { queue.run(until: { false }, timeout: 0.05) }
+            XCTAssertFalse(workers.busyWorkers.isEmpty, "the scan reached the worker")
+            usleep(300_000)
+            let closing = Date()
+            controller.close()
+            XCTAssertLessThan(Date().timeIntervalSince(closing), 1, "closing let the stalled scan go")
+            // The scan stops at its next file, once the worker's deadline has ended it.
+            let gone = Date().addingTimeInterval(15)
+            while !workers.busyWorkers.isEmpty, Date() < gone { usleep(100_000) }
+            XCTAssertTrue(workers.busyWorkers.isEmpty, "the stalled worker was ended by its deadline")
+            for worker in workers.busyWorkers { kill(worker.pid, SIGKILL) }
+        }
+    }
 }

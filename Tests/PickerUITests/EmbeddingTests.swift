@@ -216,6 +216,72 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A host app destroys the picker while a pick's copy waits on a server that stopped
+    /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
+    /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).
+    nonisolated func testDestroyingThePickerWhileACopyWaitsOnAStalledServerDoesNotBlockTheHost() throws {
+        try MainActor.assumeIsolated {
+            let server = try SFTPServer()
+            defer { server.close() }
+            let photos = work.appendingPathComponent("remote")
+            try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+            for number in 1...2 {
+                let made = try TestSupport.run("/usr/bin/convert", ["-size", "1600x1200", "plasma:", "-quality", "95",
+                                                                     photos.appendingPathComponent("r\(number).jpg").path])
+                XCTAssertEqual(made.status, 0, made.error)
+            }
+            let script = work.appendingPathComponent("host.py")
+            try """
+                import sys, time
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Host")
+                window.set_default_size(800, 500)
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                window.set_child(picker)
+                # F9: the host lets the picker go, as an app closing its attach sheet.
+                def key(controller, keyval, code, state):
+                    if keyval != 0xffc6:
+                        return False
+                    started = time.monotonic()
+                    window.set_child(None)
+                    print("destroyed %.2f" % (time.monotonic() - started), flush=True)
+                    GLib.timeout_add(300, loop.quit)
+                    return True
+                keys = Gtk.EventControllerKey()
+                keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
+                keys.connect("key-pressed", key)
+                window.add_controller(keys)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                picker.grab_focus()
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, server.uri(photos.path)],
+                                           dataHome: dataHome, cacheHome: cacheHome,
+                                           environment: prefixEnvironment.merging(server.environment) { $1 }.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 }, title: "Host")
+            defer { window.stop() }
+            // Until the cells have read both photos for their thumbnails: the link is the copy's alone.
+            let paths = (1...2).map { photos.appendingPathComponent("r\($0).jpg").path }
+            let deadline = Date().addingTimeInterval(30)
+            while !paths.allSatisfy({ server.bytesRead()[$0] != nil }), Date() < deadline { usleep(200_000) }
+            usleep(500_000)
+            try server.stall()
+            defer { try? server.resume() }
+            try window.keys("space")  // the newest photo: its copy starts, and waits on the server
+            usleep(1_500_000)
+            try window.keys("F9")
+            let (_, lines) = window.finish(timeout: 10)
+            let seconds = try XCTUnwrap(lines.first { $0.hasPrefix("destroyed ") }.flatMap { Double($0.dropFirst(10)) }, "\(lines) \(window.errorText)")
+            XCTAssertLessThan(seconds, 1, "the host's GTK thread waited on the stalled server")
+            XCTAssertTrue(window.errorText.contains("fetch 1 fetching"), "the copy was under way: \(window.errorText)")
+        }
+    }
+
     /// Two pickers of the same folder side by side in one process: one index, picks of their own.
     nonisolated func testTwoPickersInOneWindowKeepTheirOwnPicks() throws {
         try MainActor.assumeIsolated {
