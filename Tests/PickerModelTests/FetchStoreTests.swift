@@ -133,7 +133,8 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
 
     /// Trimming removes copies unused for longer than the age, then the least recently used
     /// beyond the size, never those kept (the picks of the moment); a temporary file of a copy
-    /// that died goes after a day.
+    /// whose process ended mid-copy goes at once (issue 37: a picker ended while a server hung
+    /// left its partial copy for a day), one still being written stays.
     nonisolated func testTrimmingRemovesOldCopiesThenTheLeastRecentlyUsed() throws {
         try MainActor.assumeIsolated {
             let store = makeStore()
@@ -152,12 +153,19 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
             }
             let stale = made["newest"]!.parent.appending(".fetching-ABC123").displayString
             FileManager.default.createFile(atPath: stale, contents: Data(count: 10))
-            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-2 * 86_400)], ofItemAtPath: stale)
+            // (Written a minute ago by a process that has ended: no one holds its lock.)
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-60)], ofItemAtPath: stale)
+            let writing = made["older-kept"]!.parent.appending(".fetching-DEF456").displayString
+            FileManager.default.createFile(atPath: writing, contents: Data(count: 10))
+            let held = open(writing, O_RDWR | O_CLOEXEC)
+            XCTAssertEqual(flock(held, LOCK_EX), 0)
+            defer { close(held) }
 
             copies.trim(maximumAge: 30 * 86_400, maximumBytes: 150_000, keeping: [made["older-kept"]!])
             let left = Set(made.filter { FileManager.default.fileExists(atPath: $0.value.displayString) }.keys)
             XCTAssertEqual(left, ["older-kept", "newest"], "the old one went by age, the recent one by size (the kept one does not count)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "no process writes it")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: writing), "a copy under way stays")
             XCTAssertFalse(FileManager.default.fileExists(atPath: made["old"]!.parent.displayString), "its folder went too")
         }
     }

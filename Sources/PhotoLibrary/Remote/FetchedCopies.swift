@@ -132,6 +132,9 @@ public struct FetchedCopies: Sendable {
         let output = mkstemp(&template)
         guard output >= 0 else { throw .failed("cannot write in \(holder.displayString): \(errorDescription(errno))") }
         _ = fcntl(output, F_SETFD, FD_CLOEXEC)
+        // Held while the copy is written, given up with the descriptor (or the process): a
+        // temporary file no one holds is one a process left when it ended mid-copy (`trim`).
+        _ = flock(output, LOCK_EX)
         let temporary = FilePath(bytes: template.dropLast().map { UInt8(bitPattern: $0) })
         var renamed = false
         defer {
@@ -226,8 +229,9 @@ public struct FetchedCopies: Sendable {
 
     /// Removes the copies unused for `maximumAge` seconds, then the least recently used while
     /// all of them take more than `maximumBytes`; never those in `keeping` (the copies of the
-    /// picks of the moment). A fetch's temporary file left by a process that died goes after a
-    /// day. Only this folder's own files are touched.
+    /// picks of the moment). A fetch's temporary file that no process is writing (left by one
+    /// that ended mid-copy: killed, or gone while a server hung) goes at once; one that cannot
+    /// be looked at so, after a day. Only this folder's own files are touched.
     public func trim(maximumAge: Double = FetchedCopies.defaultMaximumAge, maximumBytes: Int64 = FetchedCopies.defaultMaximumBytes,
                      keeping: Set<FilePath> = []) {
         let now = Double(time(nil))
@@ -243,7 +247,7 @@ public struct FetchedCopies: Sendable {
                 var fileInfo = stat()
                 guard path.withCString({ lstat($0, &fileInfo) }) == 0 else { continue }
                 if name.starts(with: Array(".fetching-".utf8)) {
-                    if now - Double(fileInfo.st_mtim.tv_sec) > 86_400 { _ = path.withCString { unlink($0) } }
+                    if now - Double(fileInfo.st_mtim.tv_sec) > 86_400 || !Self.isBeingWritten(path) { _ = path.withCString { unlink($0) } }
                     else { inUse = true }
                     continue
                 }
@@ -262,6 +266,15 @@ public struct FetchedCopies: Sendable {
             remove(entry.holder)
             total -= entry.bytes
         }
+    }
+
+    /// Whether a process holds the lock of the fetch's temporary file `path` (or it cannot be
+    /// looked at: then it is taken to be).
+    private static func isBeingWritten(_ path: FilePath) -> Bool {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0
     }
 
     /// Removes one copy's folder: its files, then itself.
