@@ -112,7 +112,27 @@ int photopick_worker_limit_cpu(unsigned int seconds) {
 #define PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)  /* ABI 6 */
 #define PHOTOPICK_LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
 
-int photopick_worker_enter_landlock(void) {
+/* Read-only rights beneath each of `readable` (the fonts an SVG's text is drawn with): files may
+ * be read and folders listed there, nothing written or made, anywhere. Returns 0, or -1. */
+static int add_readable_folders(int ruleset, const char *const *readable, int count) {
+    for (int index = 0; index < count; index++) {
+        int folder = open(readable[index], O_PATH | O_CLOEXEC | O_DIRECTORY);
+        if (folder < 0) continue;  /* (a folder a configuration names that is not there) */
+        struct landlock_path_beneath_attr rule = {
+            .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
+            .parent_fd = folder,
+        };
+        long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+        int saved = errno;
+        close(folder);
+        if (added != 0) { errno = saved; return -1; }
+    }
+    return 0;
+}
+
+int photopick_worker_enter_landlock(void) { return photopick_worker_enter_landlock_reading(NULL, 0); }
+
+int photopick_worker_enter_landlock_reading(const char *const *readable, int count) {
 #if defined(SYS_landlock_create_ruleset)
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1) return -1;  /* ENOSYS: no Landlock in this kernel; EOPNOTSUPP: not enabled at boot */
@@ -132,9 +152,16 @@ int photopick_worker_enter_landlock(void) {
         attributes.scoped = PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | PHOTOPICK_LANDLOCK_SCOPE_SIGNAL;
         size = 3 * sizeof(uint64_t);
     }
-    /* Every right handled and no rule granting any: nothing by path, anywhere. */
+    /* Every right handled and no rule granting any but reading beneath `readable`: nothing else
+     * by path, anywhere. */
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
     if (ruleset < 0) return -1;
+    if (add_readable_folders(ruleset, readable, count) != 0) {
+        int saved = errno;
+        close(ruleset);
+        errno = saved;
+        return -1;
+    }
     /* (It binds the calling thread and the threads it starts later; the worker has one thread
      * when it shuts itself in.) */
     int restricted = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
@@ -179,6 +206,30 @@ static void stat_trap(int signal_number, siginfo_t *info, void *raw_context) {
     if (info->si_syscall == __NR_newfstatat && (flags & AT_EMPTY_PATH) && path && path[0] == '\0') {
         result = syscall(__NR_fstat, (int)fd, buffer) == 0 ? 0 : -errno;
     }
+    /* access and faccessat (trapped only where files may be read: fontconfig asks before it
+     * lets FreeType open a font): answered by opening the file to read it, which Landlock
+     * allows beneath the font folders alone; asking to write or run is refused. */
+    long access_dirfd = AT_FDCWD, mode = -1;
+    const char *access_path = NULL;
+#if defined(__x86_64__)
+    if (info->si_syscall == __NR_access) { access_path = (const char *)registers[REG_RDI]; mode = registers[REG_RSI]; }
+    if (info->si_syscall == __NR_faccessat || info->si_syscall == __NR_faccessat2) {
+        access_dirfd = registers[REG_RDI]; access_path = (const char *)registers[REG_RSI]; mode = registers[REG_RDX];
+    }
+#elif defined(__aarch64__)
+    if (info->si_syscall == __NR_faccessat || info->si_syscall == __NR_faccessat2) {
+        access_dirfd = (long)registers[0]; access_path = (const char *)registers[1]; mode = (long)registers[2];
+    }
+#endif
+    if (access_path && mode >= 0) {
+        if (mode & (W_OK | X_OK)) {
+            result = -EACCES;
+        } else {
+            long opened = syscall(__NR_openat, (int)access_dirfd, access_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            result = opened >= 0 ? 0 : -errno;
+            if (opened >= 0) syscall(__NR_close, (int)opened);
+        }
+    }
 #if defined(__x86_64__)
     registers[REG_RAX] = result;
 #elif defined(__aarch64__)
@@ -209,7 +260,7 @@ static void stat_trap(int signal_number, siginfo_t *info, void *raw_context) {
 /* Inside a list of values of an argument already loaded: allowed when it is `value`. */
 #define ALLOW_VALUE(value) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), 0, 1), RETURN(SECCOMP_RET_ALLOW)
 
-int photopick_worker_enter_seccomp(void) {
+int photopick_worker_enter_seccomp(int reads_files) {
 #ifndef PHOTOPICK_AUDIT_ARCH
     errno = ENOSYS;
     return -1;
@@ -223,6 +274,13 @@ int photopick_worker_enter_seccomp(void) {
     /* The worker's own pid, compared with the pid a signal or limit call names. (Its threads
      * share it; glibc's raise and abort name it.) */
     const uint32_t self = (uint32_t)getpid();
+    /* (No call has this number: without `reads_files`, openat meets the final refusal.) */
+    const uint32_t openat_number = reads_files ? __NR_openat : 0xFFFFFFFFu;
+    const uint32_t faccessat_number = reads_files ? __NR_faccessat : 0xFFFFFFFFu;
+    const uint32_t faccessat2_number = reads_files ? __NR_faccessat2 : 0xFFFFFFFFu;
+#if defined(__x86_64__)
+    const uint32_t access_number = reads_files ? __NR_access : 0xFFFFFFFFu;
+#endif
     struct sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PHOTOPICK_AUDIT_ARCH, 1, 0),
@@ -288,6 +346,18 @@ int photopick_worker_enter_seccomp(void) {
          * ENOSYS, which its callers take for a kernel without it. */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 0, 1), RETURN(SECCOMP_RET_TRAP),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statx, 0, 1), DENY(ENOSYS),
+        /* Opening a file to read it, only where Landlock stands and lets it read the font
+         * folders alone (`reads_files`): never to write, make, truncate or append, and no other
+         * path (Landlock refuses it). Otherwise refused with the rest below. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, openat_number, 0, 4), LOAD_ARG(2),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_PATH | __O_TMPFILE, 1, 0),
+        RETURN(SECCOMP_RET_ALLOW), DENY(EACCES),
+        /* Asking whether a file may be read traps (stat_trap: answered by opening it to read). */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, faccessat_number, 0, 1), RETURN(SECCOMP_RET_TRAP),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, faccessat2_number, 0, 1), RETURN(SECCOMP_RET_TRAP),
+#if defined(__x86_64__)
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, access_number, 0, 1), RETURN(SECCOMP_RET_TRAP),
+#endif
         /* The channel: a connected Unix stream socket to the window (a destination given with
          * sendmsg is ignored on it); no other socket exists or can be made. */
         ALLOW(sendmsg), ALLOW(recvmsg),
@@ -308,9 +378,14 @@ int photopick_worker_enter_seccomp(void) {
 }
 
 int photopick_worker_enter_sandbox(int *landlock_abi) {
-    int abi = photopick_worker_enter_landlock();
+    return photopick_worker_enter_sandbox_reading(landlock_abi, NULL, 0);
+}
+
+int photopick_worker_enter_sandbox_reading(int *landlock_abi, const char *const *readable, int count) {
+    int abi = photopick_worker_enter_landlock_reading(readable, count);
     if (landlock_abi) *landlock_abi = abi > 0 ? abi : -errno;
-    return photopick_worker_enter_seccomp();
+    /* Files are opened only where Landlock stands to say which: without it, none. */
+    return photopick_worker_enter_seccomp(abi > 0 && count > 0);
 }
 
 /* MARK: The check */
@@ -322,12 +397,25 @@ static void describe(char *out, size_t size, const char *step, int succeeded, in
 }
 
 void photopick_worker_check_walls(char *out, size_t size, int channel) {
+    photopick_worker_check_walls_reading(out, size, channel, NULL);
+}
+
+void photopick_worker_check_walls_reading(char *out, size_t size, int channel, const char *readable_file) {
     if (size == 0) return;
     out[0] = '\0';
     pid_t window = getppid();
     int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
     describe(out, size, "open /etc/passwd", fd >= 0, errno);
     if (fd >= 0) close(fd);
+    if (readable_file) {
+        /* A font: read, never written (nor a file made beside it). */
+        fd = open(readable_file, O_RDONLY | O_CLOEXEC);
+        describe(out, size, "read a font", fd >= 0, errno);
+        if (fd >= 0) close(fd);
+        fd = open(readable_file, O_WRONLY | O_CLOEXEC);
+        describe(out, size, "write a font", fd >= 0, errno);
+        if (fd >= 0) close(fd);
+    }
     int made = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     describe(out, size, "socket", made >= 0, errno);
     if (made >= 0) close(made);

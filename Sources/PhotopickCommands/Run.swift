@@ -62,7 +62,6 @@ extension String {
         return ExitStatus.success
     }
     // Photopick's own child for thumbnails that must be killable (not a command for people).
-    if first == "render-thumbnail" { return renderThumbnailCommand(Array(arguments.dropFirst(2))) }
     // The window's decode worker (Thumbnails/Isolation): `decode-worker --memory BYTES --formats F`.
     if first == "decode-worker" { return DecodeWorker.run(arguments: arguments.dropFirst(2).map { String(decoding: $0, as: UTF8.self) }) }
     // The index's metadata worker (PhotoLibrary/Metadata/Isolation).

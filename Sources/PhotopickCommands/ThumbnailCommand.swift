@@ -116,19 +116,3 @@ func thumbnailOptions() -> OptionParser {
         OptionParser.Option("size", short: "s", .string, N_("normal (128 px), large (256, the default), x-large (512) or xx-large (1024)"), argument: "SIZE"),
     ])
 }
-
-// MARK: photopick render-thumbnail (for Photopick itself)
-
-/// `photopick render-thumbnail SIZE INPUT OUTPUT`: decodes INPUT to fit SIZE × SIZE and writes it
-/// to OUTPUT as a PNG. Not listed in the help: Photopick runs it as a child for formats whose
-/// decoding has no bound on its time (SVG), and kills it at the thumbnailer deadline.
-func renderThumbnailCommand(_ arguments: [[UInt8]]) -> Int32 {
-    guard arguments.count == 3, let size = Int(String(decoding: arguments[0], as: UTF8.self)), (1...4096).contains(size) else {
-        return usage("render-thumbnail SIZE INPUT OUTPUT")
-    }
-    if let failure = ImageDecoder().render(FilePath(bytes: arguments[1]), fittingIn: size, to: FilePath(bytes: arguments[2])) {
-        warn("\(FilePath(bytes: arguments[1])): \(failure)")
-        return ExitStatus.failure
-    }
-    return ExitStatus.success
-}

@@ -31,8 +31,6 @@ public final class Thumbnailer: Sendable {
     /// Seconds a thumbnailer may run before it is killed.
     public let thumbnailerTimeout: Double
     private let thumbnailers: [ExternalThumbnailer]
-    /// Renders the formats whose decoding cannot be bounded in time (SVG) in a child process.
-    private let isolatedRenderer: ExternalThumbnailer?
     /// Where images are decoded: worker processes (`photopick`'s own), or this process when nil
     /// (a test process, a benchmark measuring the decoders themselves).
     public let workers: DecodeWorkerPool?
@@ -44,14 +42,12 @@ public final class Thumbnailer: Sendable {
     public init(cache: ThumbnailCache = ThumbnailCache(), memory: MemoryCache = MemoryCache(),
                 decoder: ImageDecoder = ImageDecoder(), thumbnailers: [ExternalThumbnailer]? = nil,
                 thumbnailerTimeout: Double = 20,
-                isolatedRenderer: ExternalThumbnailer? = ExternalThumbnailer.isolatedRendererOfThisProgram,
                 workers: DecodeWorkerPool? = DecodeWorkerPool.ofThisProgram) {
         self.cache = cache
         self.memory = memory
         self.decoder = decoder
         self.thumbnailers = thumbnailers ?? ExternalThumbnailer.installed()
         self.thumbnailerTimeout = thumbnailerTimeout
-        self.isolatedRenderer = isolatedRenderer
         self.workers = workers
     }
 
@@ -144,8 +140,9 @@ public final class Thumbnailer: Sendable {
             firstPaint(Thumbnail(pixbuf: pixbuf, source: .embedded))
         }
 
-        let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) }
-            : ExternalThumbnailer.unboundedTypes.contains(mimeType) ? isolatedRenderer : nil
+        // (An SVG, whose drawing has no bound on its time, is drawn in a decode worker too: it is
+        // killed at the worker's deadlines.)
+        let thumbnailer = mimeType.hasPrefix("video/") ? thumbnailers.first { $0.mimeTypes.contains(mimeType) } : nil
         if mimeType.hasPrefix("video/") && thumbnailer == nil {
             // No thumbnailer installed: the cell shows a film icon; nothing is recorded.
             return .success(Thumbnail(pixbuf: nil, source: .decoded))

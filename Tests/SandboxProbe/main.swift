@@ -46,7 +46,7 @@ if arguments[1] == "landlock" {
     let abi = photopick_worker_enter_landlock()
     entered += abi > 0 ? "on (ABI \(abi))" : "off (\(String(cString: strerror(errno))))"
 } else {
-    entered = photopick_worker_enter_seccomp() == 0 ? "seccomp: on" : "seccomp: off (\(String(cString: strerror(errno))))"
+    entered = photopick_worker_enter_seccomp(0) == 0 ? "seccomp: on" : "seccomp: off (\(String(cString: strerror(errno))))"
 }
 var buffer = [CChar](repeating: 0, count: 2048)
 // (Its standard output stands for the channel whose fstat it checks.)

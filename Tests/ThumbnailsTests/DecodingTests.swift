@@ -225,34 +225,51 @@ final class DecodingTests: XCTestCase {
         XCTAssertLessThan(JPEGScans.work(scans: 10, width: 10000, height: 10000), JPEGScans.workLimit)
     }
 
-    /// An SVG is rendered in a child process (`photopick render-thumbnail`) killed at the
-    /// thumbnailer deadline: a filter that keeps librsvg busy for minutes ends at the deadline,
-    /// as a temporary failure, and an ordinary SVG still renders.
-    func testAnSVGIsRenderedInAChildKilledAtTheDeadline() throws {
+    /// An SVG is drawn in a decode worker (charged the whole budget), its text with the
+    /// person's fonts as in this process; a filter that keeps librsvg busy for minutes is
+    /// stopped at the worker's deadline, and the next SVG is drawn (issue 37: SVGs were drawn
+    /// in a child with no walls and no bound on its memory).
+    func testAnSVGIsDrawnInAWorkerWithItsTextAndStoppedAtItsDeadline() throws {
         let folder = TestSupport.temporaryDirectory("svg")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let plain = folder.appendingPathComponent("plain.svg"), heavy = folder.appendingPathComponent("heavy.svg")
+        let text = folder.appendingPathComponent("text.svg")
         try #"<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect width="300" height="200" fill="rgb(208,16,16)"/></svg>"#
             .write(to: plain, atomically: true, encoding: .utf8)
+        try ##"<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><rect width="400" height="300" fill="#fff"/><text x="20" y="120" font-family="sans-serif" font-size="90" fill="#000">Text</text></svg>"##
+            .write(to: text, atomically: true, encoding: .utf8)
         try """
             <svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000">
               <filter id="f" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="100000"/></filter>
               <rect width="4000" height="3000" filter="url(#f)"/>
             </svg>
             """.write(to: heavy, atomically: true, encoding: .utf8)
+        let workers = DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 1, cpuSeconds: 2, wallSeconds: 10)
         let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("svg-cache").path)),
-                                      memory: MemoryCache(), thumbnailers: [], thumbnailerTimeout: 2,
-                                      isolatedRenderer: .isolatedRenderer(executable: TestSupport.photopick))
+                                      memory: MemoryCache(), thumbnailers: [], workers: workers)
         guard case .success(let rendered) = thumbnailer.thumbnail(for: FilePath(plain.path), flavor: .normal),
-              let pixbuf = rendered.pixbuf else { return XCTFail("an ordinary SVG renders") }
+              let pixbuf = rendered.pixbuf else { return XCTFail("an ordinary SVG is drawn") }
         XCTAssertEqual([pixbuf.width, pixbuf.height], [128, 85])
         XCTAssertTrue(isClose(pixbuf.pixel(x: 10, y: 10), (208, 16, 16)), "\(pixbuf.pixel(x: 10, y: 10))")
 
-        guard case .failure(.temporary(let reason)) = thumbnailer.thumbnail(for: FilePath(heavy.path), flavor: .normal) else {
+        // Its text, drawn in the worker as here.
+        let dark = { (pixbuf: Pixbuf) in
+            (0..<pixbuf.height).reduce(0) { count, y in count + (0..<pixbuf.width).filter { pixbuf.pixel(x: $0, y: y).0 < 80 }.count }
+        }
+        guard case .success(let drawn) = thumbnailer.thumbnail(for: FilePath(text.path), flavor: .normal), let inWorker = drawn.pixbuf,
+              case .success(let here) = ImageDecoder().decode(try OpenFile(path: FilePath(text.path)), fittingIn: 128) else {
+            return XCTFail("the SVG with text")
+        }
+        XCTAssertGreaterThan(dark(here.pixbuf), 200, "the text is drawn here")
+        XCTAssertGreaterThan(dark(inWorker), dark(here.pixbuf) / 2, "and in the worker: \(dark(inWorker)) dark pixels, \(dark(here.pixbuf)) here")
+
+        let started = monotonicSeconds()
+        guard case .failure(.undecodable(let reason)) = thumbnailer.thumbnail(for: FilePath(heavy.path), flavor: .normal) else {
             return XCTFail("the heavy SVG ends at the deadline")
         }
-        XCTAssertTrue(reason.contains("longer than 2 s"), reason)
-        let left = try TestSupport.run("/usr/bin/pgrep", ["-f", "render-thumbnail .*\(heavy.lastPathComponent)"])
-        XCTAssertEqual(String(decoding: left.output, as: UTF8.self), "", "the child is gone")
+        XCTAssertTrue(reason.contains("more than 2 s of processor time") || reason.contains("longer than 10 s"), reason)
+        XCTAssertLessThan(monotonicSeconds() - started, 12)
+        guard case .success = thumbnailer.thumbnail(for: FilePath(plain.path), flavor: .large) else { return XCTFail("the next SVG") }
     }
 
     /// GdkPixbuf's WebP loader allocates the whole canvas while only reading the size: this

@@ -45,6 +45,23 @@ final class WorkerSandboxTests: XCTestCase {
         }
     }
 
+    /// The worker with every loader draws SVGs, whose text needs fonts: it may read a font
+    /// (where Landlock stands to keep it to the font folders), never write one, and reaches
+    /// nothing else (issue 37: SVGs were drawn in a child with no walls).
+    func testTheWorkerThatDrawsSVGsReadsFontsAndNothingElse() throws {
+        let workers = DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 1)
+        let line = try XCTUnwrap(workers.checkSandbox(formats: .every))
+        let found = steps(line)
+        for step in Self.reachingOut { XCTAssertEqual(found[step], "Permission denied", "\(step) in \(line)") }
+        XCTAssertEqual(found["write a font"], "Permission denied", line)
+        XCTAssertEqual(found["sandbox"], "on", line)
+        if found["landlock"]?.hasPrefix("on") == true {
+            XCTAssertEqual(found["read a font"], "allowed", line)
+        } else {
+            XCTAssertEqual(found["read a font"], "Permission denied", "no Landlock, no file opened: \(line)")
+        }
+    }
+
     /// The probe's line, with one wall up.
     private func probeLine(_ wall: String) throws -> String {
         let result = try TestSupport.run(try probe, [wall])

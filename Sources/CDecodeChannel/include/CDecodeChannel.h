@@ -74,20 +74,32 @@ int photopick_worker_limit_cpu(unsigned int seconds);
  * errno set when seccomp could not be entered. */
 int photopick_worker_enter_sandbox(int *landlock_abi);
 
+/* The same, where files beneath the `count` folders of `readable` may be opened to be read (the
+ * fonts an SVG's text needs): Landlock lets nothing else be opened, and the seccomp filter lets
+ * openat through only without any right to write, and only when Landlock stands. */
+int photopick_worker_enter_sandbox_reading(int *landlock_abi, const char *const *readable, int count);
+
 /* Landlock alone: no file may be opened, made or run by path, no TCP port reached, and (ABI 6 on)
  * no signal sent outside the worker. Returns the ABI version in force, or -1 with errno set. */
 int photopick_worker_enter_landlock(void);
 
+/* The same, with files beneath the `count` folders of `readable` readable (and nothing else). */
+int photopick_worker_enter_landlock_reading(const char *const *readable, int count);
+
 /* seccomp alone: from here on a system call outside what decoding from descriptors needs fails
- * with EACCES, for every thread; signals and limits reach only the worker itself. Returns 0, or
- * -1 with errno set (a kernel without seccomp). */
-int photopick_worker_enter_seccomp(void);
+ * with EACCES, for every thread; signals and limits reach only the worker itself. With
+ * `reads_files`, openat is let through to read (Landlock must say where). Returns 0, or -1 with
+ * errno set (a kernel without seccomp). */
+int photopick_worker_enter_seccomp(int reads_files);
 
 /* What the walls let through, tried for real from inside a worker: opening a file, making a
  * socket, signalling, limiting, tracing the window (its parent), stat by path, and fstat of its
  * own `channel`; "open /etc/passwd: Permission denied; socket: …; fstat its channel: allowed"
  * into `out`. The signals are signal 0 and the limit is only read: nothing is done to anyone. */
 void photopick_worker_check_walls(char *out, size_t size, int channel);
+
+/* The same, and reading and writing `readable_file` (a font) when it is not NULL. */
+void photopick_worker_check_walls_reading(char *out, size_t size, int channel, const char *readable_file);
 
 /* The crash journal's signal side (PhotoLibrary's CrashJournal). A reader thread says which
  * journal byte and slot it is on while it reads a file; should the process then die of a

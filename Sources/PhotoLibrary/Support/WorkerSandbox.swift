@@ -33,18 +33,25 @@ public enum WorkerSandbox {
     }
 
     /// Shuts the calling worker in, once its libraries have loaded what they load on first use.
-    public static func enter() -> State {
+    /// Files beneath `readable` (the font folders a worker drawing SVGs needs) may be read,
+    /// where Landlock stands to keep it to them; nothing else may be opened.
+    public static func enter(readable: [String] = []) -> State {
         var abi: Int32 = 0
-        let entered = photopick_worker_enter_sandbox(&abi) == 0
+        let pointers = readable.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        let entered = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer {
+            photopick_worker_enter_sandbox_reading(&abi, $0.baseAddress, Int32($0.count)) == 0
+        }
         let problem = entered ? nil : errorDescription(errno)
         return State(seccompProblem: problem, landlock: abi > 0 ? .success(Int(abi)) : .failure(.init(code: -abi)))
     }
 
     /// What the walls let through, tried for real from inside (each forbidden step and what it
-    /// met), then which walls stand: "open /etc/passwd: Permission denied; …; sandbox: on".
-    public static func check(_ state: State) -> String {
+    /// met; and reading and writing `readableFile`, a font), then which walls stand:
+    /// "open /etc/passwd: Permission denied; …; sandbox: on".
+    public static func check(_ state: State, readableFile: String? = nil) -> String {
         var buffer = [CChar](repeating: 0, count: 2048)
-        photopick_worker_check_walls(&buffer, buffer.count, WorkerProcess.channel)
+        photopick_worker_check_walls_reading(&buffer, buffer.count, WorkerProcess.channel, readableFile)
         let tried = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return tried + "; " + state.description
     }

@@ -87,9 +87,8 @@ public struct ExternalThumbnailer: Sendable {
         }
     }
 
-    /// What messages call it: the program (ffmpegthumbnailer), or what Photopick's own child does.
+    /// What messages call it: the program (ffmpegthumbnailer).
     var displayName: String {
-        if arguments.count > 1, arguments[1] == "render-thumbnail" { return "the SVG renderer" }
         return String(arguments[0].split(separator: "/").last ?? Substring(arguments[0]))
     }
 
@@ -193,29 +192,4 @@ enum Subprocess {
         // WIFEXITED / WEXITSTATUS are macros: decode the status word by hand.
         return (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .exited(128 + (status & 0x7f))
     }
-}
-
-// MARK: Rendering in a child process
-
-extension ExternalThumbnailer {
-    /// Formats whose decoding has no bound on its time: one SVG filter can keep librsvg busy for
-    /// minutes, and a decode inside the process cannot be stopped. They are rendered in a child
-    /// process instead, which is killed at the thumbnailer deadline like any thumbnailer.
-    public static let unboundedTypes: Set<String> = ["image/svg+xml", "image/svg+xml-compressed"]
-
-    /// `executable render-thumbnail SIZE INPUT OUTPUT` (Photopick's own hidden command) as a
-    /// thumbnailer for `unboundedTypes`.
-    public static func isolatedRenderer(executable: String) -> ExternalThumbnailer {
-        ExternalThumbnailer(mimeTypes: unboundedTypes, arguments: [executable, "render-thumbnail", "%s", "%i", "%o"],
-                            definition: FilePath(executable))
-    }
-
-    /// This program as its own renderer, when it is Photopick; nil in another program (a test,
-    /// a benchmark), which then decodes those formats itself.
-    public static let isolatedRendererOfThisProgram: ExternalThumbnailer? = {
-        guard let resolved = realpath("/proc/self/exe", nil) else { return nil }
-        defer { free(resolved) }
-        let path = String(cString: resolved)
-        return path.hasSuffix("/photopick") ? isolatedRenderer(executable: path) : nil
-    }()
 }

@@ -246,23 +246,6 @@ extension ImageDecoder {
         return .success(Decoded(pixbuf: Pixbuf(owning: canvas), imageWidth: whole.width, imageHeight: whole.height))
     }
 
-    /// Decodes `path` to fit in `box` and writes it to `output` as a PNG: the child's side of
-    /// `ExternalThumbnailer.isolatedRenderer` (`photopick render-thumbnail`).
-    public func render(_ path: FilePath, fittingIn box: Int, to output: FilePath) -> ThumbnailFailure? {
-        let file: OpenFile
-        do {
-            file = try OpenFile(path: path)
-        } catch {
-            return ThumbnailFailure(error)
-        }
-        switch decode(file, fittingIn: box) {
-        case .failure(let failure): return failure
-        case .success(let decoded):
-            if let error = decoded.pixbuf.savePNG(to: output, text: []) { return .temporary("cannot write \(output): \(error.message)") }
-            return nil
-        }
-    }
-
     /// Why a PNG or GIF is cut off (its last chunk or trailer is missing), or nil.
     static func missingEnd(of file: OpenFile) -> String? {
         let head = file.read(at: 0, count: 8)

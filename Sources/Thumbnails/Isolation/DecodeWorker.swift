@@ -69,7 +69,12 @@ public enum DecodeWorker {
         // Its loaders in memory first: GdkPixbuf opens a format's module the first time it meets
         // that format, and nothing is opened once the worker is shut in.
         preloadLoaders(formats == .everyday ? Formats.everydayLoaders : nil)
-        let walls = WorkerSandbox.enter()
+        // The worker with every loader draws SVGs, whose text needs the person's fonts: it may
+        // read beneath the font folders, and nothing else.
+        let fonts = formats == .every ? WorkerFonts.folders : []
+        if formats == .every { WorkerFonts.warmUp() }
+        let fontSample = formats == .every ? WorkerFonts.sample(in: fonts) : nil
+        let walls = WorkerSandbox.enter(readable: fonts)
         while true {
             var buffer = [UInt8](repeating: 0, count: DecodeMessages.requestSize)
             var fd: Int32 = -1
@@ -81,7 +86,7 @@ public enum DecodeWorker {
             }
             if request.kind == .checkSandbox {
                 if fd >= 0 { close(fd) }
-                let bytes = DecodeMessages.Reply(outcome: .checked, message: WorkerSandbox.check(walls)).bytes
+                let bytes = DecodeMessages.Reply(outcome: .checked, message: WorkerSandbox.check(walls, readableFile: fontSample)).bytes
                 if photopick_channel_send(channel, bytes, bytes.count, -1) != 0 { return 0 }
                 continue
             }

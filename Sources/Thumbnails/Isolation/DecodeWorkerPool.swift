@@ -165,8 +165,8 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     // MARK: Decoding
 
     /// Asks a worker what its sandbox lets through (it tries to open a file and make a socket).
-    public func checkSandbox() -> String? {
-        guard case .success(let worker) = take(.everyday, reserving: 0, isCancelled: { false }) else { return nil }
+    public func checkSandbox(formats: DecodeWorker.Formats = .everyday) -> String? {
+        guard case .success(let worker) = take(formats, reserving: 0, isCancelled: { false }) else { return nil }
         let answer = askSandbox(worker)
         locked {
             busy[worker.formats, default: 0] -= 1
