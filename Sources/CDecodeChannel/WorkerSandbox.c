@@ -175,6 +175,66 @@ int photopick_worker_enter_landlock_reading(const char *const *readable, int cou
 #endif
 }
 
+/* MARK: A thumbnailer of another project */
+
+int photopick_confine_program(const char *writable, unsigned long long address_space) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    struct rlimit limit = { .rlim_cur = address_space, .rlim_max = address_space };
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return -1;
+    /* The thumbnailer for the person's files, and its output, are all it needs written. */
+    struct rlimit no_cores = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_cores);
+#if defined(SYS_landlock_create_ruleset)
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 1) return 0;  /* no Landlock: the limits above stand alone */
+    struct { uint64_t fs, net, scoped; } attributes = { 0, 0, 0 };
+    size_t size = sizeof attributes.fs;
+    attributes.fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
+    if (abi >= 2) attributes.fs |= LANDLOCK_ACCESS_FS_REFER;
+    if (abi >= 3) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE;
+    if (abi >= 5) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_IOCTL_DEV;
+    if (abi >= 4) {
+        attributes.net = PHOTOPICK_LANDLOCK_ACCESS_NET_BIND_TCP | PHOTOPICK_LANDLOCK_ACCESS_NET_CONNECT_TCP;
+        size = 2 * sizeof(uint64_t);
+    }
+    if (abi >= 6) {
+        attributes.scoped = PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | PHOTOPICK_LANDLOCK_SCOPE_SIGNAL;
+        size = 3 * sizeof(uint64_t);
+    }
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
+    if (ruleset < 0) return -1;
+    /* Everything may be read and run (the program, its libraries, its codecs' data, the file it
+     * is given); only its own temporary folder may be written; no TCP; no signal or abstract
+     * socket outside it. A thumbnailer taken over by a video can change nothing of the
+     * person's, and tell no one what it read. */
+    struct { const char *path; uint64_t rights; } rules[] = {
+        { "/", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE },
+        { writable, LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR
+              | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE
+              | (abi >= 3 ? PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE : 0) },
+        /* /dev/null, which programs open to throw output away. */
+        { "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE },
+    };
+    for (size_t index = 0; index < sizeof rules / sizeof rules[0]; index++) {
+        int folder = open(rules[index].path, O_PATH | O_CLOEXEC);
+        if (folder < 0) { int saved = errno; close(ruleset); errno = saved; return -1; }
+        struct landlock_path_beneath_attr rule = { .allowed_access = rules[index].rights, .parent_fd = folder };
+        long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+        int saved = errno;
+        close(folder);
+        if (added != 0) { close(ruleset); errno = saved; return -1; }
+    }
+    int restricted = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
+    int saved = errno;
+    close(ruleset);
+    errno = saved;
+    return restricted == 0 ? (int)abi : -1;
+#else
+    return 0;
+#endif
+}
+
 /* MARK: seccomp */
 
 #if defined(__x86_64__)

@@ -61,11 +61,12 @@ extension String {
         output.flush()
         return ExitStatus.success
     }
-    // Photopick's own child for thumbnails that must be killable (not a command for people).
     // The window's decode worker (Thumbnails/Isolation): `decode-worker --memory BYTES --formats F`.
     if first == "decode-worker" { return DecodeWorker.run(arguments: arguments.dropFirst(2).map { String(decoding: $0, as: UTF8.self) }) }
     // The index's metadata worker (PhotoLibrary/Metadata/Isolation).
     if first == "metadata-worker" { return MetadataWorker.run() }
+    // A video's thumbnailer, confined (Thumbnails/Isolation/ConfinedThumbnailer).
+    if first == "confine-thumbnailer" { return ConfinedThumbnailer.run(arguments: arguments.dropFirst(2).map { String(decoding: $0, as: UTF8.self) }) }
     var name = "window"
     var rest = arguments
     if let first, !first.hasPrefix("-") {

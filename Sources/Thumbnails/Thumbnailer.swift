@@ -51,6 +51,42 @@ public final class Thumbnailer: Sendable {
         self.workers = workers
     }
 
+    /// Runs a thumbnailer of another project (a video's). Beside decode workers (Photopick's
+    /// own program), it runs confined (`ConfinedThumbnailer`), held to a share of the decode
+    /// budget, and the picture it wrote is read by a worker; a failure within its share is tried
+    /// once more with the whole budget, as a decode's is.
+    private func runThumbnailer(_ thumbnailer: ExternalThumbnailer, on original: ThumbnailCache.Original, size: Int,
+                                isCancelled: () -> Bool) -> Result<Pixbuf, ThumbnailFailure> {
+        guard let workers else { return thumbnailer.run(on: original, size: size, timeout: thumbnailerTimeout, isCancelled: isCancelled) }
+        var share = workers.thumbnailerShare
+        let maximumPixels = decoder.maximumPixels
+        while true {
+            let held = share
+            let result = withoutActuallyEscaping(isCancelled) { isCancelled in
+                runConfined(thumbnailer, on: original, size: size, workers: workers, share: held, maximumPixels: maximumPixels, isCancelled: isCancelled)
+            }
+            if case .failure(.thumbnailerFailed) = result, share < workers.memoryBudget {
+                share = workers.memoryBudget
+                continue
+            }
+            return result
+        }
+    }
+
+    private func runConfined(_ thumbnailer: ExternalThumbnailer, on original: ThumbnailCache.Original, size: Int, workers: DecodeWorkerPool,
+                             share: Int, maximumPixels: Int, isCancelled: @escaping () -> Bool) -> Result<Pixbuf, ThumbnailFailure> {
+        let confinement = ExternalThumbnailer.Confinement(executable: workers.executable, memory: share, holding: { run in
+            workers.holding(share, isCancelled: isCancelled, run)
+        }, load: { path, box in
+            do {
+                return workers.decode(try OpenFile(path: path), mimeType: "image/png", fittingIn: box, maximumPixels: maximumPixels).map(\.pixbuf)
+            } catch {
+                return .failure(.undecodable("\(error)"))
+            }
+        })
+        return thumbnailer.run(on: original, size: size, timeout: thumbnailerTimeout, confinement: confinement, isCancelled: isCancelled)
+    }
+
     /// Images decoded (and thumbnailers run) so far.
     public var decodes: Int { decodeCount.load(ordering: .relaxed) }
     /// Decodes that ran on the process's main thread: the grid's target is zero.
@@ -158,7 +194,7 @@ public final class Thumbnailer: Sendable {
         if photopick_is_main_thread() != 0 { mainThreadDecodeCount.add(1, ordering: .relaxed) }
         let made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>
         if let thumbnailer {
-            made = thumbnailer.run(on: original, size: flavor.pixels, timeout: thumbnailerTimeout, isCancelled: isCancelled).map { ($0, nil) }
+            made = runThumbnailer(thumbnailer, on: original, size: flavor.pixels, isCancelled: isCancelled).map { ($0, nil) }
         } else if head.isEmpty {
             made = .failure(.undecodable("empty file"))
         } else {

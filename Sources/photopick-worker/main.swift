@@ -10,12 +10,15 @@ import Thumbnails
 //
 //   photopick-worker decode-worker --memory BYTES --formats everyday|every
 //   photopick-worker metadata-worker
+//   photopick-worker confine-thumbnailer --memory BYTES --write FOLDER -- PROGRAM ARGUMENT…
 let arguments = CommandLine.arguments
 switch arguments.count > 1 ? arguments[1] : "" {
 case "decode-worker":
     exit(DecodeWorker.run(arguments: Array(arguments.dropFirst(2))))
 case "metadata-worker":
     exit(MetadataWorker.run())
+case "confine-thumbnailer":
+    exit(ConfinedThumbnailer.run(arguments: Array(arguments.dropFirst(2))))
 default:
     let usage = "photopick-worker: a child of photopick, not a program to run by hand\n"
     _ = usage.withCString { write(2, $0, strlen($0)) }

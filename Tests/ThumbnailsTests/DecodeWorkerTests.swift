@@ -360,6 +360,47 @@ final class DecodeWorkerTests: XCTestCase {
         XCTAssertEqual(pixels(decoded.pixbuf), expected[2])
     }
 
+    /// A video's thumbnailer (another project's program) runs confined: it writes nothing but
+    /// its output, is held to a share of the budget (a failure within it is tried once more with
+    /// the whole budget), and what it wrote is read by a worker (issue 37: it ran with every
+    /// right of the person's, and no bound on its memory).
+    func testAVideosThumbnailerIsConfinedAndHeldToItsShare() throws {
+        let video = folder.appendingPathComponent("clip.mp4")
+        let made = try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "color=c=teal:s=64x48:d=1",
+                                                          "-pix_fmt", "yuv420p", video.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        _ = try make("picture.png", ["-size", "64x48", "xc:teal"])
+        let outside = folder.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        // The thumbnailer: tries to write beside the person's files, takes MEGABYTES, then
+        // writes its picture.
+        let script = folder.appendingPathComponent("thumbnailer.sh")
+        try """
+            echo escaped > "\(outside.path)/escaped" 2>/dev/null
+            /bin/dd if=/dev/zero of=/dev/null bs="${MEGABYTES}M" count=1 2>/dev/null || exit 1
+            cp "\(folder.appendingPathComponent("picture.png").path)" "$2"
+            """.write(to: script, atomically: true, encoding: .utf8)
+        func thumbnail(megabytes: Int) throws -> Result<Thumbnail, ThumbnailFailure> {
+            let definition = folder.appendingPathComponent("test-\(megabytes).thumbnailer")
+            try "[Thumbnailer Entry]\nExec=/usr/bin/env MEGABYTES=\(megabytes) /bin/sh \(script.path) %i %o %s\nMimeType=video/mp4;\n"
+                .write(to: definition, atomically: true, encoding: .utf8)
+            let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(folder.appendingPathComponent("cache-\(megabytes)").path)),
+                                          memory: MemoryCache(), thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))],
+                                          workers: DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 1, memoryBudget: 1 << 30))
+            return thumbnailer.thumbnail(for: FilePath(video.path), flavor: .normal)
+        }
+        // Within its share (512 MB of 1 GB).
+        let first = try thumbnail(megabytes: 100)
+        guard case .success(let small) = first, let pixbuf = small.pixbuf else { return XCTFail("a thumbnailer within its share: \(first)") }
+        let teal = pixbuf.pixel(x: 10, y: 10)
+        XCTAssertTrue(teal.red < 20 && abs(Int(teal.green) - 128) < 20 && abs(Int(teal.blue) - 128) < 20, "\(teal)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outside.appendingPathComponent("escaped").path), "it wrote beside the person's files")
+        // Over its share, within the budget: failed, then tried again with the whole budget.
+        guard case .success = try thumbnail(megabytes: 700) else { return XCTFail("tried again with the whole budget") }
+        // Over the whole budget: it fails (it would succeed unbounded on this machine).
+        guard case .failure(.thumbnailerFailed) = try thumbnail(megabytes: 1400) else { return XCTFail("held to the budget") }
+    }
+
     func testMemoryIsBoundedByOneBudget() throws {
         let workers = pool(budget: 96 << 20)
         // Over the budget by its header (81 megapixels, about 309 MB): refused before any decode.

@@ -79,6 +79,12 @@ int photopick_worker_enter_sandbox(int *landlock_abi);
  * openat through only without any right to write, and only when Landlock stands. */
 int photopick_worker_enter_sandbox_reading(int *landlock_abi, const char *const *readable, int count);
 
+/* Confines the calling process before it runs a thumbnailer of another project (a video's):
+ * it dies with its parent, gains no privileges, holds at most `address_space` bytes of address
+ * space, and, where Landlock is, may write nothing but beneath `writable`, reach no TCP port and
+ * signal nothing outside. Returns Landlock's ABI in force, 0 without Landlock, or -1. */
+int photopick_confine_program(const char *writable, unsigned long long address_space);
+
 /* Landlock alone: no file may be opened, made or run by path, no TCP port reached, and (ABI 6 on)
  * no signal sent outside the worker. Returns the ABI version in force, or -1 with errno set. */
 int photopick_worker_enter_landlock(void);

@@ -1,3 +1,4 @@
+import CDecodeChannel
 import CGLib
 import Glibc
 import PhotoLibrary
@@ -92,8 +93,21 @@ public struct ExternalThumbnailer: Sendable {
         return String(arguments[0].split(separator: "/").last ?? Substring(arguments[0]))
     }
 
-    /// Runs the thumbnailer for `original` into a private temporary PNG and loads it.
-    func run(on original: ThumbnailCache.Original, size: Int, timeout: Double,
+    /// How a thumbnailer is run: confined through Photopick's own program, within `memory`
+    /// bytes of address space, and its picture read back by `load` (a decode worker: the PNG
+    /// it wrote is the thumbnailer's, which a file may have taken over).
+    struct Confinement {
+        let executable: String
+        let memory: Int
+        /// Runs the program while `memory` of the decode budget is held (nil: cancelled while
+        /// it waited for room).
+        let holding: (() -> Subprocess.Status) -> Subprocess.Status?
+        let load: (FilePath, Int) -> Result<Pixbuf, ThumbnailFailure>
+    }
+
+    /// Runs the thumbnailer for `original` into a private temporary PNG and loads it (through
+    /// `confinement` when given: Photopick's own program; else as it is, a test's or a benchmark's).
+    func run(on original: ThumbnailCache.Original, size: Int, timeout: Double, confinement: Confinement? = nil,
              isCancelled: () -> Bool = { false }) -> Result<Pixbuf, ThumbnailFailure> {
         var folderTemplate = Array((Self.temporaryPrefix + "XXXXXX").utf8CString)
         guard folderTemplate.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
@@ -118,7 +132,13 @@ public struct ExternalThumbnailer: Sendable {
             }
             return result
         }
-        let status = Subprocess.run(argv, timeout: timeout, isCancelled: isCancelled)
+        let status: Subprocess.Status
+        if let confinement {
+            let command = ConfinedThumbnailer.arguments(executable: confinement.executable, memory: confinement.memory, writable: folder, argv: argv)
+            status = confinement.holding { Subprocess.run(command, timeout: timeout, isCancelled: isCancelled) } ?? .cancelled
+        } else {
+            status = Subprocess.run(argv, timeout: timeout, isCancelled: isCancelled)
+        }
         switch status {
         case .timedOut:
             // Maybe a busy machine: not recorded as a failure, tried again next time.
@@ -131,6 +151,11 @@ public struct ExternalThumbnailer: Sendable {
         case .exited(let code) where code != 0:
             return .failure(.thumbnailerFailed("\(displayName) failed (exit status \(code))"))
         case .exited:
+            if let confinement {
+                return confinement.load(FilePath(output), size).mapError { failure in
+                    .thumbnailerFailed("\(displayName) wrote no usable image: \(failure)")
+                }.map { $0.fitting(in: size) }
+            }
             switch Pixbuf.load(output) {
             case .success(let pixbuf): return .success(pixbuf.fitting(in: size))
             case .failure(let error): return .failure(.thumbnailerFailed("\(displayName) wrote no usable image: \(error.message)"))
@@ -160,6 +185,9 @@ enum Subprocess {
         for descriptor in Int32(0)...2 {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // Nothing else of this process's (a host app's files, its sockets): the thumbnailer
+        // reads the file it is named and writes its output, by name.
+        photopick_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -310,8 +310,6 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         }
     }
 
-    /// What became of the worker: it stays (success), it is stopped (failure: the result
-    /// stands), or it ended from outside (killed, or exited) and the file is to be tried again.
     /// How a decode ended for its worker: it answered (with a picture or a failure), it must go
     /// (a limit, an answer that does not hold together), it crashed, or it was ended from outside.
     private enum Outcome { case success, failure, crashed, endedFromOutside(String) }
@@ -400,6 +398,41 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     }
 
     private func stop(_ worker: Worker) { worker.process.stop() }
+
+    // MARK: Programs of other projects
+
+    /// The share of the budget a thumbnailer of another project (a video's) is held to: its
+    /// address space is bounded by it (`photopick_confine_program`), and it runs only when the
+    /// decodes under way leave that much. (4K H.264 through ffmpegthumbnailer: 339 MB of address
+    /// space, 105 MB resident, on this project's machine.)
+    public var thumbnailerShare: Int { min(memoryBudget, 512 << 20) }
+
+    /// Runs `body` holding `share` bytes of the budget, as a decode does (nil when cancelled
+    /// while it waits for room).
+    public func holding<R>(_ share: Int, isCancelled: () -> Bool = { false }, _ body: () -> R) -> R? {
+        let need = min(share, memoryBudget)
+        pthread_mutex_lock(mutex)
+        while !(reserved == 0 || reserved + need <= memoryBudget) {
+            if isCancelled() {
+                pthread_mutex_unlock(mutex)
+                return nil
+            }
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            deadline.tv_nsec += 100_000_000
+            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+            pthread_cond_timedwait(changed, mutex, &deadline)
+        }
+        reserved += need
+        pthread_mutex_unlock(mutex)
+        defer {
+            locked {
+                reserved -= need
+                pthread_cond_broadcast(changed)
+            }
+        }
+        return body()
+    }
 
     /// Whether a worker holds, between decodes, more address space than it settled at plus the
     /// headroom: what a decode left behind is nobody's share of the budget, so such a worker is
