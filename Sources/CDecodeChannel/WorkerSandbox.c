@@ -112,63 +112,76 @@ int photopick_worker_limit_cpu(unsigned int seconds) {
 #define PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)  /* ABI 6 */
 #define PHOTOPICK_LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
 
-/* Read-only rights beneath each of `readable` (the fonts an SVG's text is drawn with): files may
- * be read and folders listed there, nothing written or made, anywhere. Returns 0, or -1. */
-static int add_readable_folders(int ruleset, const char *const *readable, int count) {
-    for (int index = 0; index < count; index++) {
-        int folder = open(readable[index], O_PATH | O_CLOEXEC | O_DIRECTORY);
-        if (folder < 0) continue;  /* (a folder a configuration names that is not there) */
-        struct landlock_path_beneath_attr rule = {
-            .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
-            .parent_fd = folder,
-        };
-        long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-        int saved = errno;
-        close(folder);
-        if (added != 0) { errno = saved; return -1; }
-    }
-    return 0;
-}
-
-int photopick_worker_enter_landlock(void) { return photopick_worker_enter_landlock_reading(NULL, 0); }
-
-int photopick_worker_enter_landlock_reading(const char *const *readable, int count) {
 #if defined(SYS_landlock_create_ruleset)
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 1) return -1;  /* ENOSYS: no Landlock in this kernel; EOPNOTSUPP: not enabled at boot */
-    /* The ruleset's attributes grew with the ABI: handled file rights (1), network rights (4),
-     * scopes (6). A kernel refuses rights it does not know, so only those of its ABI are named. */
+/* A ruleset handling every right this kernel's Landlock knows (`abi` gets its version): files
+ * by path, TCP (ABI 4), signals and abstract sockets outside (ABI 6). With no rule added, it
+ * grants nothing. Returns its descriptor, or -1 (ENOSYS: no Landlock in this kernel;
+ * EOPNOTSUPP: not enabled at boot). */
+static int landlock_ruleset(long *abi) {
+    *abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (*abi < 1) return -1;
+    /* The attributes grew with the ABI; a kernel refuses rights it does not know, so only those
+     * of its ABI are named. */
     struct { uint64_t fs, net, scoped; } attributes = { 0, 0, 0 };
     size_t size = sizeof attributes.fs;
     attributes.fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;  /* ABI 1: bits 0-12 */
-    if (abi >= 2) attributes.fs |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (abi >= 5) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    if (abi >= 4) {
+    if (*abi >= 2) attributes.fs |= LANDLOCK_ACCESS_FS_REFER;
+    if (*abi >= 3) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE;
+    if (*abi >= 5) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_IOCTL_DEV;
+    if (*abi >= 4) {
         attributes.net = PHOTOPICK_LANDLOCK_ACCESS_NET_BIND_TCP | PHOTOPICK_LANDLOCK_ACCESS_NET_CONNECT_TCP;
         size = 2 * sizeof(uint64_t);
     }
-    if (abi >= 6) {
+    if (*abi >= 6) {
         attributes.scoped = PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | PHOTOPICK_LANDLOCK_SCOPE_SIGNAL;
         size = 3 * sizeof(uint64_t);
     }
-    /* Every right handled and no rule granting any but reading beneath `readable`: nothing else
-     * by path, anywhere. */
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
-    if (ruleset < 0) return -1;
-    if (add_readable_folders(ruleset, readable, count) != 0) {
-        int saved = errno;
-        close(ruleset);
-        errno = saved;
-        return -1;
-    }
-    /* (It binds the calling thread and the threads it starts later; the worker has one thread
-     * when it shuts itself in.) */
+    return (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
+}
+
+/* Grants `rights` beneath `path` (a folder, or a file for file rights). 0, 1 when `path` is
+ * not there (and `optional`), or -1. */
+static int landlock_allow(int ruleset, const char *path, uint64_t rights, int optional) {
+    int target = open(path, O_PATH | O_CLOEXEC);
+    if (target < 0) return optional ? 1 : -1;
+    struct landlock_path_beneath_attr rule = { .allowed_access = rights, .parent_fd = target };
+    long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    int saved = errno;
+    close(target);
+    errno = saved;
+    return added == 0 ? 0 : -1;
+}
+
+/* Binds the calling thread (and the threads it starts later) to `ruleset`, and closes it:
+ * `abi`, or -1. */
+static int landlock_restrict(int ruleset, long abi) {
     int restricted = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
     int saved = errno;
     close(ruleset);
     errno = saved;
     return restricted == 0 ? (int)abi : -1;
+}
+#endif
+
+int photopick_worker_enter_landlock(void) { return photopick_worker_enter_landlock_reading(NULL, 0); }
+
+int photopick_worker_enter_landlock_reading(const char *const *readable, int count) {
+#if defined(SYS_landlock_create_ruleset)
+    long abi;
+    int ruleset = landlock_ruleset(&abi);
+    if (ruleset < 0) return -1;
+    /* Every right handled and none granted but reading beneath `readable` (the fonts): nothing
+     * else by path, anywhere. (A folder a configuration names that is not there is passed.) */
+    for (int index = 0; index < count; index++) {
+        if (landlock_allow(ruleset, readable[index], LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, 1) < 0) {
+            int saved = errno;
+            close(ruleset);
+            errno = saved;
+            return -1;
+        }
+    }
+    /* (The worker has one thread when it shuts itself in.) */
+    return landlock_restrict(ruleset, abi);
 #else
     errno = ENOSYS;
     return -1;
@@ -186,50 +199,24 @@ int photopick_confine_program(const char *writable, unsigned long long address_s
     struct rlimit no_cores = { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_cores);
 #if defined(SYS_landlock_create_ruleset)
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 1) return 0;  /* no Landlock: the limits above stand alone */
-    struct { uint64_t fs, net, scoped; } attributes = { 0, 0, 0 };
-    size_t size = sizeof attributes.fs;
-    attributes.fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
-    if (abi >= 2) attributes.fs |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (abi >= 5) attributes.fs |= PHOTOPICK_LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    if (abi >= 4) {
-        attributes.net = PHOTOPICK_LANDLOCK_ACCESS_NET_BIND_TCP | PHOTOPICK_LANDLOCK_ACCESS_NET_CONNECT_TCP;
-        size = 2 * sizeof(uint64_t);
-    }
-    if (abi >= 6) {
-        attributes.scoped = PHOTOPICK_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | PHOTOPICK_LANDLOCK_SCOPE_SIGNAL;
-        size = 3 * sizeof(uint64_t);
-    }
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
-    if (ruleset < 0) return -1;
+    long abi;
+    int ruleset = landlock_ruleset(&abi);
+    if (ruleset < 0) return 0;  /* no Landlock: the limits above stand alone */
     /* Everything may be read and run (the program, its libraries, its codecs' data, the file it
-     * is given); only its own temporary folder may be written; no TCP; no signal or abstract
-     * socket outside it. A thumbnailer taken over by a video can change nothing of the
-     * person's, and tell no one what it read. */
-    struct { const char *path; uint64_t rights; } rules[] = {
-        { "/", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE },
-        { writable, LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR
-              | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE
-              | (abi >= 3 ? PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE : 0) },
-        /* /dev/null, which programs open to throw output away. */
-        { "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE },
-    };
-    for (size_t index = 0; index < sizeof rules / sizeof rules[0]; index++) {
-        int folder = open(rules[index].path, O_PATH | O_CLOEXEC);
-        if (folder < 0) { int saved = errno; close(ruleset); errno = saved; return -1; }
-        struct landlock_path_beneath_attr rule = { .allowed_access = rules[index].rights, .parent_fd = folder };
-        long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+     * is given); only its own temporary folder may be written, and /dev/null; no TCP; no signal
+     * or abstract socket outside it. A thumbnailer taken over by a video can change nothing of
+     * the person's, and tell no one what it read. */
+    uint64_t truncate = abi >= 3 ? PHOTOPICK_LANDLOCK_ACCESS_FS_TRUNCATE : 0;
+    if (landlock_allow(ruleset, "/", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE, 0) < 0
+        || landlock_allow(ruleset, writable, LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR
+                              | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE | truncate, 0) < 0
+        || landlock_allow(ruleset, "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | truncate, 1) < 0) {
         int saved = errno;
-        close(folder);
-        if (added != 0) { close(ruleset); errno = saved; return -1; }
+        close(ruleset);
+        errno = saved;
+        return -1;
     }
-    int restricted = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
-    int saved = errno;
-    close(ruleset);
-    errno = saved;
-    return restricted == 0 ? (int)abi : -1;
+    return landlock_restrict(ruleset, abi);
 #else
     return 0;
 #endif
