@@ -39,7 +39,7 @@ extension PickerView {
             }
         }
         cell(showing: id)?.shake()
-        showToast(refusal)
+        showToast(refusal, answering: true)
         gtk_widget_error_bell(grid)
     }
 
@@ -154,9 +154,12 @@ extension PickerView {
     }
 
     /// A short message over the grid that goes by itself.
-    func showToast(_ text: String) {
+    /// `answering` a key or a click (why a pick was refused): shown at once, in front of a note
+    /// that stays (a disk not connected), not queued behind it unseen.
+    func showToast(_ text: String, answering: Bool = false) {
         let toast = adw_toast_new(markupEscaped(text))!
         adw_toast_set_timeout(toast, 2)
+        if answering { adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH) }
         adw_toast_overlay_add_toast(toasts.opaque, toast)
     }
 }
