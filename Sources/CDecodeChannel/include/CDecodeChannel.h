@@ -61,8 +61,9 @@ int photopick_worker_prepare(int first_unused);
 /* The address space the worker may have in all: what it uses now plus `budget` bytes. */
 int photopick_worker_limit_memory(unsigned long long budget);
 
-/* The address space this decode may add: what the worker uses now (after giving back what
- * the allocator kept) plus `allowance` bytes, within the limit above. The window's share of the
+/* The address space this decode may add: the least the worker was seen to use before a decode
+ * plus `allowance` bytes (what earlier decodes left in its heap counts within it), within the
+ * limit above. The window's share of the
  * budget for this decode; a decoder taken over could raise it up to that limit, no further. */
 int photopick_worker_allow_memory(unsigned long long allowance);
 
