@@ -25,6 +25,8 @@ activate (GtkApplication *app, char **folders)
   gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
   gtk_window_set_child (GTK_WINDOW (window), picker);
   gtk_window_present (GTK_WINDOW (window));
+  /* A widget does not take the keys by itself: the window gives them to the picker. */
+  gtk_widget_grab_focus (picker);
 }
 
 int

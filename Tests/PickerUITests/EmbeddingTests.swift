@@ -216,6 +216,80 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A picker never takes the keys by itself (issue 38, point 1): the host's entry keeps them
+    /// when the picker is first shown, when a GtkStack switches to its page and back, and when a
+    /// GtkRevealer reveals it; typed text lands in the entry. The host hands it the keys with
+    /// grab_focus, and then they are its own.
+    nonisolated func testThePickerNeverTakesTheHostsKeysWhenShown() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("focus.py")
+            try """
+                import sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Focus")
+                window.set_default_size(900, 600)
+                box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+                entry = Gtk.Entry()
+                stack = Gtk.Stack(vexpand=True)
+                stack.add_named(Gtk.Label(label="Messages"), "messages")
+                stack.add_named(Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False), "picker")
+                revealer = Gtk.Revealer(transition_duration=0)
+                revealer.set_child(Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, height_request=200))
+                for child in (entry, stack, revealer):
+                    box.append(child)
+                window.set_child(box)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                entry.grab_focus()
+                def focus():
+                    widget = window.get_focus()
+                    while widget is not None and not isinstance(widget, (Gtk.Entry, Photopick.Picker)):
+                        widget = widget.get_parent()
+                    return type(widget).__name__ if widget is not None else "nothing"
+                steps = [
+                    lambda: stack.set_visible_child_name("picker"),
+                    lambda: stack.set_visible_child_name("messages"),
+                    lambda: stack.set_visible_child_name("picker"),
+                    lambda: revealer.set_reveal_child(True),
+                ]
+                def step():
+                    if steps:
+                        steps.pop(0)()
+                        GLib.timeout_add(400, lambda: (print("focus", focus(), flush=True), step())[1] or False)
+                    else:
+                        print("ready", flush=True)
+                    return False
+                GLib.timeout_add(1000, step)
+                def finish(*_):
+                    print("entry", entry.get_text(), flush=True)
+                    stack.get_child_by_name("picker").grab_focus()
+                    GLib.timeout_add(300, lambda: (print("after grab_focus", focus(), flush=True), loop.quit()) and False)
+                keys = Gtk.EventControllerKey()
+                keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
+                keys.connect("key-pressed", lambda c, keyval, code, state: keyval == 0xffc6 and (finish(), True)[1])
+                window.add_controller(keys)
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Focus")
+            defer { window.stop() }
+            usleep(3_500_000)  // the four steps
+            try window.keys("h", "e", "l", "l", "o")
+            usleep(300_000)
+            try window.keys("F9")
+            let (_, lines) = window.finish(timeout: 10)
+            XCTAssertEqual(lines.filter { $0.hasPrefix("focus ") }, Array(repeating: "focus Entry", count: 4),
+                           "the entry kept the keys through show, switch, switch back and reveal: \(lines) \(window.errorText)")
+            XCTAssertTrue(lines.contains("entry hello"), "typed text landed in the entry: \(lines)")
+            XCTAssertTrue(lines.contains("after grab_focus Picker"), "grab_focus hands the picker the keys: \(lines)")
+        }
+    }
+
     /// A host app destroys the picker while a pick's copy waits on a server that stopped
     /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
     /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).

@@ -144,13 +144,13 @@ public final class PickerBehaviour {
         view.startScan()
         controller.startWatching()
         // The camera and a first run's decode workers start when the picker is shown: an app may
-        // make its picker long before it slides it up. Shown, it takes the keys, on the photo
-        // they were last on (a window holding only the picker would give them to Cancel).
+        // make its picker long before it slides it up. Shown, it leaves the keys where they are
+        // (issue 38: it took them from the host's entry at every show, page switch and reveal,
+        // and typed text landed in its search); the host gives it the focus (grab_focus, Tab).
         mapHandler = Signal.connect(widget.raw, "map") { [weak self] in
             guard let self, let view = self.view else { return }
             if isFirstRun { Self.loader.thumbnailer.workers?.prestart() }
             view.controller.camera?.start()
-            view.focusGrid(returning: self.gridHadFocus)
         }
         if gtk_widget_get_mapped(widget) != 0 { camera?.start() }
     }
