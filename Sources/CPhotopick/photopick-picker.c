@@ -38,6 +38,7 @@ struct _PhotopickPicker {
   char **library_folders;
   guint max_picks;
   char **mime_types;
+  char **name_patterns;
   char *album;
   gboolean show_camera;
   gboolean show_header;
@@ -55,11 +56,13 @@ enum {
   PROP_LIBRARY_FOLDERS,
   PROP_MAX_PICKS,
   PROP_MIME_TYPES,
+  PROP_NAME_PATTERNS,
   PROP_ALBUM,
   PROP_SHOW_CAMERA,
   PROP_SHOW_HEADER,
   PROP_CONFIRM_LABEL,
   PROP_PICKED_COUNT,
+  PROP_PICKED_URIS,
   N_PROPS
 };
 
@@ -68,6 +71,7 @@ static GParamSpec *properties[N_PROPS];
 enum {
   SIGNAL_CONFIRMED,
   SIGNAL_CANCELLED,
+  SIGNAL_PICK_COPIED,
   N_SIGNALS
 };
 
@@ -127,6 +131,7 @@ photopick_picker_finalize (GObject *object)
 
   g_strfreev (self->library_folders);
   g_strfreev (self->mime_types);
+  g_strfreev (self->name_patterns);
   g_free (self->album);
   g_free (self->confirm_label);
   G_OBJECT_CLASS (photopick_picker_parent_class)->finalize (object);
@@ -148,6 +153,9 @@ photopick_picker_get_property (GObject *object, guint property_id, GValue *value
     case PROP_MIME_TYPES:
       g_value_set_boxed (value, self->mime_types);
       break;
+    case PROP_NAME_PATTERNS:
+      g_value_set_boxed (value, self->name_patterns);
+      break;
     case PROP_ALBUM:
       g_value_set_string (value, self->album);
       break;
@@ -162,6 +170,9 @@ photopick_picker_get_property (GObject *object, guint property_id, GValue *value
       break;
     case PROP_PICKED_COUNT:
       g_value_set_uint (value, self->picked_count);
+      break;
+    case PROP_PICKED_URIS:
+      g_value_take_boxed (value, photopick_picker_get_picked_uris (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);
@@ -184,6 +195,9 @@ photopick_picker_set_property (GObject *object, guint property_id, const GValue 
     case PROP_MIME_TYPES:
       photopick_picker_set_mime_types (self, g_value_get_boxed (value));
       break;
+    case PROP_NAME_PATTERNS:
+      photopick_picker_set_name_patterns (self, g_value_get_boxed (value));
+      break;
     case PROP_ALBUM:
       photopick_picker_set_album (self, g_value_get_string (value));
       break;
@@ -196,6 +210,9 @@ photopick_picker_set_property (GObject *object, guint property_id, const GValue 
     case PROP_CONFIRM_LABEL:
       photopick_picker_set_confirm_label (self, g_value_get_string (value));
       break;
+    case PROP_PICKED_URIS:
+      photopick_picker_set_picked_uris (self, g_value_get_boxed (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);
     }
@@ -207,6 +224,17 @@ photopick_picker_grab_focus (GtkWidget *widget)
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
   return self->behaviour ? photopick_picker_behaviour_grab_focus (self->behaviour) : FALSE;
+}
+
+/* Tab and Shift+Tab move through the picker's widgets in their order (the header row, the
+ * grid, the strip) and out at its edges. GTK's default would grab_focus the picker, which puts
+ * the focus on the grid: Tab from the host's widget above never reached the header row. */
+static gboolean
+photopick_picker_focus (GtkWidget *widget, GtkDirectionType direction)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  return child != NULL && gtk_widget_child_focus (child, direction);
 }
 
 /* The picker expands as its content does (the grid: both ways), as GTK's containers do; a
@@ -240,6 +268,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
   object_class->get_property = photopick_picker_get_property;
   object_class->set_property = photopick_picker_set_property;
   widget_class->grab_focus = photopick_picker_grab_focus;
+  widget_class->focus = photopick_picker_focus;
   widget_class->compute_expand = photopick_picker_compute_expand;
   widget_class->get_request_mode = photopick_picker_get_request_mode;
 
@@ -272,6 +301,19 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    */
   properties[PROP_MIME_TYPES] =
     g_param_spec_boxed ("mime-types", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:name-patterns: (type GStrv)
+   *
+   * The names of the files the picker offers, as shell patterns (`*.jpg`, `IMG_*`), as a file
+   * chooser's filter and `photopick --file-filter` take them; empty (the default) offers every
+   * name. With [property@Photopick.Picker:mime-types] too, a file must match both.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_NAME_PATTERNS] =
+    g_param_spec_boxed ("name-patterns", NULL, NULL, G_TYPE_STRV,
                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
@@ -324,6 +366,24 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
     g_param_spec_uint ("picked-count", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * PhotopickPicker:picked-uris: (type GStrv)
+   *
+   * What is picked now, in pick order, as URIs: `file://` ones, and a photo on another machine
+   * by its own location (`sftp://…`) from the moment it is picked, before its copy is fetched
+   * ([signal@Photopick.Picker::pick-copied] says when that copy lands). It is notified at every
+   * pick and unpick, so a composer shows the attachments while the person picks.
+   *
+   * Set it to pick these files again (a draft's attachments): those the picker's folders hold
+   * are picked in this order, those it has not found yet (a first run) as its scan finds them;
+   * the rest are left out.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_PICKED_URIS] =
+    g_param_spec_boxed ("picked-uris", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -349,6 +409,21 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
   signals[SIGNAL_CANCELLED] =
     g_signal_new ("cancelled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+
+  /**
+   * PhotopickPicker::pick-copied:
+   * @self: the picker
+   * @uri: the pick's own URI, as in [property@Photopick.Picker:picked-uris]
+   * @copy_uri: the `file://` URI of its local copy
+   *
+   * The local copy of a pick on another machine is complete: a program can read it as a local
+   * file now. [signal@Photopick.Picker::confirmed] gives these copies' URIs.
+   *
+   * Since: 0.3
+   */
+  signals[SIGNAL_PICK_COPIED] =
+    g_signal_new ("pick-copied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "photopick-picker");
@@ -380,10 +455,10 @@ photopick_picker_new (void)
  * photopick_picker_get_picked_uris:
  * @self: a picker
  *
- * Gets what is picked now, in pick order.
+ * Gets what is picked now, in pick order ([property@Photopick.Picker:picked-uris]).
  *
- * Returns: (transfer full) (array zero-terminated=1) (element-type utf8): the picked files as
- *   `file://` URIs; free with g_strfreev()
+ * Returns: (transfer full) (array zero-terminated=1) (element-type utf8): the picked files'
+ *   URIs; free with g_strfreev()
  */
 char **
 photopick_picker_get_picked_uris (PhotopickPicker *self)
@@ -393,6 +468,28 @@ photopick_picker_get_picked_uris (PhotopickPicker *self)
   if (!self->behaviour)
     return g_new0 (char *, 1);
   return photopick_picker_behaviour_picked_uris (self->behaviour);
+}
+
+/**
+ * photopick_picker_set_picked_uris:
+ * @self: a picker
+ * @uris: (array zero-terminated=1) (element-type utf8) (nullable): the files to pick, as URIs,
+ *   in pick order; %NULL unpicks everything
+ *
+ * Picks these files again, in this order, instead of what is picked
+ * ([property@Photopick.Picker:picked-uris]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_picked_uris (PhotopickPicker *self, const char * const *uris)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (self->behaviour)
+    photopick_picker_behaviour_set_picked_uris (self->behaviour, uris ? uris : none);
 }
 
 /**
@@ -548,6 +645,47 @@ photopick_picker_set_mime_types (PhotopickPicker *self, const char * const *mime
   g_strfreev (self->mime_types);
   self->mime_types = mime_types && mime_types[0] ? g_strdupv ((char **) mime_types) : NULL;
   changed (self, PROP_MIME_TYPES);
+}
+
+/**
+ * photopick_picker_get_name_patterns:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:name-patterns].
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type utf8) (nullable): the
+ *   patterns of the names offered, or %NULL for every name
+ *
+ * Since: 0.3
+ */
+const char * const *
+photopick_picker_get_name_patterns (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return (const char * const *) self->name_patterns;
+}
+
+/**
+ * photopick_picker_set_name_patterns:
+ * @self: a picker
+ * @patterns: (array zero-terminated=1) (element-type utf8) (nullable): shell patterns of
+ *   file names (`*.jpg`), or %NULL for every name
+ *
+ * Offers only files whose names match one of these patterns, in every album.
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_name_patterns (PhotopickPicker *self, const char * const *patterns)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  if (strv_same ((const char * const *) self->name_patterns, patterns))
+    return;
+  g_strfreev (self->name_patterns);
+  self->name_patterns = patterns && patterns[0] ? g_strdupv ((char **) patterns) : NULL;
+  changed (self, PROP_NAME_PATTERNS);
 }
 
 /**
@@ -769,6 +907,18 @@ photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count)
     return;
   self->picked_count = count;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PICKED_COUNT]);
+}
+
+void
+photopick_picker_notify_picked_uris (PhotopickPicker *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PICKED_URIS]);
+}
+
+void
+photopick_picker_emit_pick_copied (PhotopickPicker *self, const char *uri, const char *copy_uri)
+{
+  g_signal_emit (self, signals[SIGNAL_PICK_COPIED], 0, uri, copy_uri);
 }
 
 void

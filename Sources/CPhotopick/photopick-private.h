@@ -21,6 +21,7 @@ gpointer  photopick_picker_behaviour_new          (PhotopickPicker *self);
 void      photopick_picker_behaviour_changed      (gpointer behaviour, const char *property);
 void      photopick_picker_behaviour_dispose      (gpointer behaviour);
 char    **photopick_picker_behaviour_picked_uris  (gpointer behaviour);
+void      photopick_picker_behaviour_set_picked_uris (gpointer behaviour, const char * const *uris);
 void      photopick_picker_behaviour_confirm      (gpointer behaviour);
 void      photopick_picker_behaviour_clear        (gpointer behaviour);
 gboolean  photopick_picker_behaviour_grab_focus   (gpointer behaviour);
@@ -33,6 +34,9 @@ gpointer  photopick_picker_get_behaviour          (PhotopickPicker *self);
 void      photopick_picker_set_album_internal     (PhotopickPicker *self, const char *album);
 /* Sets picked-count and notifies when it changed. */
 void      photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count);
+/* Notifies picked-uris (a pick, an unpick, picks set). */
+void      photopick_picker_notify_picked_uris     (PhotopickPicker *self);
+void      photopick_picker_emit_pick_copied       (PhotopickPicker *self, const char *uri, const char *copy_uri);
 void      photopick_picker_emit_confirmed         (PhotopickPicker *self, const char * const *uris);
 void      photopick_picker_emit_cancelled         (PhotopickPicker *self);
 

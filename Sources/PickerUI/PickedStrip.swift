@@ -88,6 +88,15 @@ final class PickedStrip {
         return focus(id)
     }
 
+    /// Puts the focus on the strip's last item (on the way out of the picker: GTK's Tab goes on
+    /// from there), keeping the item the strip returns to.
+    func focusLast() -> Bool {
+        guard let last = order.last else { return false }
+        let remembered = lastFocused
+        defer { lastFocused = remembered }
+        return focus(last)
+    }
+
     @discardableResult
     private func focus(_ id: Int64) -> Bool {
         guard let button = items[id].flatMap({ gtk_revealer_get_child($0.revealer.opaque) }) else { return false }

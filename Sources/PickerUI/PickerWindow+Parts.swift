@@ -89,16 +89,29 @@ extension PickerWindow {
 /// kept for the next launch; only one whose folder is there without its file, or that the finished
 /// scan did not find, is said to be gone. (Issue 37: a folder missing at launch threw away every
 /// pick, those on screen too, and the next quit saved none.)
+///
+/// An embedded picker's `picked-uris`, set by its host (a draft's attachments), is restored the
+/// same way, without a word to the person (`announces` false), and may name photos on another
+/// machine by their location URI.
 @MainActor final class SavedPicks {
     /// Not picked yet, in their order: the next launch gets them again.
     private(set) var waiting: [String]
     /// All of them, in their order.
     private let saved: [String]
     private var scanWatch: Subscription?
+    /// Whether what was picked again, and what is gone, is said in the window.
+    private let announces: Bool
 
-    init(_ uris: [String]) {
+    init(_ uris: [String], announces: Bool = true) {
         waiting = uris
         saved = uris
+        self.announces = announces
+    }
+
+    /// Stops picking what is still waiting (the host set other picks).
+    func stop() {
+        scanWatch = nil
+        waiting = []
     }
 
     /// What to keep for the next launch: `picked` (this launch's picks, in pick order) with each
@@ -130,12 +143,18 @@ extension PickerWindow {
     /// of last time: after the last pick saved before it.
     private func putInItsPlace(_ id: Int64, uri: String, view: PickerView, library: PhotoLibrary) {
         let before = Set(saved.prefix { $0 != uri }.compactMap { saved in
-            PickerWindow.filePath(fromURI: saved).flatMap { try? library.asset(path: $0)?.id }
+            Self.path(of: saved).flatMap { try? library.asset(path: $0)?.id }
         })
         let picked = view.selection.picked
         guard picked.last == id else { return }
         let place = picked.lastIndex { before.contains($0) }.map { $0 + 1 } ?? 0
         view.selection.move(from: picked.count - 1, to: place)
+    }
+
+    /// A saved pick's path: a `file://` URI's, or a location URI itself (`sftp://…`).
+    private static func path(of uri: String) -> FilePath? {
+        let given = FilePath(uri)
+        return given.isLocationURI ? given : PickerWindow.filePath(fromURI: uri)
     }
 
     /// Whether a scan's end was looked at already (what is away is said once).
@@ -145,7 +164,17 @@ extension PickerWindow {
         var restored = 0, gone = 0, away = 0
         var still: [String] = []
         for uri in waiting {
-            guard let path = PickerWindow.filePath(fromURI: uri) else { gone += 1; continue }
+            guard let path = Self.path(of: uri) else { gone += 1; continue }
+            if path.isLocationURI {
+                // (On another machine: the index says whether it is there.)
+                if let asset = try? library.asset(path: path) {
+                    if view.selection.number(of: asset.id) == nil, case .picked = view.selection.toggle(asset.id) {
+                        restored += 1
+                        if scanFinished { putInItsPlace(asset.id, uri: uri, view: view, library: library) }
+                    }
+                } else if scanFinished { gone += 1 } else { still.append(uri) }
+                continue
+            }
             var info = stat()
             let exists = path.withCString { lstat($0, &info) } == 0
             // (The index keeps the photos of a disk not plugged in: such a pick waits.)
@@ -169,6 +198,7 @@ extension PickerWindow {
         }
         if scanFinished { sawScanFinish = true }
         waiting = still
+        guard announces else { return }
         if restored > 0 {
             view.showToast(ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))
         }

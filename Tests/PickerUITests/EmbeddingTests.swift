@@ -96,7 +96,11 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 for name in GObject.signal_list_names(Photopick.Picker):
                     print("signal", name)
                 picker = Photopick.Picker(max_picks=3, library_folders=["\(library.path)"], show_camera=False)
-                # Built once, on the folders given: no index of the person's own folders was opened.
+                # Built once the host's setup is over (the main loop runs), on the folders given: no
+                # index of the person's own folders was opened.
+                from gi.repository import GLib
+                while GLib.MainContext.default().iteration(False):
+                    pass
                 import glob, os
                 print("indexes", len(glob.glob(os.path.join(os.environ["XDG_DATA_HOME"], "photopick", "*.sqlite"))))
                 notified = []
@@ -287,6 +291,244 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                            "the entry kept the keys through show, switch, switch back and reveal: \(lines) \(window.errorText)")
             XCTAssertTrue(lines.contains("entry hello"), "typed text landed in the entry: \(lines)")
             XCTAssertTrue(lines.contains("after grab_focus Picker"), "grab_focus hands the picker the keys: \(lines)")
+        }
+    }
+
+    /// A chat app's window (issue 38, points 2 and 4): an entry above the picker, a button below,
+    /// and application accelerators for Ctrl+Return (send), Escape (close) and Ctrl+O (open), as
+    /// GNOME's chat and mail apps bind them. Tab goes from the entry through the picker's header
+    /// row and grid to the button and round, Shift+Tab back the same way (the picker was a
+    /// keyboard trap); in the entry the accelerators are the host's, in the picker its own.
+    nonisolated func testTabLeavesThePickerBothWaysAndItsKeysAreItsOwnOnlyWhileItHasTheFocus() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("keys.py")
+            try """
+                import sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import Gio, GLib, Gtk, Photopick
+                app = Gtk.Application(application_id="org.example.Chat", flags=Gio.ApplicationFlags.NON_UNIQUE)
+                def where(window):
+                    widget = window.get_focus()
+                    while widget is not None:
+                        if isinstance(widget, Gtk.Entry):
+                            return "entry"
+                        if widget.get_name() == "below":
+                            return "below"
+                        if isinstance(widget, Photopick.Picker):
+                            return "picker"
+                        widget = widget.get_parent()
+                    return "nothing"
+                def activate(app):
+                    for name, accelerator in (("send", "<Control>Return"), ("close", "Escape"), ("open", "<Control>o")):
+                        action = Gio.SimpleAction.new(name, None)
+                        action.connect("activate", lambda action, parameter, name=name: print("host", name, flush=True))
+                        app.add_action(action)
+                        app.set_accels_for_action("app." + name, [accelerator])
+                    window = Gtk.ApplicationWindow(application=app, title="Chat")
+                    window.set_default_size(900, 700)
+                    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+                    entry = Gtk.Entry()
+                    picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, vexpand=True)
+                    picker.connect("confirmed", lambda picker, uris: print("picker confirmed", len(uris), flush=True))
+                    picker.connect("cancelled", lambda picker: print("picker cancelled", flush=True))
+                    for child in (entry, picker, Gtk.Button(label="Below", name="below")):
+                        box.append(child)
+                    window.set_child(box)
+                    window.present()
+                    entry.grab_focus()
+                    keys = Gtk.EventControllerKey()
+                    def released(controller, keyval, code, state):
+                        if keyval in (0xff09, 0xfe20):  # Tab, Shift+Tab
+                            GLib.idle_add(lambda: print("focus", where(window), flush=True) and False)
+                        if keyval == 0xffc6:  # F9: the end
+                            app.quit()
+                    keys.connect("key-released", released)
+                    keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
+                    window.add_controller(keys)
+                app.connect("activate", activate)
+                app.run([])
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Chat")
+            defer { window.stop() }
+            usleep(1_500_000)
+            // In the entry: the host's keys.
+            try window.keys("ctrl+Return", "Escape", "ctrl+o")
+            usleep(300_000)
+            // Round the window and back.
+            for _ in 0..<5 { try window.keys("Tab"); usleep(250_000) }
+            for _ in 0..<5 { try window.keys("shift+Tab"); usleep(250_000) }
+            // Into the grid (the header row's Cancel and album switcher first): the picker's keys.
+            for _ in 0..<3 { try window.keys("Tab"); usleep(250_000) }
+            try window.keys("space")
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            usleep(300_000)
+            try window.keys("Escape")
+            usleep(300_000)
+            try window.keys("F9")
+            let (_, lines) = window.finish(timeout: 10)
+            let host = lines.filter { $0.hasPrefix("host ") || $0.hasPrefix("picker ") }
+            XCTAssertEqual(host, ["host send", "host close", "host open", "picker confirmed 1", "picker cancelled"],
+                           "in the entry the keys are the host's, in the grid the picker's: \(lines) \(window.errorText)")
+            let focus = lines.filter { $0.hasPrefix("focus ") }.map { $0.dropFirst("focus ".count) }
+            XCTAssertEqual(Array(focus.prefix(10)), ["picker", "picker", "picker", "below", "entry",
+                                                     "below", "picker", "picker", "picker", "entry"],
+                           "Tab goes through the picker's Cancel, album switcher and grid to the button below and round; Shift+Tab back: \(lines)")
+        }
+    }
+
+    /// A host that makes the picker with `new ()` and sets it up afterwards, as Vala's object
+    /// initializers and much C code do (issue 38, points 10 and 11), with the folder as the `file://`
+    /// URI a GtkFileChooser gives and a file chooser's name pattern: the picker shows that folder's
+    /// matching photos and indexes nothing else (it had indexed the person's own folders first,
+    /// and a `file://` folder showed nothing).
+    nonisolated func testAPickerSetUpAfterNewShowsOnlyWhatItWasGivenFromAFileURI() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("setters.py")
+            try """
+                import glob, os, sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gio, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Setters")
+                window.set_default_size(800, 600)
+                picker = Photopick.Picker()
+                picker.props.library_folders = [Gio.File.new_for_path(sys.argv[1]).get_uri()]
+                picker.props.show_camera = False
+                picker.props.name_patterns = ["p[12].jpg"]
+                def confirmed(picker, uris):
+                    print("confirmed", " ".join(uris), flush=True)
+                    indexes = sorted(os.path.basename(path) for path in glob.glob(os.path.join(os.environ["XDG_DATA_HOME"], "photopick", "*.sqlite")))
+                    print("indexes", len(indexes), "default" if "index-default.sqlite" in indexes else "given", flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                window.set_child(picker)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                picker.grab_focus()
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Setters")
+            defer { window.stop() }
+            usleep(1_500_000)
+            // The first two photos of the grid, picked: p2 and p1 (newest first), not p5 and p4.
+            try window.keys("space", "Right", "space")
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            let (_, lines) = window.finish(timeout: 10)
+            XCTAssertEqual(lines, ["confirmed \(uri(2)) \(uri(1))", "indexes 1 given"], window.errorText)
+        }
+    }
+
+    /// A composer restores a draft's attachments and follows the picks as they are made (issue 38,
+    /// point 8): `picked-uris` set at construction picks p3 and p1 again, in that order (a file
+    /// that is not in the library is left out), on a first run, once the scan has found them; a
+    /// pick made with the keyboard is notified at once and comes after them; confirmed gives the
+    /// same three.
+    nonisolated func testPickedURIsRestoreADraftAndFollowThePicks() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("draft.py")
+            try """
+                import sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Draft")
+                window.set_default_size(800, 600)
+                draft = [sys.argv[2], "file:///nowhere/gone.jpg", sys.argv[3]]
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, picked_uris=draft)
+                picker.connect("notify::picked-uris", lambda picker, _: print("picked", " ".join(picker.props.picked_uris), flush=True))
+                def confirmed(picker, uris):
+                    print("confirmed", " ".join(uris), flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                window.set_child(picker)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                picker.grab_focus()
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path, uri(3), uri(1)],
+                                           dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Draft")
+            defer { window.stop() }
+            usleep(2_000_000)
+            try window.keys("space")  // p5, the newest
+            usleep(400_000)
+            try window.keys("ctrl+Return")
+            let (_, lines) = window.finish(timeout: 10)
+            let picked = lines.filter { $0.hasPrefix("picked ") }
+            XCTAssertTrue(picked.contains("picked \(uri(3)) \(uri(1))"), "the draft's picks came back, in order: \(lines) \(window.errorText)")
+            XCTAssertEqual(picked.last, "picked \(uri(3)) \(uri(1)) \(uri(5))", "the new pick was notified after them: \(lines)")
+            XCTAssertEqual(lines.last, "confirmed \(uri(3)) \(uri(1)) \(uri(5))", window.errorText)
+        }
+    }
+
+    /// A photo on another machine is in `picked-uris` by its own location the moment it is
+    /// picked, and `pick-copied` says when its local copy lands (issue 38, points 8 and 9): the
+    /// copy keeps the photo's name ("Strand & Meer #1.jpg", which arrived escaped), and its URI is
+    /// escaped once.
+    nonisolated func testARemotePickIsThereAtOnceAndItsCopyKeepsItsName() throws {
+        try MainActor.assumeIsolated {
+            let server = try SFTPServer()
+            defer { server.close() }
+            let photos = work.appendingPathComponent("remote")
+            try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+            let name = "Strand & Meer #1.jpg"
+            let made = try TestSupport.run("/usr/bin/convert", ["-size", "1600x1200", "plasma:", "-quality", "95", photos.appendingPathComponent(name).path])
+            XCTAssertEqual(made.status, 0, made.error)
+            let script = work.appendingPathComponent("remote.py")
+            try """
+                import os, sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Remote")
+                window.set_default_size(800, 500)
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                picker.connect("notify::picked-uris", lambda picker, _: print("picked", " ".join(picker.props.picked_uris), flush=True))
+                def copied(picker, uri, copy):
+                    path = GLib.filename_from_uri(copy)[0]
+                    print("copied", uri, os.path.basename(path), os.path.exists(path), flush=True)
+                picker.connect("pick-copied", copied)
+                def confirmed(picker, uris):
+                    print("confirmed", " ".join(os.path.basename(GLib.filename_from_uri(uri)[0]) for uri in uris), flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                window.set_child(picker)
+                window.connect("close-request", lambda *_: loop.quit())
+                window.present()
+                picker.grab_focus()
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let location = server.uri(photos.path)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, location],
+                                           dataHome: dataHome, cacheHome: cacheHome,
+                                           environment: prefixEnvironment.merging(server.environment) { $1 }, title: "Remote")
+            defer { window.stop() }
+            let deadline = Date().addingTimeInterval(30)
+            while server.bytesRead()[photos.appendingPathComponent(name).path] == nil, Date() < deadline { usleep(200_000) }
+            usleep(500_000)
+            try window.keys("space")
+            usleep(3_000_000)
+            try window.keys("ctrl+Return")
+            let (_, lines) = window.finish(timeout: 20)
+            let remoteURI = location + "/Strand%20&%20Meer%20%231.jpg"
+            XCTAssertEqual(lines.first, "picked \(remoteURI)", "the pick is there at once, by its location: \(lines) \(window.errorText)")
+            XCTAssertTrue(lines.contains("copied \(remoteURI) \(name) True"), "its copy landed, under the photo's own name: \(lines)")
+            XCTAssertEqual(lines.last, "confirmed \(name)", "\(lines)")
         }
     }
 

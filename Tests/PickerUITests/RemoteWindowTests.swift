@@ -197,6 +197,9 @@ final class RemoteWindowTests: WindowTestCase {
         let server = try SFTPServer()
         defer { server.close() }
         let photos = try twoPhotos("remote-sshfs-pick")
+        // A name with what a URI escapes (issue 38: it arrived as "Strand%20&%20Meer%20%231.JPG").
+        let name = "Strand & Meer #1.JPG"
+        try FileManager.default.moveItem(at: photos.appendingPathComponent("IMG_1.JPG"), to: photos.appendingPathComponent(name))
         let mounted = try server.mountWithSSHFS(photos.path)
         let picker = try RunningPicker(display: display, arguments: ["--library", mounted], dataHome: dataHome, cacheHome: cacheHome,
                                        environment: server.environment)
@@ -206,8 +209,8 @@ final class RemoteWindowTests: WindowTestCase {
         XCTAssertEqual(lines.count, 1, picker.errorText)
         let copy = try XCTUnwrap(lines.first)
         XCTAssertTrue(copy.hasPrefix(cacheHome.appendingPathComponent("photopick/fetched").path + "/"), "a local copy, not the mount's path: \(copy)")
-        XCTAssertEqual(URL(fileURLWithPath: copy).lastPathComponent, "IMG_1.JPG")
-        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent("IMG_1.JPG").path))
+        XCTAssertEqual(URL(fileURLWithPath: copy).lastPathComponent, name, "the copy keeps the photo's name")
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photos.appendingPathComponent(name).path))
     }
 
     /// A drag cannot wait for a copy, but a photo on a network file system needs none: not

@@ -22,6 +22,8 @@ G_DECLARE_FINAL_TYPE (PhotopickPicker, photopick_picker, PHOTOPICK, PICKER, GtkW
 GtkWidget           *photopick_picker_new                 (void);
 
 char               **photopick_picker_get_picked_uris     (PhotopickPicker    *self);
+void                 photopick_picker_set_picked_uris     (PhotopickPicker    *self,
+                                                           const char * const *uris);
 guint                photopick_picker_get_picked_count    (PhotopickPicker    *self);
 void                 photopick_picker_confirm             (PhotopickPicker    *self);
 void                 photopick_picker_clear               (PhotopickPicker    *self);
@@ -35,6 +37,9 @@ void                 photopick_picker_set_max_picks       (PhotopickPicker    *s
 const char * const  *photopick_picker_get_mime_types      (PhotopickPicker    *self);
 void                 photopick_picker_set_mime_types      (PhotopickPicker    *self,
                                                            const char * const *mime_types);
+const char * const  *photopick_picker_get_name_patterns   (PhotopickPicker    *self);
+void                 photopick_picker_set_name_patterns   (PhotopickPicker    *self,
+                                                           const char * const *patterns);
 const char          *photopick_picker_get_album           (PhotopickPicker    *self);
 void                 photopick_picker_set_album           (PhotopickPicker    *self,
                                                            const char         *album);

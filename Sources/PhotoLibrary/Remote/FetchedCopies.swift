@@ -51,7 +51,9 @@ public struct FetchedCopies: Sendable {
     public func destination(of location: FilePath) -> FilePath {
         let digest = location.withCString { g_compute_checksum_for_string(G_CHECKSUM_MD5, $0, -1)! }
         defer { g_free(digest) }
-        var name = location.lastName
+        // (A `file://` location, a file on a network file system, is escaped as a GIO location
+        // is: "Strand & Meer #1.jpg" arrived as "Strand%20&%20Meer%20%231.jpg".)
+        var name = location.bytes.starts(with: Array("file://".utf8)) ? FilePath.percentDecoded(location.lastComponent) : location.lastName
         // (A name the server allows that no local file may have.)
         if name.isEmpty || name == Array(".".utf8) || name == Array("..".utf8) { name = Array("photo".utf8) }
         name = name.map { $0 == UInt8(ascii: "/") || $0 == 0 ? UInt8(ascii: "_") : $0 }

@@ -43,41 +43,70 @@ extension PickerView {
     }
 
     /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has
-    /// the focus (a button in the header, the album switcher, the strip).
+    /// the focus (a button in the header, the album switcher, the strip). In a host's window,
+    /// only while the focus is in the picker: Escape in the host's entry is the host's.
     func installWindowShortcuts() {
         let controller = gtk_shortcut_controller_new()!
         gtk_shortcut_controller_set_scope(controller, GTK_SHORTCUT_SCOPE_GLOBAL)
-        addShortcut(to: controller, "Escape") { view in view.cancelOrGoBack() }
+        addShortcut(to: controller, "Escape") { view in
+            guard view.ownsKeys else { return false }
+            view.cancelOrGoBack()
+            return true
+        }
         for trigger in ["<Control>Return", "<Control>KP_Enter"] {
-            addShortcut(to: controller, trigger) { view in view.confirm() }
+            addShortcut(to: controller, trigger) { view in
+                guard view.ownsKeys else { return false }
+                view.confirm()
+                return true
+            }
         }
         gtk_widget_add_controller(widget, controller)
     }
 
+    /// Whether the picker's keys are its own now: always in the program's window; in a host's
+    /// window (`sharesWindow`), while the focus is inside the picker, its header widgets
+    /// included wherever the host packed them.
+    var ownsKeys: Bool { !sharesWindow || focusIsInside }
+
+    /// Whether the keyboard focus is on one of the picker's widgets.
+    var focusIsInside: Bool {
+        guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
+        let scope = [widget, cancelButton, previewBackButton, progress, albumSwitcher, previewPickButton, confirmButton] + keyScope
+        return scope.contains { focus == $0 || gtk_widget_is_ancestor(focus, $0) != 0 }
+    }
+
+    /// Whether the focus is in a popover (the album list): its own keys (Escape closes it) come
+    /// before the picker's.
+    var focusIsInPopover: Bool {
+        guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
+        return gtk_widget_get_ancestor(focus, gtk_popover_get_type()) != nil
+    }
+
     private final class ShortcutBox {
         weak var view: PickerView?
-        let action: @MainActor (PickerView) -> Void
-        init(_ view: PickerView, _ action: @escaping @MainActor (PickerView) -> Void) {
+        let action: @MainActor (PickerView) -> Bool
+        init(_ view: PickerView, _ action: @escaping @MainActor (PickerView) -> Bool) {
             self.view = view
             self.action = action
         }
     }
 
-    func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping @MainActor (PickerView) -> Void) {
+    /// Adds a shortcut that runs `action`, which says whether it took the key (when not, the
+    /// key goes on to the next handler).
+    public func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping @MainActor (PickerView) -> Bool) {
         let box = Unmanaged.passRetained(ShortcutBox(self, action)).toOpaque()
         // (Entered through assumeIsolated: nothing checks the thread of a C callback on entry.)
         let callback = gtk_callback_action_new({ _, _, data in MainActor.assumeIsolated {
             let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
             // (The shortcuts are the picker's own: they go with its widget.)
             guard let view = box.view else { return 0 }
-            box.action(view)
-            return 1
+            return box.action(view) ? 1 : 0
         } }, box, { data in
             MainActor.preconditionIsolated()
             Unmanaged<ShortcutBox>.fromOpaque(data!).release()
         })
         let shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), callback)
-        gtk_shortcut_controller_add_shortcut(controller, shortcut)
+        gtk_shortcut_controller_add_shortcut(controller, shortcut)  // (transfer full)
     }
 
     /// The modifiers that make a key another key (Caps Lock and Num Lock do not).
@@ -124,7 +153,8 @@ extension PickerView {
             if let position = focusedPosition { toggle(at: position); return true }
             return false
         case GDK_KEY_Tab, GDK_KEY_KP_Tab, GDK_KEY_ISO_Left_Tab:
-            return leaveGrid(forward: !shift && Int32(keyval) != GDK_KEY_ISO_Left_Tab)
+            let forward = !shift && Int32(keyval) != GDK_KEY_ISO_Left_Tab
+            return sharesWindow ? leaveGridInHost(forward: forward) : leaveGrid(forward: forward)
         default:
             return false
         }
@@ -152,7 +182,7 @@ extension PickerView {
         previewKeys = GObjectRef(keys, transfer: .none)
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
-            guard let self else { return false }
+            guard let self, self.ownsKeys else { return false }
             if self.captureView.isVisible { return self.captureKey(keyval, modifiers) }
             guard self.preview.isVisible else { return false }
             return self.previewKey(keyval, modifiers)
@@ -186,9 +216,35 @@ extension PickerView {
         return focusHeader(fromStart: forward) || (!forward && strip.focus())
     }
 
-    /// The strip's Tab goes on to the header; Shift+Tab back to the photo last focused.
+    /// In a host's window the picker is one part of the host's Tab cycle (a focus that cannot
+    /// leave is a keyboard trap, WCAG 2.1.2): Tab from a photo goes to the strip, when something
+    /// is picked, and on out of the picker; Shift+Tab to the header row, when the picker shows
+    /// it, and on to the host's widgets before it. GTK moves the focus when this returns false.
+    func leaveGridInHost(forward: Bool) -> Bool {
+        if forward, strip.focus() { return true }
+        return moveFocusPastGrid(forward: forward)
+    }
+
+    /// Moves the focus on from the grid as GTK's Tab moves it from any widget, to the next
+    /// widget in the window: GtkGridView's own Tab walks from photo to photo, through thousands.
+    /// The grid refuses the focus meanwhile, so GTK passes over it.
+    func moveFocusPastGrid(forward: Bool) -> Bool {
+        guard let root = gtk_widget_get_root(widget) else { return false }
+        let rootWidget = UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self)
+        gtk_widget_set_can_focus(grid, 0)
+        defer { gtk_widget_set_can_focus(grid, 1) }
+        return gtk_widget_child_focus(rootWidget, forward ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD) != 0
+    }
+
+    /// The strip's Tab goes on to the header (in a host's window: out of the picker); Shift+Tab
+    /// back to the photo last focused.
     func leaveStrip(forward: Bool) {
-        if forward, focusHeader(fromStart: true) { return }
+        if forward, sharesWindow {
+            // From the strip's last item GTK's own Tab leaves the strip, the picker's last part.
+            if strip.focusLast(), let root = gtk_widget_get_root(widget),
+               gtk_widget_child_focus(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), GTK_DIR_TAB_FORWARD) != 0 { return }
+        }
+        if forward, !sharesWindow, focusHeader(fromStart: true) { return }
         gtk_widget_grab_focus(grid)
     }
 

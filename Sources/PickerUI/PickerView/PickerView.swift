@@ -150,6 +150,14 @@ public final class PickerView {
     /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
     /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
     public var escapeCancels = true
+    /// Whether the picker shares its window with a host's widgets (an app's PhotopickPicker):
+    /// its keys are then its own only while the focus is inside it, and Tab leaves it at its
+    /// edges. The program's window is the picker's own: its keys work from anywhere in it and
+    /// Tab cycles between its regions.
+    public var sharesWindow = false
+    /// Widgets beside the view's own whose focus counts as inside the picker (the widget that
+    /// holds the view, with its header row).
+    public var keyScope: [UnsafeMutablePointer<GtkWidget>] = []
     /// Whether Enter on a photo confirms (the picks, or that photo when nothing is picked), as in
     /// a file chooser, instead of picking it (Space always picks).
     public var enterConfirms = false

@@ -38,6 +38,17 @@ func photopickPickerBehaviourPickedURIs(_ pointer: UnsafeMutableRawPointer?) -> 
     return vector
 }
 
+@MainActor @_cdecl("photopick_picker_behaviour_set_picked_uris")
+func photopickPickerBehaviourSetPickedURIs(_ pointer: UnsafeMutableRawPointer?, _ uris: UnsafePointer<UnsafePointer<CChar>?>) {
+    var strings: [String] = []
+    var cursor = uris
+    while let uri = cursor.pointee {
+        strings.append(String(cString: uri))
+        cursor += 1
+    }
+    behaviour(pointer).setPickedURIs(strings)
+}
+
 @MainActor @_cdecl("photopick_picker_behaviour_confirm")
 func photopickPickerBehaviourConfirm(_ pointer: UnsafeMutableRawPointer?) {
     behaviour(pointer).confirm()

@@ -27,8 +27,17 @@ public final class PickerBehaviour {
     @Owned var endBox: UnsafeMutablePointer<GtkWidget>
     public private(set) var view: PickerView?
     private var selectionObservation: Subscription?
+    private var fetchObservation: Subscription?
+    /// The picks whose copies pick-copied announced (once each).
+    private var copiesAnnounced = Set<Int64>()
+    /// The picks a host set (picked-uris) that wait for the build, or for the scan to find them.
+    private var pendingPicks: [String]?
+    private var restoredPicks: SavedPicks?
     private var controllerObservation: Subscription?
     private var mapHandler: gulong = 0
+    /// The picker's keys on the host's window while it is mapped (not in the program's window).
+    private var hostKeys: HostWindowKeys?
+    private var hostKeysHandlers: [gulong] = []
     /// A photo of this view's grid has had the focus (the grid remembers which).
     private var gridHadFocus = false
 
@@ -75,9 +84,30 @@ public final class PickerBehaviour {
             isHosted = true
             show(PickerView(controller: controller, loader: loader))
         } else {
-            build()
+            // Built once the host is done setting it up (issue 38, point 11): `new ()` and then
+            // setters (Vala's object initializers, C that sets up after creating) had the
+            // person's own folders indexed first, then the folders asked for. Whichever comes
+            // first of the main loop running and the widget being realized; a method that needs
+            // the picker (grab_focus, confirm) builds it at once.
+            buildLater.schedule(priority: G_PRIORITY_HIGH_IDLE) { [weak self] in self?.buildIfWaiting() }
+            realizeHandler = Signal.connect(widget.raw, "realize") { [weak self] in self?.buildIfWaiting() }
         }
         applyShowHeader()
+    }
+
+    /// The build waiting for the host's setup to end (see init).
+    private let buildLater = MainLoopSource()
+    private var realizeHandler: gulong = 0
+    /// Whether the picker was built (always, in the program's window).
+    private var isBuilt: Bool { isHosted || (!buildLater.isPending && realizeHandler == 0) }
+
+    /// Builds the picker now if it waits for the host's setup to end.
+    func buildIfWaiting() {
+        guard !isBuilt else { return }
+        buildLater.cancel()
+        if realizeHandler != 0 { g_signal_handler_disconnect(widget.raw, realizeHandler) }
+        realizeHandler = 0
+        build()
     }
 
     var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
@@ -137,10 +167,14 @@ public final class PickerBehaviour {
                              ["count": groupedDigits(seen.count), "limit": "\(Self.folderLimit)"]))
         }
         applyConfirmLabel()
-        view.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
+        view.filter = filter
         view.escapeCancels = true
         openAlbum(fallingBack: true)
         for notice in library.notices { view.report(notice.message, printing: false) }
+        if let picks = pendingPicks {
+            pendingPicks = nil
+            setPickedURIs(picks)
+        }
         view.startScan()
         controller.startWatching()
         // The camera and a first run's decode workers start when the picker is shown: an app may
@@ -183,17 +217,51 @@ public final class PickerBehaviour {
         selectionObservation = view.selection.observe { [weak self, weak view] _ in
             guard let self, let view else { return }
             photopick_picker_set_picked_count_internal(self.picker, guint(view.selection.count))
+            photopick_picker_notify_picked_uris(self.picker)
+        }
+        // A remote pick's copy landed: the host may read it as a local file now.
+        copiesAnnounced = []
+        fetchObservation = view.controller.fetches.observe { [weak self, weak view] id in
+            guard let self, let view, view.selection.number(of: id) != nil,
+                  let copy = view.controller.fetches.copy(of: id), !self.copiesAnnounced.contains(id),
+                  let asset = view.controller.assets([id]).first, let copyURI = Self.uri(of: copy) else { return }
+            self.copiesAnnounced.insert(id)
+            photopick_picker_emit_pick_copied(self.picker, Self.uri(of: asset.path) ?? asset.path.displayString, copyURI)
         }
         photopick_picker_set_picked_count_internal(picker, guint(view.selection.count))
         gtk_widget_action_set_enabled(widget, "picker.take-photo", view.controller.camera != nil ? 1 : 0)
+        if !isHosted { shareWindow(view) }
+    }
+
+    /// In a host's window: the picker's keys only while it has the focus, Tab in and out of it.
+    private func shareWindow(_ view: PickerView) {
+        view.sharesWindow = true
+        view.keyScope = [widget, startBox, titleBox, endBox]
+        let keys = HostWindowKeys(view: view, picker: widget)
+        hostKeys = keys
+        let attach: @MainActor () -> Void = { [weak self] in
+            guard let self, let keys = self.hostKeys, let root = gtk_widget_get_root(self.widget) else { return }
+            keys.attach(to: UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self))
+        }
+        hostKeysHandlers = [Signal.connect(widget.raw, "map") { attach() },
+                            Signal.connect(widget.raw, "unmap") { [weak self] in self?.hostKeys?.detach() }]
+        if gtk_widget_get_mapped(widget) != 0 { attach() }
     }
 
     /// The view goes, with its library, scan, camera and handlers (a rebuild, or dispose).
     private func tearDownView() {
         if mapHandler != 0 { g_signal_handler_disconnect(widget.raw, mapHandler) }
         mapHandler = 0
+        for handler in hostKeysHandlers { g_signal_handler_disconnect(widget.raw, handler) }
+        hostKeysHandlers = []
+        hostKeys?.detach()
+        hostKeys = nil
         selectionObservation?.cancel()
         selectionObservation = nil
+        fetchObservation?.cancel()
+        fetchObservation = nil
+        restoredPicks?.stop()
+        restoredPicks = nil
         controllerObservation?.cancel()
         controllerObservation = nil
         guard let view else {
@@ -212,6 +280,9 @@ public final class PickerBehaviour {
     }
 
     func dispose() {
+        buildLater.cancel()
+        if realizeHandler != 0 { g_signal_handler_disconnect(widget.raw, realizeHandler) }
+        realizeHandler = 0
         tearDownView()
         gtk_widget_unparent(content)
         // (The header boxes go with this object's references; a host that packed them holds
@@ -276,14 +347,43 @@ public final class PickerBehaviour {
         }
     }
 
+    /// What is picked, in pick order, each by its own URI (a remote pick's location, before and
+    /// after its copy); before the build, the picks the host set.
     var pickedURIs: [String] {
-        guard let view else { return [] }
-        return uris(view.controller.assets(view.selection.picked))
+        guard let view else { return pendingPicks ?? [] }
+        return view.controller.assets(view.selection.picked).map { Self.uri(of: $0.path) ?? $0.path.displayString }
     }
 
-    func confirm() { view?.confirm() }
+    /// The host's picks (picked-uris): instead of what is picked, in their order; those not found
+    /// yet as the scan finds them.
+    func setPickedURIs(_ uris: [String]) {
+        guard isBuilt, let view else {
+            pendingPicks = uris
+            photopick_picker_notify_picked_uris(picker)
+            return
+        }
+        restoredPicks?.stop()
+        view.selection.remove(Set(view.selection.picked))
+        let restorer = SavedPicks(uris, announces: false)
+        restorer.restore(into: view, library: view.library)
+        restoredPicks = restorer
+    }
+
+    /// A path's `file://` URI, or a location URI as it is.
+    static func uri(of path: FilePath) -> String? {
+        if path.isLocationURI { return path.displayString }
+        guard let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+
+    func confirm() {
+        buildIfWaiting()
+        view?.confirm()
+    }
 
     func clear() {
+        buildIfWaiting()
         guard let view else { return }
         view.selection.remove(Set(view.selection.picked))
     }
@@ -291,6 +391,7 @@ public final class PickerBehaviour {
     /// The focus into the picker (the host's grab_focus, and GTK's when Tab comes in from the
     /// window's header): back on the photo it was on, the first photo the first time.
     func grabFocus() -> Bool {
+        buildIfWaiting()
         guard let view else { return false }
         view.focusGrid(returning: gridHadFocus)
         return true
@@ -298,8 +399,18 @@ public final class PickerBehaviour {
 
     // MARK: Properties
 
-    private var libraryFolders: [FilePath] { strings(photopick_picker_get_library_folders(picker)).map { FilePath($0).absolute() } }
+    /// The folders given: paths, or URIs as GFile and GtkFileChooser give them (`file://` ones
+    /// as their paths; a file:// URI was taken for a relative path and showed nothing).
+    private var libraryFolders: [FilePath] {
+        strings(photopick_picker_get_library_folders(picker)).map { given in
+            let folder = FilePath(given)
+            return RemoteFiles.localPath(ofFileURI: folder) ?? folder.absolute()
+        }
+    }
     private var mimeTypes: [String] { strings(photopick_picker_get_mime_types(picker)) }
+    private var filter: AssetFilter {
+        AssetFilter(mimeTypes: mimeTypes, namePatterns: strings(photopick_picker_get_name_patterns(picker)))
+    }
     private var albumName: String? { photopick_picker_get_album(picker).map { String(cString: $0) } }
 
     private func strings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
@@ -342,6 +453,11 @@ public final class PickerBehaviour {
 
     /// A property changed after construction.
     func changed(_ property: String) {
+        // (Before the build, the build reads every property: the last value wins.)
+        guard isBuilt else {
+            if property == "show-header" { applyShowHeader() }
+            return
+        }
         switch property {
         // (The program's window made the library and the camera: it opens another window instead.)
         case "library-folders", "show-camera": if !isHosted { build() }
@@ -349,7 +465,7 @@ public final class PickerBehaviour {
             let maximum = Int(photopick_picker_get_max_picks(picker))
             view?.selection.maximum = maximum > 0 ? maximum : nil
             view?.updateConfirmButton()
-        case "mime-types": view?.filter = AssetFilter(mimeTypes: mimeTypes, namePatterns: [])
+        case "mime-types", "name-patterns": view?.filter = filter
         case "album": openAlbum(fallingBack: false)
         case "show-header": applyShowHeader()
         case "confirm-label": applyConfirmLabel()
@@ -385,7 +501,9 @@ public final class PickerBehaviour {
         for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
             gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
                 MainActor.assumeIsolated {
-                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget), let view = behaviour.view else { return }
+                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget) else { return }
+                    behaviour.buildIfWaiting()
+                    guard let view = behaviour.view else { return }
                     let action = String(cString: name).dropFirst("picker.".count)
                     PickerActions.commands().first { $0.name == action }?.run(view)
                 }
