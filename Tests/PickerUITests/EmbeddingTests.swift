@@ -132,7 +132,8 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             for expected in ["property library-folders GStrv rw None", "property max-picks guint rw 0", "property mime-types GStrv rw None",
                              "property album gchararray rw None", "property show-camera gboolean rw True",
                              "property show-header gboolean rw True", "property confirm-label gchararray rw None",
-                             "property picked-count guint r 0", "signal confirmed", "signal cancelled",
+                             "property picked-count guint r 0", "property name-patterns GStrv rw None",
+                             "property picked-uris GStrv rw None", "signal confirmed", "signal cancelled", "signal pick-copied",
                              "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
                              "action nonsense False", "indexes 1",
                              // (The album property says the album that is open: a name no album has is refused.)
