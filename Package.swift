@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Photopick: a photo and video picker for the Linux desktop.
 // C libraries come in as system-library targets (pkg-config name + a small shim header);
 // library code (index, metadata, albums) never imports GTK.

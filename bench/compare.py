@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """First-run benchmark (issue 9): Photopick against the pickers a Linux user already has.
 
   bench/compare [--runs 5] [--sizes 1000,60000] [--programs photopick,nautilus,gthumb,zenity]

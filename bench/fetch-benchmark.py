@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """From a pick to a complete local copy of a photo on another machine, against `gio copy` of the
 same file (issue 22).
 

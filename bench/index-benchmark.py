@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Benchmarks for the library index (issue 2). Prints figures and ratios measured in one run.
 
   bench/run-index-benchmark [--files 60000] [--exiftool-files N] [--runs 15]

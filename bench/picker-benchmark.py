@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Picker benchmark (issue 4). Run through bench/run-picker-benchmark (it starts Xvfb).
 
 Process start to the first frame whose visible cells all show thumbnails, warm index and warm

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Indexing a library on another machine against the same tree on this one (issue 22).
 
 Over a real SFTP server on loopback reached through gvfs (Tests/Remote/sftp-server), unthrottled

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Two builds measured side by side, interleaved run by run (the figures of issues 2-4, before/after).
 
   xvfb-run -a -s '-screen 0 1100x800x24' python3 bench/side-by-side.py \\

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Thumbnail benchmark (issue 3). Prints figures and ratios measured in one run, at 256 px.
 
   bench/run-thumbnail-benchmark [--files 2000] [--big 20]

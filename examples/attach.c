@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CC0-1.0
 /* Photopick's picker in a window of a C program: the picks are printed in pick order when the
  * person confirms, and the program ends.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: CC0-1.0
 """A chat window that attaches photos with Photopick's picker, inline, as phone messengers do.
 
 The attach button slides the picker up under the message entry (a GtkRevealer: the bottom sheet

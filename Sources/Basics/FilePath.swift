@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A file system path as raw bytes. Linux file names need not be UTF-8, so paths are never

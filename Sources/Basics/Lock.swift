@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A plain mutex for state shared between the GTK thread and workers (SQLite connections are not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// The XDG base and user directories, read the way xdg-user-dirs writes them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #define _GNU_SOURCE
 #include "CDecodeChannel.h"
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // See CExiv2Guard.h: every exception exiv2 lets out through gexiv2 stops here.
 #include "CExiv2Guard.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GLib and GIO for Swift: content-type sniffing, option parsing, the main loop.
 #include <glib.h>
 #include <gio/gio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GTK4 with GDK and GdkPixbuf, and libadwaita, for the picker window (not for library code).
 #include <gtk/gtk.h>
 #include <adwaita.h>

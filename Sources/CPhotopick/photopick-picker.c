@@ -5,7 +5,7 @@
  * g-ir-scanner reads the documentation below. What the picker does is Swift's: the shell calls
  * the hooks of photopick-private.h (PhotopickWidget/PickerBehaviour.swift).
  *
- * SPDX-License-Identifier: GPL-3.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "photopick-1/photopick.h"
 #include "photopick-private.h"

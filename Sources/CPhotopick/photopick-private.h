@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The picker widget's C shell and its Swift side (PhotopickWidget/PickerBehaviour.swift) meet
  * here. Not installed: an embedding program sees photopick-1/photopick.h only.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // V4L2 from Swift: the kernel's capture interface and libv4lconvert, the pixel-format conversions
 // V4L2 viewers use. ioctl is variadic and its request codes are function-like macros, so neither
 // reaches Swift directly: small inline wrappers and constants carry them.

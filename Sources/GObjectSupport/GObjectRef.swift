@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 /// How a GObject pointer comes to the code that keeps it (GObject Introspection's terms).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 /// Traps, in debug builds only, when called from any thread but the GTK thread. The picker's

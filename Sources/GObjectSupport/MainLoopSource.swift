@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 /// Adding sources to the default main context with a Swift closure as the body. GLib releases the

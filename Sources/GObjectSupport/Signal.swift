@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 // GObject signals from Swift: g_signal_connect is a macro, so each signal signature gets one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 /// Registers a static GType derived from `parent`. `Instance` and `Class` must be C structs

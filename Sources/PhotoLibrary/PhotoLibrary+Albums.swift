@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// The albums the library holds (smart albums, folders) and the fetch results of one: what the

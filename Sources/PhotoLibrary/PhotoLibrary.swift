@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A photo library: roots on disk, their index, albums and fetch results. Library code only, no

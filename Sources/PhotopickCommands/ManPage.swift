@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import PhotoLibrary
 /// photopick(1), written from the same option tables `--help` prints, so the two never differ.
 /// `photopick --man-page` prints it; data/photopick.1 is its output (a test keeps it current),

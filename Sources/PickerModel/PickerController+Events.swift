@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import PhotoLibrary
 
 /// What the controller tells the widgets, in order, on the GTK thread. One stream that any

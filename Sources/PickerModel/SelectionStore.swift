@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import PhotoLibrary
 
 /// The picked assets in the order they were picked, shared by every view that shows them: the

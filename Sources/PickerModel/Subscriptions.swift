@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// How the stores tell the widgets of a change: a widget subscribes, keeps the handle, and hears
 /// until it cancels it or lets it go. A bound cell subscribes to its own asset only, so a
 /// change touches the cells it concerns and no view walks its cells (the selection's numbers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 
 /// The picker's one style sheet: rounded thumbnails, the selection ring and numbered badge, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// A gettext catalogue of the project (po/<language>.po), read as translators leave it, and the

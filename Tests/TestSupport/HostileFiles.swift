@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// Small media files whose headers claim absurd values (durations near 2^64 seconds, infinite or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// A real SFTP server on loopback reached through gvfs on a private session bus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Camera benchmark driver (see bench/run-camera-benchmark). Prints one JSON object.
 //   convert            conversion cost of a 640x480 frame to RGB on this machine: YUYV and MJPEG
 //                      through libv4lconvert, and the mirroring the preview adds (median of 300).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Picker benchmark driver (see bench/picker-benchmark.py): opens the picker on an indexed
 // library and reports, as one JSON line on standard output:
 //   first-frame  when the first frame with pictures (not placeholders) in every visible cell

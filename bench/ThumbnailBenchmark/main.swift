@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Thumbnail benchmark driver: runs the grid's loader over a list of files three times in one
 // process (cold: empty disk cache; disk: a fresh memory cache over the now-filled disk cache;
 // memory: the same again, all LRU hits) and prints the seconds of each pass as JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #ifndef PHOTOPICK_DECODE_CHANNEL_H
 #define PHOTOPICK_DECODE_CHANNEL_H
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #ifndef PHOTOPICK_EXIV2_GUARD_H
 #define PHOTOPICK_EXIV2_GUARD_H
 

@@ -3,7 +3,7 @@
  * Build against it with `pkg-config --cflags --libs photopick-1`; from other languages use the
  * GObject introspection data (namespace Photopick, version 1). See README.md, "Embedding".
  *
- * SPDX-License-Identifier: GPL-3.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The EXIF block (a JPEG APP1 segment) of a camera capture: when it was taken, in which time
 /// zone, with which device, upright. Written by hand: a few fixed tags need no library.
 public struct ExifSegment {

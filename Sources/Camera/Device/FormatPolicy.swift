@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Which of a device's formats to stream. Pure, so that it is tested without a device.
 public enum FormatPolicy {
     /// Source formats libv4lconvert turns into RGB, cheapest first: when two formats give the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A V4L2 pixel format code: four ASCII characters ("YUYV", "MJPG") packed little-endian.
 public struct FourCC: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32

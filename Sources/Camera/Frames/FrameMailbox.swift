@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Basics
 
 /// One slot between the camera's worker and the GTK thread: a new frame replaces one not yet

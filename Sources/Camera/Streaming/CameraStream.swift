@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Basics
 
 /// A camera streaming on a worker thread of its own: frames are read and converted there and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Basics
 
 /// Where a camera stream's frames come from: a V4L2 device, or a fake one in tests. Used by one

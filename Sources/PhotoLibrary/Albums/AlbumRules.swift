@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Decides which smart albums a file belongs to from its own metadata. Live Photos (a pairing of
 /// two files) are decided per folder by the indexer; see `LivePhotoPairing`.
 enum AlbumRules {

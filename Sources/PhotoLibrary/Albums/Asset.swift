@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// One photo or video in the index, as stored. A value: read it by id through `PhotoLibrary.asset(id:)`.
 public struct Asset: Hashable, Sendable, Identifiable {
     public let id: Int64

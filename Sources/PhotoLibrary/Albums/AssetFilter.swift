@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Which assets of an album a picker offers: MIME type patterns ("image/*", "video/mp4", from
 /// `--mime-type`) and file name patterns ("*.jpg", from zenity's `--file-filter`). An asset must
 /// match one pattern of each list that is not empty. A value: the controller and the fetch result

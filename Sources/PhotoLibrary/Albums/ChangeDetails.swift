@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// How an open album changed, as exact positions (PHFetchResultChangeDetails): apply `removed`
 /// (positions in `before`), then `inserted` (positions in `after`), then `changed` (positions in
 /// `after`). A moved asset is a removal plus an insertion.

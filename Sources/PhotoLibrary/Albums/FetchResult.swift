@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Dispatch
 
 /// The ordered asset ids of one album, as PHFetchResult is: opening it runs one query, reads the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The albums the library makes from what files are, as a phone's photo picker does.
 /// Membership rules are the README's ("Albums"); see `AlbumRules`. The tests check them against
 /// the manifest of `Tests/Generator/make-test-library`.

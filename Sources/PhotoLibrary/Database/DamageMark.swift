@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A file beside the index (`<index>.damaged`, holding the reason) that says SQLite found damage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// An advisory lock between processes (flock on a file beside the index), for what SQLite's

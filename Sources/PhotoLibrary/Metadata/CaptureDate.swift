@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// When a photo or video was captured, as an instant plus what is known about its clock.

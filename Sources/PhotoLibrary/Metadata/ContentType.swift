@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGLib
 
 /// MIME types from GIO's content-type guessing, which reads the shared-mime-info database: file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The thumbnail a camera or phone embeds in a JPEG's EXIF block (IFD1, usually 160×120), read
 /// without exiv2: one read of the first APP1 segment, within the file's first 64 KB. A cell paints
 /// it at once while the photo decodes. exiv2 would need its one-thread-at-a-time lock, which the

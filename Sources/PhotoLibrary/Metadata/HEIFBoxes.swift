@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What the index takes from a HEIF (HEIC, AVIF) file's ISOBMFF boxes: the displayed size of the
 /// primary image and every EXIF item. exiv2 0.27 reports the first `ispe` it meets (often a grid
 /// tile or a thumbnail) and at most one EXIF item, and editors copy the camera's EXIF pixel size

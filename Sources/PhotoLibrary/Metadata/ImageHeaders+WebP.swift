@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 
 
 /// WebP's RIFF chunks: the canvas and frame count of an animation, the size of a still.

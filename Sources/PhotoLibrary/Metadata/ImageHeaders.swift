@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Small readers for what exiv2 does not tell: the frame count of GIF, WebP and APNG files, and
 /// the pixel size when exiv2 gave up on a file whose image data may still be fine. They read
 /// headers and skip over pixel data by its declared lengths; they never decode pixels.

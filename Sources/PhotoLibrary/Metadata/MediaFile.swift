@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Photo or video.
 public enum MediaKind: Int, Sendable {
     /// A file the index looked at and found not to be media; kept so rescans skip it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Reads one file: decides whether it is media (by name, then by content), and gathers what the
 /// index keeps about it. Never decodes pixels and never writes.
 enum MetadataReader {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A file opened read-only for header reading. Reads go through `pread`, so readers can jump

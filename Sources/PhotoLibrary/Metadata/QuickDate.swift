@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A JPEG's, PNG's, GIF's or WebP's capture date worked out without exiv2: the first pass of a scan
 /// orders a new library by date with it (Recents needs every date before its first screen is
 /// final), and the full read follows. From a JPEG's EXIF block it reads the tags the full reader

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What the index needs from a video file: duration, displayed size and the recording time, read
 /// from the container header (ISO base media: MP4, MOV, 3GP; Matroska: MKV, WebM).
 struct VideoHeader: Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What a metadata worker reads of a remote file, fetched before the file is handed over: the
 /// worker has no network (it is sandboxed), only the mirror of what was fetched.
 extension OpenFile {

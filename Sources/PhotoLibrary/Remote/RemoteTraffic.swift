@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// What a person waits for from another machine goes first: the index's reads of remote files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// The entries of one folder, read with `readdir` and `fstatat` on the folder's descriptor.

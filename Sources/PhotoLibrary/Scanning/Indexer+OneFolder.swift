@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// One folder's files: what changed is read and written; Live Photo pairs are relinked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// A first run over folders on another machine: every folder is listed first, then the files are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// Walks library roots and brings the database in line with the disk, incrementally: a file whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// How far a scan has come, reported to a callback while it runs.
 public struct ScanProgress: Sendable {
     /// Files listed so far (media or not, hidden ones excluded).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// Copies picked files into a folder (`--copy-to DIR`, the window's Copy to Folder…). A copy is written aside under a

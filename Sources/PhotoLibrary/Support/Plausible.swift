@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// The ranges a number from a file must fall in to be believed. Headers are written by cameras

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import Glibc
 
 /// The mount points of the kernel's virtual file systems (/proc, /sys, /dev, cgroups …), from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What tests may do that the app never does, kept out of the public API (`@_spi(Testing)`).
 extension PhotoLibrary {
     /// Runs `body` on the writer connection in one transaction (synthetic rows for tests).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 
 /// The installed AppStream metainfo, read for the About window's release notes (libadwaita 1.2

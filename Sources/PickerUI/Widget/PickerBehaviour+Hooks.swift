@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 
 // MARK: The hooks the shell calls (photopick-private.h)

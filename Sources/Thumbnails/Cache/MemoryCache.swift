@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import PhotoLibrary
 
 /// Decoded thumbnails in memory, least recently used dropped first, bounded in bytes of pixel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The sizes of the freedesktop thumbnail cache: each a bounding box in pixels.
 public enum ThumbnailFlavor: Int, CaseIterable, Comparable, Sendable {
     case normal = 128

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import PhotoLibrary
 
 /// What a thumbnail PNG says about itself before a pixel of it is decoded: its size (IHDR) and

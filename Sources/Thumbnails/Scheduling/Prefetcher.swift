@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 import PhotoLibrary
 
 /// Warms the thumbnails just beyond the visible rows in the direction of scrolling, and stops

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import FuzzSupport
 import PhotoLibrary
 @testable import Thumbnails

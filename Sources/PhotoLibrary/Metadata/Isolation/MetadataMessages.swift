@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The metadata worker's messages (`MetadataWorker`, `MetadataWorkers`): a batch of files goes
 /// in one request with their descriptors, their outcomes come back in one reply. Little-endian
 /// records; the reply comes from a process a hostile file may have taken over, so every field is
