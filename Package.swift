@@ -76,8 +76,11 @@ let package = Package(
 
         // libphotopick-1.so's own target, for its link flags: the soname (ABI version 0) and the
         // Swift runtime's folder as its run path, so any program loads it with nothing set.
+        // Its version script exports the public header's functions and hides everything else.
         .target(name: "PhotopickLibrary", dependencies: ["PickerUI", "PhotoLibrary"],
-                linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-Xlinker", "-soname=libphotopick-1.so.0"])]),
+                exclude: ["photopick-1.map"],
+                linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-use-ld=lld", "-Xlinker", "-soname=libphotopick-1.so.0",
+                                               "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/PhotopickLibrary/photopick-1.map"])]),
 
         // The command-line program: its commands and their options, the window command, output.
         .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),

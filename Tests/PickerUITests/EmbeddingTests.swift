@@ -650,6 +650,51 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The library as libadwaita and libportal are (issue 38, point 16): it exports the functions
+    /// of its header and nothing else (2,947 symbols, its Swift code's and C helpers', were there
+    /// to bind to), and a C program checks the version it is built against with
+    /// PHOTOPICK_CHECK_VERSION and the one it runs on with photopick_get_*_version.
+    nonisolated func testTheLibraryExportsItsHeaderAndNothingElseWithVersionMacros() throws {
+        try MainActor.assumeIsolated {
+            let installed = prefix.appendingPathComponent("lib/libphotopick-1.so.0").path
+            let nm = try TestSupport.run("/usr/bin/nm", ["-D", "--defined-only", installed])
+            XCTAssertEqual(nm.status, 0, nm.error)
+            let exported = Set(String(decoding: nm.output, as: UTF8.self).split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+            let header = try String(contentsOf: prefix.appendingPathComponent("include/photopick-1/photopick.h"), encoding: .utf8)
+            let declared = Set(header.matches(of: /\b(photopick_[a-z_]+)\s+\(/).map { String($0.1) } + ["photopick_picker_get_type"])
+            XCTAssertEqual(exported, declared, "exported but not in the header: \(exported.subtracting(declared).sorted().prefix(20)); declared, not exported: \(declared.subtracting(exported).sorted())")
+            XCTAssertGreaterThan(declared.count, 20)
+
+            let source = work.appendingPathComponent("version.c")
+            try """
+                #include <photopick-1/photopick.h>
+                #include <stdio.h>
+                #if !PHOTOPICK_CHECK_VERSION (0, 2, 0) || PHOTOPICK_CHECK_VERSION (0, 99, 0) || PHOTOPICK_CHECK_VERSION (1, 0, 0)
+                #error "PHOTOPICK_CHECK_VERSION is wrong"
+                #endif
+                int
+                main (void)
+                {
+                  printf ("built %s run %u.%u.%u\\n", PHOTOPICK_VERSION_S, photopick_get_major_version (),
+                          photopick_get_minor_version (), photopick_get_micro_version ());
+                  printf ("macros %d.%d.%d\\n", PHOTOPICK_MAJOR_VERSION, PHOTOPICK_MINOR_VERSION, PHOTOPICK_MICRO_VERSION);
+                  return 0;
+                }
+                """.write(to: source, atomically: true, encoding: .utf8)
+            let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "photopick-1"], environment: prefixEnvironment)
+            let binary = work.appendingPathComponent("version").path
+            let compiled = try TestSupport.run("/usr/bin/cc", [source.path, "-o", binary, "-Wall", "-Werror"]
+                                                + String(decoding: flags.output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init), timeout: 120)
+            XCTAssertEqual(compiled.status, 0, compiled.error)
+            let ran = try TestSupport.run(binary, [], environment: prefixEnvironment)
+            let version = try XCTUnwrap(String(decoding: try TestSupport.run(TestSupport.photopick, ["--version"]).output, as: UTF8.self)
+                .split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+            XCTAssertEqual(String(decoding: ran.output, as: UTF8.self), "built \(version) run \(version)\nmacros \(version)\n", ran.error)
+            let pc = try TestSupport.run("/usr/bin/pkg-config", ["--modversion", "photopick-1"], environment: prefixEnvironment)
+            XCTAssertEqual(String(decoding: pc.output, as: UTF8.self), version + "\n")
+        }
+    }
+
     nonisolated func testTheCExampleBuildsWithPkgConfigAndPrintsThePicks() throws {
         try MainActor.assumeIsolated {
             let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "photopick-1"], environment: prefixEnvironment)

@@ -9,50 +9,81 @@
 
 #include <gtk/gtk.h>
 
+#define PHOTOPICK_INSIDE
+#include "photopick-version.h"
+#undef PHOTOPICK_INSIDE
+
 G_BEGIN_DECLS
 
+PHOTOPICK_AVAILABLE_IN_ALL
 guint                photopick_get_major_version          (void) G_GNUC_CONST;
+PHOTOPICK_AVAILABLE_IN_ALL
 guint                photopick_get_minor_version          (void) G_GNUC_CONST;
+PHOTOPICK_AVAILABLE_IN_ALL
 guint                photopick_get_micro_version          (void) G_GNUC_CONST;
 
 #define PHOTOPICK_TYPE_PICKER (photopick_picker_get_type ())
 
+PHOTOPICK_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (PhotopickPicker, photopick_picker, PHOTOPICK, PICKER, GtkWidget)
 
+PHOTOPICK_AVAILABLE_IN_ALL
 GtkWidget           *photopick_picker_new                 (void);
 
+PHOTOPICK_AVAILABLE_IN_ALL
 char               **photopick_picker_get_picked_uris     (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
 void                 photopick_picker_set_picked_uris     (PhotopickPicker    *self,
                                                            const char * const *uris);
+PHOTOPICK_AVAILABLE_IN_ALL
 guint                photopick_picker_get_picked_count    (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_confirm             (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_clear               (PhotopickPicker    *self);
 
+PHOTOPICK_AVAILABLE_IN_ALL
 const char * const  *photopick_picker_get_library_folders (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_library_folders (PhotopickPicker    *self,
                                                            const char * const *folders);
+PHOTOPICK_AVAILABLE_IN_ALL
 guint                photopick_picker_get_max_picks       (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_max_picks       (PhotopickPicker    *self,
                                                            guint               max_picks);
+PHOTOPICK_AVAILABLE_IN_ALL
 const char * const  *photopick_picker_get_mime_types      (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_mime_types      (PhotopickPicker    *self,
                                                            const char * const *mime_types);
+PHOTOPICK_AVAILABLE_IN_0_3
 const char * const  *photopick_picker_get_name_patterns   (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
 void                 photopick_picker_set_name_patterns   (PhotopickPicker    *self,
                                                            const char * const *patterns);
+PHOTOPICK_AVAILABLE_IN_ALL
 const char          *photopick_picker_get_album           (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_album           (PhotopickPicker    *self,
                                                            const char         *album);
+PHOTOPICK_AVAILABLE_IN_ALL
 gboolean             photopick_picker_get_show_camera     (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_show_camera     (PhotopickPicker    *self,
                                                            gboolean            show_camera);
+PHOTOPICK_AVAILABLE_IN_ALL
 gboolean             photopick_picker_get_show_header     (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_show_header     (PhotopickPicker    *self,
                                                            gboolean            show_header);
+PHOTOPICK_AVAILABLE_IN_ALL
 const char          *photopick_picker_get_confirm_label   (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_confirm_label   (PhotopickPicker    *self,
                                                            const char         *label);
 
+PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_get_header_widgets  (PhotopickPicker    *self,
                                                            GtkWidget         **start,
                                                            GtkWidget         **title,
