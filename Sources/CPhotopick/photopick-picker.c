@@ -31,6 +31,8 @@
  *
  * Several pickers may live in one process: they share the library's index and thumbnail
  * caches, and each keeps its own picks.
+ *
+ * Since: 0.2
  */
 struct _PhotopickPicker {
   GtkWidget parent_instance;
@@ -277,6 +279,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    *
    * The folders the picker shows, with everything under them; empty (the default) means the
    * person's own folders: Pictures and Videos, or the folders they chose in the picker.
+   *
+   * Since: 0.2
    */
   properties[PROP_LIBRARY_FOLDERS] =
     g_param_spec_boxed ("library-folders", NULL, NULL, G_TYPE_STRV,
@@ -287,6 +291,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    *
    * How many photos may be picked; 0 (the default) means no limit. One picked more is refused
    * with a message that says the limit.
+   *
+   * Since: 0.2
    */
   properties[PROP_MAX_PICKS] =
     g_param_spec_uint ("max-picks", NULL, NULL, 0, G_MAXUINT, 0,
@@ -298,6 +304,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * The types of file the picker offers, as MIME types (`video/mp4`) or patterns (`image/` and a
    * star: every image);
    * empty (the default) offers every photo and video.
+   *
+   * Since: 0.2
    */
   properties[PROP_MIME_TYPES] =
     g_param_spec_boxed ("mime-types", NULL, NULL, G_TYPE_STRV,
@@ -322,6 +330,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * The album the picker opens on, by the name `photopick albums` prints ("Recents", "Videos",
    * a folder's name, or the name and a slash to mean the folder: "Videos/"); %NULL (the
    * default) opens Recents. It follows the album the person opens.
+   *
+   * Since: 0.2
    */
   properties[PROP_ALBUM] =
     g_param_spec_string ("album", NULL, NULL, NULL,
@@ -331,6 +341,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * PhotopickPicker:show-camera:
    *
    * Whether the live camera is the first cell of Recents, when there is a camera.
+   *
+   * Since: 0.2
    */
   properties[PROP_SHOW_CAMERA] =
     g_param_spec_boolean ("show-camera", NULL, NULL, TRUE,
@@ -342,6 +354,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * Whether the picker shows its own header row (cancel, the album switcher, the confirm
    * button). A program that packs [method@Photopick.Picker.get_header_widgets] into its own
    * header bar sets it to %FALSE.
+   *
+   * Since: 0.2
    */
   properties[PROP_SHOW_HEADER] =
     g_param_spec_boolean ("show-header", NULL, NULL, TRUE,
@@ -352,6 +366,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    *
    * The words of the confirm button ("Send", "Attach"); %NULL (the default) says "Add". The
    * number of picks is added to them.
+   *
+   * Since: 0.2
    */
   properties[PROP_CONFIRM_LABEL] =
     g_param_spec_string ("confirm-label", NULL, NULL, NULL,
@@ -361,6 +377,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    * PhotopickPicker:picked-count:
    *
    * How many photos are picked now.
+   *
+   * Since: 0.2
    */
   properties[PROP_PICKED_COUNT] =
     g_param_spec_uint ("picked-count", NULL, NULL, 0, G_MAXUINT, 0,
@@ -394,6 +412,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    *
    * The person confirmed their picks (the confirm button, Ctrl+Return, or
    * [method@Photopick.Picker.confirm]). The picks stay until [method@Photopick.Picker.clear].
+   *
+   * Since: 0.2
    */
   signals[SIGNAL_CONFIRMED] =
     g_signal_new ("confirmed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -405,6 +425,8 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
    *
    * The person cancelled: Escape (with no preview or camera to go back from) or the cancel
    * button. The picks stay.
+   *
+   * Since: 0.2
    */
   signals[SIGNAL_CANCELLED] =
     g_signal_new ("cancelled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -444,6 +466,8 @@ photopick_picker_init (PhotopickPicker *self)
  * Makes a picker on the person's own folders, with no limit on the picks.
  *
  * Returns: (transfer floating): the new picker
+ *
+ * Since: 0.2
  */
 GtkWidget *
 photopick_picker_new (void)
@@ -459,6 +483,8 @@ photopick_picker_new (void)
  *
  * Returns: (transfer full) (array zero-terminated=1) (element-type utf8): the picked files'
  *   URIs; free with g_strfreev()
+ *
+ * Since: 0.2
  */
 char **
 photopick_picker_get_picked_uris (PhotopickPicker *self)
@@ -499,6 +525,8 @@ photopick_picker_set_picked_uris (PhotopickPicker *self, const char * const *uri
  * Gets how many photos are picked now.
  *
  * Returns: the number of picks
+ *
+ * Since: 0.2
  */
 guint
 photopick_picker_get_picked_count (PhotopickPicker *self)
@@ -514,6 +542,8 @@ photopick_picker_get_picked_count (PhotopickPicker *self)
  *
  * Confirms the picks as the confirm button does: [signal@Photopick.Picker::confirmed] is
  * emitted with them, when there are any.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_confirm (PhotopickPicker *self)
@@ -529,6 +559,8 @@ photopick_picker_confirm (PhotopickPicker *self)
  * @self: a picker
  *
  * Unpicks everything (after the picks were sent, say).
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_clear (PhotopickPicker *self)
@@ -547,6 +579,8 @@ photopick_picker_clear (PhotopickPicker *self)
  *
  * Returns: (transfer none) (array zero-terminated=1) (element-type filename) (nullable): the
  *   folders, or %NULL for the person's own
+ *
+ * Since: 0.2
  */
 const char * const *
 photopick_picker_get_library_folders (PhotopickPicker *self)
@@ -563,6 +597,8 @@ photopick_picker_get_library_folders (PhotopickPicker *self)
  *   or %NULL (or none) for the person's own
  *
  * Shows these folders. The picks are kept when a picked file is in the new folders too.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_library_folders (PhotopickPicker *self, const char * const *folders)
@@ -583,6 +619,8 @@ photopick_picker_set_library_folders (PhotopickPicker *self, const char * const 
  * Gets [property@Photopick.Picker:max-picks].
  *
  * Returns: the most photos that may be picked, or 0 for no limit
+ *
+ * Since: 0.2
  */
 guint
 photopick_picker_get_max_picks (PhotopickPicker *self)
@@ -598,6 +636,8 @@ photopick_picker_get_max_picks (PhotopickPicker *self)
  * @max_picks: the most photos that may be picked, or 0 for no limit
  *
  * Limits the picks. Photos picked beyond a new, lower limit stay picked.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_max_picks (PhotopickPicker *self, guint max_picks)
@@ -618,6 +658,8 @@ photopick_picker_set_max_picks (PhotopickPicker *self, guint max_picks)
  *
  * Returns: (transfer none) (array zero-terminated=1) (element-type utf8) (nullable): the
  *   MIME types or patterns offered, or %NULL for every photo and video
+ *
+ * Since: 0.2
  */
 const char * const *
 photopick_picker_get_mime_types (PhotopickPicker *self)
@@ -634,6 +676,8 @@ photopick_picker_get_mime_types (PhotopickPicker *self)
  *   patterns such as `image/` and a star, or %NULL for every photo and video
  *
  * Offers only files of these types, in every album.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_mime_types (PhotopickPicker *self, const char * const *mime_types)
@@ -695,6 +739,8 @@ photopick_picker_set_name_patterns (PhotopickPicker *self, const char * const *p
  * Gets the name of the album shown ([property@Photopick.Picker:album]).
  *
  * Returns: (transfer none) (nullable): the album's name
+ *
+ * Since: 0.2
  */
 const char *
 photopick_picker_get_album (PhotopickPicker *self)
@@ -711,6 +757,8 @@ photopick_picker_get_album (PhotopickPicker *self)
  *   folder of that name), or %NULL for Recents
  *
  * Opens this album. A name no album has is said in the picker, which stays where it is.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_album (PhotopickPicker *self, const char *album)
@@ -731,6 +779,8 @@ photopick_picker_set_album (PhotopickPicker *self, const char *album)
  * Gets [property@Photopick.Picker:show-camera].
  *
  * Returns: whether the camera is offered
+ *
+ * Since: 0.2
  */
 gboolean
 photopick_picker_get_show_camera (PhotopickPicker *self)
@@ -746,6 +796,8 @@ photopick_picker_get_show_camera (PhotopickPicker *self)
  * @show_camera: whether the live camera is the first cell
  *
  * Offers the camera, or not.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_show_camera (PhotopickPicker *self, gboolean show_camera)
@@ -766,6 +818,8 @@ photopick_picker_set_show_camera (PhotopickPicker *self, gboolean show_camera)
  * Gets [property@Photopick.Picker:show-header].
  *
  * Returns: whether the picker shows its own header row
+ *
+ * Since: 0.2
  */
 gboolean
 photopick_picker_get_show_header (PhotopickPicker *self)
@@ -781,6 +835,8 @@ photopick_picker_get_show_header (PhotopickPicker *self)
  * @show_header: whether the picker shows its own header row
  *
  * Shows the picker's header row, or leaves its widgets to the program.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_show_header (PhotopickPicker *self, gboolean show_header)
@@ -801,6 +857,8 @@ photopick_picker_set_show_header (PhotopickPicker *self, gboolean show_header)
  * Gets [property@Photopick.Picker:confirm-label].
  *
  * Returns: (transfer none) (nullable): the confirm button's words, or %NULL for "Add"
+ *
+ * Since: 0.2
  */
 const char *
 photopick_picker_get_confirm_label (PhotopickPicker *self)
@@ -816,6 +874,8 @@ photopick_picker_get_confirm_label (PhotopickPicker *self)
  * @label: (nullable): the confirm button's words ("Send"), or %NULL for "Add"
  *
  * Names the confirm button.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_set_confirm_label (PhotopickPicker *self, const char *label)
@@ -840,6 +900,8 @@ photopick_picker_set_confirm_label (PhotopickPicker *self, const char *label)
  * Gets the picker's header widgets, for a program that hides the picker's header row
  * ([property@Photopick.Picker:show-header]) and packs them into its own header bar. The
  * picker keeps them while it lives.
+ *
+ * Since: 0.2
  */
 void
 photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, GtkWidget **title, GtkWidget **end)
@@ -864,6 +926,8 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
  * Gets the major version of the Photopick library loaded (PhotopickLibrary/Version.swift).
  *
  * Returns: the major version
+ *
+ * Since: 0.2
  */
 
 /**
@@ -872,6 +936,8 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
  * Gets the minor version of the Photopick library loaded.
  *
  * Returns: the minor version
+ *
+ * Since: 0.2
  */
 
 /**
@@ -880,6 +946,8 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
  * Gets the micro version of the Photopick library loaded.
  *
  * Returns: the micro version
+ *
+ * Since: 0.2
  */
 
 /* For the Swift side. */

@@ -17,6 +17,8 @@
  *
  * The major version of the Photopick headers a program is built with (the `0` of `0.2.0`);
  * photopick_get_major_version() tells the library loaded at run time.
+ *
+ * Since: 0.3
  */
 #define PHOTOPICK_MAJOR_VERSION (0)
 
@@ -24,6 +26,8 @@
  * PHOTOPICK_MINOR_VERSION:
  *
  * The minor version of the Photopick headers a program is built with.
+ *
+ * Since: 0.3
  */
 #define PHOTOPICK_MINOR_VERSION (2)
 
@@ -31,6 +35,8 @@
  * PHOTOPICK_MICRO_VERSION:
  *
  * The micro version of the Photopick headers a program is built with.
+ *
+ * Since: 0.3
  */
 #define PHOTOPICK_MICRO_VERSION (0)
 
@@ -38,6 +44,8 @@
  * PHOTOPICK_VERSION_S:
  *
  * The version of the Photopick headers a program is built with, as a string ("0.2.0").
+ *
+ * Since: 0.3
  */
 #define PHOTOPICK_VERSION_S "0.2.0"
 
@@ -51,6 +59,8 @@
  * `#if PHOTOPICK_CHECK_VERSION (0, 3, 0)` around code that sets `picked-uris`.
  *
  * Returns: %TRUE when the headers are @major.@minor.@micro or newer
+ *
+ * Since: 0.3
  */
 #define PHOTOPICK_CHECK_VERSION(major,minor,micro) \
   (PHOTOPICK_MAJOR_VERSION > (major) || \
