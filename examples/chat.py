@@ -8,9 +8,10 @@ attachment thumbnails, in pick order; Send "sends" them (prints them) and clears
 
     GI_TYPELIB_PATH=PREFIX/lib/x86_64-linux-gnu/girepository-1.0 \\
     LD_LIBRARY_PATH=PREFIX/lib/x86_64-linux-gnu \\
-    python3 examples/chat.py [FOLDER…]
+    python3 examples/chat.py [--adwaita] [--dark] [FOLDER…]
 
-With no folder the picker shows the person's own (Pictures and Videos).
+With no folder the picker shows the person's own (Pictures and Videos). The window is plain GTK;
+`--adwaita` makes it a libadwaita app (the picker follows either), `--dark` asks for the dark style.
 """
 import sys
 
@@ -53,7 +54,7 @@ class ChatWindow(Gtk.ApplicationWindow):
         # The picker is made once and kept: it scans while the person writes, and keeps its
         # picks when the sheet closes.
         self.picker = Photopick.Picker(library_folders=folders, max_picks=10, confirm_label="Attach",
-                                       show_camera=False, vexpand=True)
+                                       show_camera=False, vexpand=False)
         self.picker.connect("confirmed", self.on_confirmed)
         self.picker.connect("cancelled", lambda _picker: attach.set_active(False))
         self.sheet = Gtk.Revealer(transition_type=Gtk.RevealerTransitionType.SLIDE_UP, child=self.picker)
@@ -62,7 +63,14 @@ class ChatWindow(Gtk.ApplicationWindow):
         attach.connect("toggled", self.on_attach_toggled)
         self.attach = attach
 
-        conversation = Gtk.Label(label="No messages yet", vexpand=True, css_classes=["dim-label"])
+        # The conversation fills the window above the message row; the sheet, when open, takes
+        # its fixed height below it.
+        self.messages = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, valign=Gtk.Align.END,
+                                margin_start=12, margin_end=12, margin_top=12, margin_bottom=6)
+        self.placeholder = Gtk.Label(label="No messages yet", vexpand=True, css_classes=["dim-label"])
+        self.messages.append(self.placeholder)
+        conversation = Gtk.ScrolledWindow(vexpand=True, hscrollbar_policy=Gtk.PolicyType.NEVER, child=self.messages)
+        self.conversation = conversation
         content = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
         for widget in (conversation, self.attachments, row, self.sheet):
             content.append(widget)
@@ -102,17 +110,50 @@ class ChatWindow(Gtk.ApplicationWindow):
         self.attach.set_active(False)
 
     def on_send(self, _widget):
+        text = self.entry.get_text().strip()
+        if not text and not self.attached:
+            return
         for uri in self.attached:
             print("sent", uri, flush=True)
+        # The message joins the conversation: its words and its photos, in pick order.
+        bubble = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4, halign=Gtk.Align.END, css_classes=["card"])
+        photos = Gtk.Box(spacing=4, margin_start=6, margin_end=6, margin_top=6)
+        for uri in self.attached:
+            photos.append(square_thumbnail(Gio.File.new_for_uri(uri).get_path(), 96))
+        if self.attached:
+            bubble.append(photos)
+        if text:
+            bubble.append(Gtk.Label(label=text, wrap=True, xalign=0, margin_start=10, margin_end=10, margin_top=6, margin_bottom=6))
+        self.placeholder.set_visible(False)
+        self.messages.append(bubble)
+        GLib.idle_add(self.scroll_to_end)
         self.attached = []
         self.attachments.set_visible(False)
         self.picker.clear()
         self.entry.set_text("")
 
+    def scroll_to_end(self):
+        adjustment = self.conversation.get_vadjustment()
+        adjustment.set_value(adjustment.get_upper())
+        return False
+
 
 def main():
-    app = Gtk.Application(application_id="io.github.photopick.ChatExample", flags=Gio.ApplicationFlags.NON_UNIQUE)
-    app.connect("activate", lambda app: ChatWindow(app, sys.argv[1:]).present())
+    arguments = sys.argv[1:]
+    adwaita = "--adwaita" in arguments
+    dark = "--dark" in arguments
+    folders = [argument for argument in arguments if argument not in ("--adwaita", "--dark")]
+    if adwaita:
+        gi.require_version("Adw", "1")
+        from gi.repository import Adw
+        app = Adw.Application(application_id="io.github.photopick.ChatExample", flags=Gio.ApplicationFlags.NON_UNIQUE)
+        if dark:
+            app.get_style_manager().set_color_scheme(Adw.ColorScheme.FORCE_DARK)
+    else:
+        app = Gtk.Application(application_id="io.github.photopick.ChatExample", flags=Gio.ApplicationFlags.NON_UNIQUE)
+        if dark:
+            app.connect("startup", lambda _app: Gtk.Settings.get_default().set_property("gtk-application-prefer-dark-theme", True))
+    app.connect("activate", lambda app: ChatWindow(app, folders).present())
     return app.run([sys.argv[0]])
 
 

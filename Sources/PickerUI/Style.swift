@@ -3,9 +3,21 @@ import CGtk
 
 /// The picker's one style sheet: rounded thumbnails, the selection ring and numbered badge, the
 /// strip, the camera, the album switcher. Installed once per display by the first picker.
+///
+/// It styles the picker and nothing else of the window it is in (issue 38, point 3: its rules
+/// for `.preview`, `.problem`, `.duration` … restyled a host's own widgets of those classes).
+/// Every rule is scoped under the widget's CSS name, `photopick-picker`, or under
+/// `.photopick-part`, the class of the header widgets a host may pack in its own header bar;
+/// its colours are its own names (`@photopick_accent_bg_color` …), defined as libadwaita's
+/// where the host uses libadwaita and as GTK's own theme colours in a plain GTK host, which
+/// keeps its theme and its dark preference (the picker never calls adw_init ()).
 @MainActor
 enum Style {
     private static var installed = false
+
+    /// The class of the picker's widgets that may live outside it (its header widgets, in a
+    /// host's header bar or the program's), so that its rules reach them there too.
+    static let partClass = "photopick-part"
 
     /// The padding around each grid cell, on every side: the grid's arithmetic (columns, the
     /// cells in sight, the camera row) adds `cellGap` to a cell's side.
@@ -28,7 +40,7 @@ enum Style {
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
     .pick-ring { border-radius: 8px; border: 3px solid transparent; }
     .cell.picked .pick-ring { border-color: @accent_bg_color; box-shadow: inset 0 0 0 2px alpha(white, 0.9); }
-    @keyframes refused-shake {
+    @keyframes photopick-refused-shake {
       0% { margin-left: 0; margin-right: 0; }
       20% { margin-left: 10px; margin-right: -10px; }
       40% { margin-left: -8px; margin-right: 8px; }
@@ -36,7 +48,7 @@ enum Style {
       80% { margin-left: -3px; margin-right: 3px; }
       100% { margin-left: 0; margin-right: 0; }
     }
-    .cell.refused { animation: refused-shake 0.4s ease-out; }
+    .cell.refused { animation: photopick-refused-shake 0.4s ease-out; }
     .pick-badge, .pick-circle {
       min-width: 24px; min-height: 24px; margin: 7px; padding: 0;
       border-radius: 999px; border: 2px solid white;
@@ -105,11 +117,72 @@ enum Style {
     .index-progress { padding: 6px 12px; font-size: 0.9em; }
     """
 
+    /// libadwaita's colours, and what stands for them in GTK's own theme (light and dark).
+    private static let colours: [(ours: String, adwaita: String, gtk: String)] = [
+        ("accent_bg_color", "accent_bg_color", "theme_selected_bg_color"),
+        ("accent_fg_color", "accent_fg_color", "theme_selected_fg_color"),
+        ("accent_color", "accent_color", "theme_selected_bg_color"),
+        ("window_fg_color", "window_fg_color", "theme_fg_color"),
+        ("window_bg_color", "window_bg_color", "theme_bg_color"),
+        ("error_color", "error_color", "error_color"),
+    ]
+
+    /// In a plain GTK host: the look of the few libadwaita widgets the picker uses (a toast, a
+    /// status page), which libadwaita's own style sheet gives only where it is loaded.
+    static let plainGTKCSS = """
+    toast { margin: 12px; padding: 6px 6px 6px 14px; border-radius: 999px; min-height: 36px;
+      background-color: alpha(black, 0.8); color: white; }
+    toast > widget > label { margin: 0 8px; }
+    toast button { min-width: 24px; min-height: 24px; padding: 4px; border-radius: 999px; color: white; background: none; }
+    statuspage > scrolledwindow > viewport > box { margin: 36px 12px; }
+    statuspage .icon { -gtk-icon-size: 96px; color: alpha(currentColor, 0.55); margin-bottom: 24px; }
+    statuspage .title { font-size: 20pt; font-weight: 800; margin-bottom: 12px; }
+    """
+
+    /// The style sheet as installed: the rules scoped under the picker, its colours defined.
+    static func installedCSS(adwaita: Bool) -> String {
+        var sheet = colours.map { "@define-color photopick_\($0.ours) @\(adwaita ? $0.adwaita : $0.gtk);" }.joined(separator: "\n") + "\n"
+        var rules = css + (adwaita ? "" : plainGTKCSS)
+        for colour in colours { rules = rules.replacingOccurrences(of: "@\(colour.ours)", with: "@photopick_\(colour.ours)") }
+        sheet += scoped(rules, under: ["photopick-picker", ".\(partClass)"])
+        return sheet
+    }
+
+    /// `css` with every rule's selectors scoped: `.cell` becomes `photopick-picker .cell,
+    /// .photopick-part .cell`. Comments go; @keyframes blocks stay as they are (their names are
+    /// the picker's own).
+    static func scoped(_ css: String, under scopes: [String]) -> String {
+        var text = css
+        while let start = text.range(of: "/*"), let end = text.range(of: "*/", range: start.upperBound..<text.endIndex) {
+            text.removeSubrange(start.lowerBound..<end.upperBound)
+        }
+        var output = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            let selectors = rest[..<open].trimmingCharacters(in: .whitespacesAndNewlines)
+            // The block, to its matching brace (a @keyframes block holds blocks).
+            var depth = 0, index = open
+            repeat {
+                if rest[index] == "{" { depth += 1 } else if rest[index] == "}" { depth -= 1 }
+                index = rest.index(after: index)
+            } while depth > 0 && index < rest.endIndex
+            let block = rest[open..<index]
+            if selectors.hasPrefix("@") {
+                output += selectors + " " + block + "\n"
+            } else {
+                let list = selectors.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                output += scopes.flatMap { scope in list.map { "\(scope) \($0)" } }.joined(separator: ", ") + " " + block + "\n"
+            }
+            rest = rest[index...]
+        }
+        return output
+    }
+
     static func install() {
         guard !installed, let display = gdk_display_get_default() else { return }
         installed = true
         let provider = gtk_css_provider_new()!
-        gtk_css_provider_load_from_data(provider, css, -1)
+        gtk_css_provider_load_from_data(provider, installedCSS(adwaita: adw_is_initialized() != 0), -1)
         gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
     }
 }

@@ -534,6 +534,63 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A plain GTK 4 host that prefers the dark style, with labels of its own that happen to have
+    /// the picker's style classes (issue 38, point 3): making and showing a picker changes
+    /// neither its theme nor its dark preference (adw_init () had switched it to libadwaita's light
+    /// style) nor how its labels look (the picker's rules were display-wide, unscoped).
+    nonisolated func testAPlainGTKHostKeepsItsThemeItsDarkStyleAndItsOwnLabels() throws {
+        try MainActor.assumeIsolated {
+            let script = work.appendingPathComponent("plain.py")
+            try """
+                import sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                settings = Gtk.Settings.get_default()
+                settings.props.gtk_application_prefer_dark_theme = True
+                theme = settings.props.gtk_theme_name
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Plain")
+                window.set_default_size(800, 600)
+                box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+                classes = ["preview", "problem", "duration", "favorite", "remote", "shutter", "cell", "picked-strip", "status-icon", "capture"]
+                labels = [Gtk.Label(label=name, css_classes=[name]) for name in classes]
+                for label in labels:
+                    box.append(label)
+                window.set_child(box)
+                window.present()
+                def look():
+                    return [(label.measure(Gtk.Orientation.HORIZONTAL, -1)[1], label.measure(Gtk.Orientation.VERTICAL, -1)[1],
+                             label.get_style_context().get_color().to_string()) for label in labels]
+                before = []
+                def add():
+                    before.extend(look())
+                    picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, vexpand=True)
+                    box.append(picker)
+                    picker.grab_focus()
+                    GLib.timeout_add(2500, check)
+                    return False
+                def check():
+                    after = look()
+                    print("labels", "same" if after == before else "changed %s %s" % (before, after), flush=True)
+                    print("dark", settings.props.gtk_application_prefer_dark_theme, flush=True)
+                    print("theme", "same" if settings.props.gtk_theme_name == theme else settings.props.gtk_theme_name, flush=True)
+                    loop.quit()
+                    return False
+                GLib.timeout_add(800, add)
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Plain")
+            defer { window.stop() }
+            let (_, lines) = window.finish(timeout: 20)
+            XCTAssertEqual(lines, ["labels same", "dark True", "theme same"], window.errorText)
+            XCTAssertFalse(window.errorText.contains("Theme parser"), "the picker's style sheet parses: \(window.errorText)")
+        }
+    }
+
     /// A host app destroys the picker while a pick's copy waits on a server that stopped
     /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
     /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).

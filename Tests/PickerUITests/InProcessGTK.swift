@@ -28,6 +28,8 @@ enum InProcessGTK {
         // `VirtualDisplay.pickerEnvironment`.)
         if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", InProcessGTK.noBus, 1) }
         let running = gtk_init_check() != 0
+        // (As the program does: its window is an AdwApplication's.)
+        if running { adw_init() }
         started = running
         return running
     }

@@ -139,6 +139,7 @@ nonisolated(unsafe) let times = Times()
 
 @MainActor func windowBenchmark(library path: String, seconds: Double, synthetic: Bool) throws {
     guard gtk_init_check() != 0 else { exit(3) }
+    adw_init()  // (as the program's AdwApplication does)
     let library = try PhotoLibrary(roots: [FilePath(path)])
     try library.scan()
     let loader = ThumbnailLoader()

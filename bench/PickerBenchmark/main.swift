@@ -25,6 +25,7 @@ let mode = arguments[1]
 let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10
 let speed = arguments.count > 4 ? Double(arguments[4]) ?? 3000 : 3000
 guard gtk_init_check() != 0 else { exit(3) }
+adw_init()  // (as the program's AdwApplication does)
 
 let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
 let loader = ThumbnailLoader()

@@ -213,8 +213,9 @@ public final class PickerView {
         self.loader = loader
         strip = PickedStrip()
 
-        // The view uses libadwaita's widgets and colours also inside a plain GTK window.
-        adw_init()
+        // (No adw_init (): in a plain GTK host it switched the host to libadwaita's style sheet
+        // and its light style. The program's window is an AdwApplication's; Style maps the
+        // colours either way.)
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         style(widget, "picker")
 

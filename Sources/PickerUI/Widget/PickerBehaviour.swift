@@ -79,6 +79,8 @@ public final class PickerBehaviour {
         _startBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
         _titleBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0))
         _endBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
+        // (Styled as the picker's wherever the host packs them.)
+        for box in [startBox, titleBox, endBox] { style(box, Style.partClass) }
         gtk_box_append(content.cast(), header)
         gtk_widget_set_parent(content, widget)
         if let (controller, loader) = Self.pendingController {
@@ -113,12 +115,12 @@ public final class PickerBehaviour {
 
     var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
 
-    /// Once a process: the catalogues beside libphotopick-1.so, and libadwaita's styles.
+    /// Once a process: the catalogues beside libphotopick-1.so. (Not libadwaita's styles: a
+    /// host that does not use libadwaita keeps its own theme; see Style.)
     private static let prepared: Void = {
         if let library = WorkerProcess.embeddingLibrary, let directory = Localization.installedLocaleDirectory(library: library) {
             Localization.bind(localeDirectory: directory)
         }
-        adw_init()
     }()
 
     private static func prepareProcess() { _ = prepared }
