@@ -73,7 +73,8 @@ extension PickerController {
             try reloadAlbums(selecting: album)
         } catch {
             currentAlbum = album
-            publish(.problem(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"])))
+            DeveloperLog.say("cannot read the albums: \(error)")
+            publish(.problem(i18n("The albums cannot be read")))
         }
     }
 }

@@ -275,7 +275,10 @@ public final class PickerController {
                              "{count} picked photos were deleted or moved, so they are no longer picked", gone)))
         }
         if change.foldersChanged {
-            do { try reloadAlbums() } catch { publish(.problem(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))) }
+            do { try reloadAlbums() } catch {
+                DeveloperLog.say("cannot read the albums: \(error)")
+                publish(.problem(i18n("The albums cannot be read")))
+            }
         }
         pendingChange.merge(change)
         computeNextChange()

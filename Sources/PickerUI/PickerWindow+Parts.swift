@@ -71,7 +71,8 @@ extension PickerWindow {
             library = remembered ? try PhotoLibrary(defaultFoldersAt: .standard)
                 : try PhotoLibrary(roots: session.library.roots.filter(\.mayHoldALibrary) + [folder])
         } catch {
-            view.report(i18n("Cannot open {folder}: {reason}", ["folder": folder.displayString, "reason": "\(error)"]))
+            DeveloperLog.say("cannot open \(folder.displayString): \(error)")
+            view.report(i18n("{folder} cannot be opened", ["folder": folder.displayString]), printing: false)
             return
         }
         session.library = library

@@ -337,7 +337,8 @@ public enum PickerWindow {
         do {
             try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
         } catch {
-            view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
+            DeveloperLog.say("cannot read the albums: \(error)")
+            view.report(i18n("The albums cannot be read"), printing: false)
         }
         // (The command line has printed them already.)
         for notice in session.library.notices { view.report(notice.message, printing: false) }

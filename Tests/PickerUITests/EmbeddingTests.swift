@@ -143,6 +143,11 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 XCTAssertTrue(lines.contains(expected), "\(expected) in \(lines.sorted())")
             }
             XCTAssertFalse(result.error.contains("CRITICAL"), result.error)
+            // What went wrong, for the host's developer: in GLib's log under the library's domain,
+            // in a sentence with no command line in it (issue 38, point 3), not raw lines.
+            XCTAssertTrue(result.error.contains("Photopick-Message") && result.error.contains("There is no album named “No Such Album”"), result.error)
+            XCTAssertFalse(result.error.split(separator: "\n").contains { $0.hasPrefix("photopick: ") }, result.error)
+            XCTAssertFalse(result.error.contains("photopick albums"), result.error)
         }
     }
 

@@ -145,7 +145,7 @@ extension PickerView {
     @discardableResult
     public func report(_ problem: String, printing: Bool = true) -> GObjectRef {
         reported.append(problem)
-        if printing { FileHandle.standardError.write(Data("photopick: \(problem.escapedForTerminal)\n".utf8)) }
+        if printing { DeveloperLog.say(problem.escapedForTerminal) }
         let toast = adw_toast_new(markupEscaped(problem))!
         adw_toast_set_timeout(toast, 0)
         adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)

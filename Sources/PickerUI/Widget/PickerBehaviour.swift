@@ -118,8 +118,10 @@ public final class PickerBehaviour {
     /// Once a process: the catalogues beside libphotopick-1.so. (Not libadwaita's styles: a
     /// host that does not use libadwaita keeps its own theme; see Style.)
     private static let prepared: Void = {
-        if let library = WorkerProcess.embeddingLibrary, let directory = Localization.installedLocaleDirectory(library: library) {
-            Localization.bind(localeDirectory: directory)
+        if let library = WorkerProcess.embeddingLibrary {
+            if let directory = Localization.installedLocaleDirectory(library: library) { Localization.bind(localeDirectory: directory) }
+            // (In a host: its log, not raw lines on its standard error.)
+            DeveloperLog.logThroughGLib(domain: "Photopick")
         }
     }()
 
@@ -300,20 +302,22 @@ public final class PickerBehaviour {
                 if let named = try view.library.album(named: name) {
                     album = named
                 } else {
-                    view.report(i18n("no album named “{album}” (photopick albums lists them)", ["album": name]))
+                    view.report(i18n("There is no album named “{album}”", ["album": name]))
                     if !fallingBack {
                         followOpenAlbum()  // (the property says what is open again)
                         return
                     }
                 }
             } catch {
-                view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
+                DeveloperLog.say("cannot read the albums: \(error)")
+                view.report(i18n("The albums cannot be read"), printing: false)
             }
         }
         do {
             try view.showAlbums(selecting: album)
         } catch {
-            view.report(i18n("Cannot read the albums: {reason}", ["reason": "\(error)"]))
+            DeveloperLog.say("cannot read the albums: \(error)")
+            view.report(i18n("The albums cannot be read"), printing: false)
         }
     }
 
