@@ -920,6 +920,179 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
     *end = widgets[2];
 }
 
+/* The picker as a dialog: a window of its own over @parent, for programs that want one rather
+ * than the picker inline. One GTask per dialog; the window goes when the task is answered. */
+
+typedef struct {
+  GtkWindow *window;
+  gulong cancelled_id;
+} DialogState;
+
+static void
+dialog_state_free (gpointer data)
+{
+  DialogState *state = data;
+
+  g_clear_object (&state->window);
+  g_free (state);
+}
+
+static gboolean
+dialog_destroy_window (gpointer window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  return G_SOURCE_REMOVE;
+}
+
+/* Answers the dialog's task (once) and closes its window. @uris %NULL: dismissed. */
+static void
+dialog_answer (GTask *task, const char * const *uris)
+{
+  DialogState *state = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GtkWindow *window;
+
+  if (g_task_get_completed (task) || g_object_get_data (G_OBJECT (task), "photopick-answered"))
+    return;
+  g_object_set_data (G_OBJECT (task), "photopick-answered", GINT_TO_POINTER (1));
+  /* (Once cancelled, the handler has run and is never run again: nothing to disconnect.) */
+  if (cancellable && state->cancelled_id && !g_cancellable_is_cancelled (cancellable))
+    g_cancellable_disconnect (cancellable, state->cancelled_id);
+  state->cancelled_id = 0;
+  window = g_steal_pointer (&state->window);
+  if (uris)
+    g_task_return_pointer (task, g_strdupv ((char **) uris), (GDestroyNotify) g_strfreev);
+  else if (cancellable && g_cancellable_is_cancelled (cancellable))
+    g_task_return_error_if_cancelled (task);
+  else
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", "The picker was dismissed");
+  /* Hidden now, destroyed once the picker's signal that answered is over. */
+  if (window)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (window), FALSE);
+      g_idle_add_full (G_PRIORITY_DEFAULT, dialog_destroy_window, window, g_object_unref);
+    }
+  g_object_unref (task);  /* the window's reference */
+}
+
+static gboolean
+dialog_answer_cancelled (gpointer task)
+{
+  dialog_answer (task, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+dialog_confirmed (PhotopickPicker *picker, const char * const *uris, GTask *task)
+{
+  dialog_answer (task, uris);
+}
+
+static void
+dialog_cancelled (PhotopickPicker *picker, GTask *task)
+{
+  dialog_answer (task, NULL);
+}
+
+static gboolean
+dialog_close_request (GtkWindow *window, GTask *task)
+{
+  dialog_answer (task, NULL);
+  return TRUE;  /* (already destroyed) */
+}
+
+static void
+dialog_cancellable_cancelled (GCancellable *cancellable, GTask *task)
+{
+  /* (From any thread, and never inside this handler, where disconnecting it would deadlock:
+   * answered from an idle of the task's own main context.) */
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_callback (source, dialog_answer_cancelled, g_object_ref (task), g_object_unref);
+  g_source_attach (source, g_task_get_context (task));
+  g_source_unref (source);
+}
+
+/**
+ * photopick_picker_dialog_open:
+ * @parent: (nullable): the window the dialog belongs to
+ * @cancellable: (nullable): closes the dialog when cancelled
+ * @callback: (scope async): called when the person confirms their picks or dismisses the dialog
+ * @user_data: data for @callback
+ *
+ * Shows the picker in a dialog of its own over @parent, modal, on the person's own folders, as
+ * [class@Gtk.FileChooserNative] or `GtkFileDialog` would show a file chooser. Call
+ * [func@Photopick.Picker.dialog_open_finish] in @callback for the picks.
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_dialog_open (GtkWindow           *parent,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  GTask *task;
+  DialogState *state;
+  GtkWidget *window;
+  GtkWidget *picker;
+
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, photopick_picker_dialog_open);
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  window = gtk_window_new ();
+  gtk_window_set_title (GTK_WINDOW (window), g_dgettext ("photopick", "Pick Photos"));
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 640);
+  gtk_window_set_modal (GTK_WINDOW (window), TRUE);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (window), TRUE);
+  if (parent)
+    gtk_window_set_transient_for (GTK_WINDOW (window), parent);
+  picker = photopick_picker_new ();
+  gtk_window_set_child (GTK_WINDOW (window), picker);
+
+  state = g_new0 (DialogState, 1);
+  state->window = GTK_WINDOW (g_object_ref (window));
+  g_task_set_task_data (task, state, dialog_state_free);
+  /* The task lives until it is answered (the window's reference, dropped by dialog_answer). */
+  g_signal_connect_object (picker, "confirmed", G_CALLBACK (dialog_confirmed), task, 0);
+  g_signal_connect_object (picker, "cancelled", G_CALLBACK (dialog_cancelled), task, 0);
+  g_signal_connect_object (window, "close-request", G_CALLBACK (dialog_close_request), task, 0);
+  if (cancellable)
+    state->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (dialog_cancellable_cancelled), task, NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_widget_grab_focus (picker);
+}
+
+/**
+ * photopick_picker_dialog_open_finish:
+ * @result: the result given to the callback of [func@Photopick.Picker.dialog_open]
+ * @error: where a dismissed dialog is said (%G_IO_ERROR_CANCELLED), or %NULL
+ *
+ * Gets the picks of a dialog that [func@Photopick.Picker.dialog_open] showed.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type utf8) (nullable): the picked
+ *   files' URIs, in pick order (a remote pick's as its local copy's), or %NULL when the dialog
+ *   was dismissed or cancelled
+ *
+ * Since: 0.3
+ */
+char **
+photopick_picker_dialog_open_finish (GAsyncResult  *result,
+                                     GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == photopick_picker_dialog_open, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /**
  * photopick_get_major_version:
  *

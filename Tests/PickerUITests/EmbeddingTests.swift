@@ -596,6 +596,85 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A program that wants the picker as a dialog, as GtkFileDialog shows a file chooser (issue
+    /// 38, point 13): `dialog_open` shows it over the program's window on the person's Pictures,
+    /// `dialog_open_finish` gives the picks in pick order; Escape dismisses it (G_IO_ERROR_CANCELLED),
+    /// and so does the program's cancellable.
+    nonisolated func testTheDialogGivesThePicksAndIsDismissedByEscapeOrTheCancellable() throws {
+        try MainActor.assumeIsolated {
+            let home = work.appendingPathComponent("home")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: library, to: home.appendingPathComponent("Pictures"))
+            let pictures = home.appendingPathComponent("Pictures").path
+            let script = work.appendingPathComponent("dialog.py")
+            try """
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import Gio, GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Host")
+                window.set_default_size(400, 300)
+                window.present()
+                def done(source, result):
+                    try:
+                        uris = Photopick.Picker.dialog_open_finish(result)
+                        print("picked", " ".join(GLib.filename_from_uri(uri)[0].rsplit("/", 1)[1] for uri in uris), flush=True)
+                    except GLib.Error as error:
+                        print("dismissed", error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED), flush=True)
+                cancellable = Gio.Cancellable()
+                def key(controller, keyval, code, state):
+                    if keyval == 0xffc5:  # F8: the dialog
+                        Photopick.Picker.dialog_open(window, None, done)
+                    elif keyval == 0xffc6:  # F9: the dialog, cancelled by the program a second later
+                        Photopick.Picker.dialog_open(window, cancellable, done)
+                        GLib.timeout_add(1000, lambda: cancellable.cancel() or False)
+                    elif keyval == 0xffc7:  # F10: the end
+                        GLib.timeout_add(200, lambda: loop.quit() or False)
+                    return False
+                keys = Gtk.EventControllerKey()
+                keys.connect("key-pressed", key)
+                window.add_controller(keys)
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment.merging(["HOME": home.path]) { $1 }, title: "Host")
+            defer { window.stop() }
+            let display = self.display!
+            func focusDialog() throws {
+                let found = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", "Pick Photos"])
+                let dialog = try XCTUnwrap(found.split(separator: "\n").first.map(String.init), "the dialog is shown")
+                try display.xdotool(["windowfocus", "--sync", dialog])
+                usleep(1_500_000)
+            }
+            func focusHost() throws {
+                usleep(500_000)
+                try display.xdotool(["windowfocus", "--sync", window.windowID])
+                usleep(200_000)
+            }
+            try window.keys("F8")
+            try focusDialog()
+            try window.keys("space", "Right", "space")
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            try focusHost()
+            try window.keys("F8")
+            try focusDialog()
+            try window.keys("Escape")
+            try focusHost()
+            try window.keys("F9")
+            usleep(2_000_000)
+            try focusHost()
+            try window.keys("F10")
+            let (_, lines) = window.finish(timeout: 10)
+            XCTAssertEqual(lines, ["picked p5.jpg p4.jpg", "dismissed True", "dismissed True"], window.errorText)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: pictures))
+            let visible = try? display.xdotool(["search", "--onlyvisible", "--name", "Pick Photos"])
+            XCTAssertEqual(visible?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", "", "no dialog is left on screen")
+        }
+    }
+
     /// A host app destroys the picker while a pick's copy waits on a server that stopped
     /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
     /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).

@@ -83,6 +83,15 @@ PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_confirm_label   (PhotopickPicker    *self,
                                                            const char         *label);
 
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_dialog_open         (GtkWindow          *parent,
+                                                           GCancellable       *cancellable,
+                                                           GAsyncReadyCallback callback,
+                                                           gpointer            user_data);
+PHOTOPICK_AVAILABLE_IN_0_3
+char               **photopick_picker_dialog_open_finish  (GAsyncResult       *result,
+                                                           GError            **error);
+
 PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_get_header_widgets  (PhotopickPicker    *self,
                                                            GtkWidget         **start,
