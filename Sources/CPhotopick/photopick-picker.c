@@ -44,6 +44,7 @@ struct _PhotopickPicker {
   char *album;
   gboolean show_camera;
   gboolean show_header;
+  gboolean show_choose_folder;
   char *confirm_label;
   guint picked_count;
 
@@ -62,6 +63,7 @@ enum {
   PROP_ALBUM,
   PROP_SHOW_CAMERA,
   PROP_SHOW_HEADER,
+  PROP_SHOW_CHOOSE_FOLDER,
   PROP_CONFIRM_LABEL,
   PROP_PICKED_COUNT,
   PROP_PICKED_URIS,
@@ -167,6 +169,9 @@ photopick_picker_get_property (GObject *object, guint property_id, GValue *value
     case PROP_SHOW_HEADER:
       g_value_set_boolean (value, self->show_header);
       break;
+    case PROP_SHOW_CHOOSE_FOLDER:
+      g_value_set_boolean (value, self->show_choose_folder);
+      break;
     case PROP_CONFIRM_LABEL:
       g_value_set_string (value, self->confirm_label);
       break;
@@ -208,6 +213,9 @@ photopick_picker_set_property (GObject *object, guint property_id, const GValue 
       break;
     case PROP_SHOW_HEADER:
       photopick_picker_set_show_header (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_CHOOSE_FOLDER:
+      photopick_picker_set_show_choose_folder (self, g_value_get_boolean (value));
       break;
     case PROP_CONFIRM_LABEL:
       photopick_picker_set_confirm_label (self, g_value_get_string (value));
@@ -362,6 +370,20 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
+   * PhotopickPicker:show-choose-folder:
+   *
+   * Whether the picker, when it has nothing to show (no Pictures folder, a folder that is
+   * missing, no photos yet), offers Choose Folder…: the folder chosen joins the picker's
+   * folders (the person's own, remembered for later, when
+   * [property@Photopick.Picker:library-folders] is empty; else it is added to that property).
+   *
+   * Since: 0.3
+   */
+  properties[PROP_SHOW_CHOOSE_FOLDER] =
+    g_param_spec_boolean ("show-choose-folder", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
    * PhotopickPicker:confirm-label:
    *
    * The words of the confirm button ("Send", "Attach"); %NULL (the default) says "Add". The
@@ -458,6 +480,7 @@ photopick_picker_init (PhotopickPicker *self)
 {
   self->show_camera = TRUE;
   self->show_header = TRUE;
+  self->show_choose_folder = TRUE;
 }
 
 /**
@@ -848,6 +871,46 @@ photopick_picker_set_show_header (PhotopickPicker *self, gboolean show_header)
     return;
   self->show_header = show_header;
   changed (self, PROP_SHOW_HEADER);
+}
+
+/**
+ * photopick_picker_get_show_choose_folder:
+ * @self: a picker
+ *
+ * Gets [property@Photopick.Picker:show-choose-folder].
+ *
+ * Returns: whether the empty picker offers Choose Folder…
+ *
+ * Since: 0.3
+ */
+gboolean
+photopick_picker_get_show_choose_folder (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->show_choose_folder;
+}
+
+/**
+ * photopick_picker_set_show_choose_folder:
+ * @self: a picker
+ * @show_choose_folder: whether the empty picker offers Choose Folder…
+ *
+ * Offers Choose Folder… when the picker has nothing to show, or not (a program that manages
+ * the folders itself).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_show_choose_folder (PhotopickPicker *self, gboolean show_choose_folder)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  show_choose_folder = !!show_choose_folder;
+  if (self->show_choose_folder == show_choose_folder)
+    return;
+  self->show_choose_folder = show_choose_folder;
+  changed (self, PROP_SHOW_CHOOSE_FOLDER);
 }
 
 /**

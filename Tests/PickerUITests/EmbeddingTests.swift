@@ -675,6 +675,73 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The embedded picker with nothing to show says what the program's window says, and offers
+    /// Choose Folder… unless the host turns it off (issue 38, point 12): with no Pictures folder it
+    /// said "There are no photos or videos in ." with no button, and a missing folder the host gave
+    /// offered no way on.
+    nonisolated func testAnEmptyPickerSaysWhyAndOffersChooseFolderUnlessTheHostSaysNo() throws {
+        try MainActor.assumeIsolated {
+            let home = work.appendingPathComponent("empty-home")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let script = work.appendingPathComponent("empty.py")
+            try """
+                import sys
+                import gi
+                gi.require_version("Gtk", "4.0")
+                gi.require_version("Photopick", "1")
+                from gi.repository import GLib, Gtk, Photopick
+                Gtk.init()
+                loop = GLib.MainLoop()
+                window = Gtk.Window(title="Empty")
+                window.set_default_size(900, 500)
+                box = Gtk.Box(homogeneous=True)
+                own = Photopick.Picker(show_camera=False)
+                gone = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                for picker in (own, gone):
+                    box.append(picker)
+                window.set_child(box)
+                window.present()
+                def shown(picker):
+                    texts, widget = [], picker
+                    def walk(widget):
+                        if not widget.get_mapped():
+                            return
+                        if isinstance(widget, Gtk.Label) and widget.get_text():
+                            texts.append(widget.get_text())
+                        child = widget.get_first_child()
+                        while child is not None:
+                            walk(child)
+                            child = child.get_next_sibling()
+                    walk(picker)
+                    return texts
+                def first():
+                    print("own", shown(own), flush=True)
+                    print("gone", shown(gone), flush=True)
+                    own.props.show_choose_folder = False
+                    GLib.timeout_add(300, second)
+                    return False
+                def second():
+                    print("own without", shown(own), flush=True)
+                    loop.quit()
+                    return False
+                GLib.timeout_add(2000, first)
+                loop.run()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let missing = work.appendingPathComponent("Holidays 2019").path
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, missing], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment.merging(["HOME": home.path]) { $1 }, title: "Empty")
+            defer { window.stop() }
+            let (_, lines) = window.finish(timeout: 20)
+            let own = try XCTUnwrap(lines.first { $0.hasPrefix("own [") }, "\(lines) \(window.errorText)")
+            XCTAssertTrue(own.contains("'No Pictures Folder'") && own.contains("'Choose the folder where your photos are.'") && own.contains("Choose Folder…"), own)
+            XCTAssertFalse(own.contains("There are no photos or videos in ."), own)
+            let gone = try XCTUnwrap(lines.first { $0.hasPrefix("gone [") }, "\(lines)")
+            XCTAssertTrue(gone.contains("'No Holidays 2019 Folder'") && gone.contains("Choose Folder…"), gone)
+            let without = try XCTUnwrap(lines.first { $0.hasPrefix("own without") }, "\(lines)")
+            XCTAssertTrue(without.contains("'No Pictures Folder'") && !without.contains("Choose Folder…"), without)
+        }
+    }
+
     /// A host app destroys the picker while a pick's copy waits on a server that stopped
     /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
     /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).

@@ -77,6 +77,11 @@ gboolean             photopick_picker_get_show_header     (PhotopickPicker    *s
 PHOTOPICK_AVAILABLE_IN_ALL
 void                 photopick_picker_set_show_header     (PhotopickPicker    *self,
                                                            gboolean            show_header);
+PHOTOPICK_AVAILABLE_IN_0_3
+gboolean             photopick_picker_get_show_choose_folder (PhotopickPicker *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_show_choose_folder (PhotopickPicker *self,
+                                                              gboolean         show_choose_folder);
 PHOTOPICK_AVAILABLE_IN_ALL
 const char          *photopick_picker_get_confirm_label   (PhotopickPicker    *self);
 PHOTOPICK_AVAILABLE_IN_ALL

@@ -38,7 +38,8 @@ extension PickerView {
         }
         // A folder on another machine that does not answer, with nothing of it in the index yet.
         if let (folder, reason) = offline.min(by: { $0.key < $1.key }) { return offlineState(folder, reason) }
-        if let missing = controller.roots.first(where: { !$0.mayHoldALibrary }) {
+        // (No folder at all: the person's own Pictures folder is not there.)
+        if let missing = controller.roots.first(where: { !$0.mayHoldALibrary }) ?? (controller.roots.isEmpty ? LibraryFolders.defaults.first : nil) {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("No {folder} Folder", ["folder": missing.lastComponentName]),
                               description: i18n("Choose the folder where your photos are."), offersFolderChoice: true)
         }

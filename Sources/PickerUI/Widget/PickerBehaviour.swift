@@ -172,6 +172,7 @@ public final class PickerBehaviour {
                              ["count": groupedDigits(seen.count), "limit": "\(Self.folderLimit)"]))
         }
         applyConfirmLabel()
+        applyShowChooseFolder()
         view.filter = filter
         view.escapeCancels = true
         openAlbum(fallingBack: true)
@@ -442,6 +443,37 @@ public final class PickerBehaviour {
         view?.confirmLabel = label.count > Self.labelLimit ? String(label.prefix(Self.labelLimit - 1)) + "…" : label
     }
 
+    /// Choose Folder… in the empty picker, as the program offers it (issue 38, point 12).
+    private func applyShowChooseFolder() {
+        guard let view, !isHosted else { return }
+        view.onChooseFolder = photopick_picker_get_show_choose_folder(picker) != 0 ? { [weak self] folder in self?.folderChosen(folder) } : nil
+        view.updateEmptyState()
+    }
+
+    /// The folder chosen joins the picker's: the person's own, remembered for later (as the
+    /// program keeps it), or the host's list (library-folders changes, and is notified).
+    private func folderChosen(_ folder: FilePath) {
+        let given = strings(photopick_picker_get_library_folders(picker))
+        if given.isEmpty {
+            do {
+                try LibraryFolders.add(folder)
+            } catch {
+                DeveloperLog.say("\(error)")
+                view?.report(i18n("The folder cannot be remembered"), printing: false)
+                return
+            }
+            // (After the chooser's answer is over: the view that asked goes.)
+            MainLoopDispatcher.shared.post { [weak self] in self?.build() }
+        } else {
+            let folders = given + [folder.displayString]
+            folders.withCStringArray { array in
+                array.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: folders.count + 1) {
+                    photopick_picker_set_library_folders(picker, $0)
+                }
+            }
+        }
+    }
+
     private func applyShowHeader() {
         let shown = photopick_picker_get_show_header(picker) != 0
         // While the row is hidden the boxes are the host's to pack (get_header_widgets); they come
@@ -476,6 +508,7 @@ public final class PickerBehaviour {
         case "album": openAlbum(fallingBack: false)
         case "show-header": applyShowHeader()
         case "confirm-label": applyConfirmLabel()
+        case "show-choose-folder": applyShowChooseFolder()
         default: break
         }
     }
