@@ -111,7 +111,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 print("uris", picker.get_picked_uris())
                 cancelled = []
                 picker.connect("cancelled", lambda *_: cancelled.append(1))
-                for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "nonsense"]:
+                for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "nonsense", "cancel-fetch", "retry-fetch"]:
                     print("action", name, picker.activate_action("picker." + name, None))
                 print("cancelled", len(cancelled))
                 albums = []
@@ -137,6 +137,8 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                              "property picked-uris GStrv rw None", "signal confirmed", "signal cancelled", "signal pick-copied",
                              "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
                              "action nonsense False", "indexes 1",
+                             // (A pick's copy's buttons are the view's own actions, not the widget's public ones.)
+                             "action cancel-fetch False", "action retry-fetch False",
                              // (The album property says the album that is open: a name no album has is refused.)
                              "albums Favorites Favorites True"]
                 + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo"].map({ "action \($0) True" }) {

@@ -47,8 +47,8 @@ final class FetchRing {
             gtk_widget_set_can_target(caption, 0)
             gtk_box_append(root.cast(), caption)
         }
-        cancelButton = withButtons ? Self.button(icon: "window-close-symbolic", label: i18n("Stop fetching and unpick"), tooltip: i18n("Stop fetching and unpick"), action: "picker.cancel-fetch") : nil
-        retryButton = withButtons ? Self.button(icon: "view-refresh-symbolic", label: i18n("Fetch again"), tooltip: "", action: "picker.retry-fetch") : nil
+        cancelButton = withButtons ? Self.button(icon: "window-close-symbolic", label: i18n("Stop fetching and unpick"), tooltip: i18n("Stop fetching and unpick"), action: "fetch.cancel") : nil
+        retryButton = withButtons ? Self.button(icon: "view-refresh-symbolic", label: i18n("Fetch again"), tooltip: "", action: "fetch.retry") : nil
         if !withButtons { gtk_widget_set_can_target(root, 0) }
         for button in [cancelButton, retryButton].compactMap({ $0 }) {
             gtk_widget_set_halign(button, GTK_ALIGN_CENTER)

@@ -10,6 +10,27 @@ import PickerModel
 /// "Fetching 2 of 3…" and the answer goes once every pick is local.
 extension PickerView {
     /// The cell's cancel button: the copy stops, its partial file goes, and the photo is unpicked.
+    /// The buttons of a pick's copy, in its cell and strip item (`fetch.cancel`, `fetch.retry`,
+    /// with the asset's id): actions of the view's own widget, which no host sees among the
+    /// picker's actions.
+    func installFetchActions() {
+        let group = g_simple_action_group_new()!
+        let type = g_variant_type_new("x")
+        defer { g_variant_type_free(type) }
+        for (name, run) in [("cancel", { (view: PickerView, id: Int64) in view.cancelFetch(id) }),
+                            ("retry", { (view: PickerView, id: Int64) in view.retryFetch(id) })] {
+            let action = g_simple_action_new(name, type)!
+            Signal.connect(action.raw, "activate", object: { [weak self] parameter in
+                guard let self else { return }
+                run(self, Int64(g_variant_get_int64(OpaquePointer(parameter))))
+            })
+            g_action_map_add_action(OpaquePointer(group.raw), OpaquePointer(action.raw))
+            g_object_unref(action.raw)
+        }
+        gtk_widget_insert_action_group(widget, "fetch", OpaquePointer(group.raw))
+        g_object_unref(group.raw)
+    }
+
     func cancelFetch(_ id: Int64) {
         // (The controller stops the copy of what is unpicked.)
         selection.remove([id])

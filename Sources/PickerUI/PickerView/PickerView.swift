@@ -323,6 +323,7 @@ public final class PickerView {
         findBar = makeFindBar()
         gtk_overlay_add_overlay(overlay.opaque, findBar)
         installKeys()
+        installFetchActions()
         listenToController()
         // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
         // when the window moves to another monitor. Cells bind before the window exists: start

@@ -525,19 +525,8 @@ public final class PickerBehaviour {
     /// window use, with their accelerators as the class's shortcuts: they act while the focus
     /// is inside the picker, so a host's own Ctrl+Return (send a message) stays its own.
     static func installActions(on widgetClass: UnsafeMutablePointer<GtkWidgetClass>) {
-        // The buttons of a pick's copy, in its cell and strip item, with the asset's id.
-        gtk_widget_class_install_action(widgetClass, "picker.cancel-fetch", "x") { widget, _, parameter in
-            MainActor.assumeIsolated {
-                guard let widget, let parameter, let view = PickerBehaviour.of(widget)?.view else { return }
-                view.cancelFetch(Int64(g_variant_get_int64(parameter)))
-            }
-        }
-        gtk_widget_class_install_action(widgetClass, "picker.retry-fetch", "x") { widget, _, parameter in
-            MainActor.assumeIsolated {
-                guard let widget, let parameter, let view = PickerBehaviour.of(widget)?.view else { return }
-                view.retryFetch(Int64(g_variant_get_int64(parameter)))
-            }
-        }
+        // (The buttons of a pick's copy are the view's own actions, `fetch.*`, not the widget's
+        // public surface: PickerView+Fetching.)
         for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
             gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
                 MainActor.assumeIsolated {
