@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
+import GObjectSupport
 
 // MARK: The hooks the shell calls (photopick-private.h)
 //
@@ -7,7 +8,9 @@ import CGtk
 // a C call, so @MainActor here states what holds).
 
 @MainActor private func behaviour(_ pointer: UnsafeMutableRawPointer?) -> PickerBehaviour {
-    Unmanaged<PickerBehaviour>.fromOpaque(pointer!).takeUnretainedValue()
+    // (A host that calls the widget from another thread is told so, in debug builds.)
+    assertOnGTKThread("a PhotopickPicker was called")
+    return Unmanaged<PickerBehaviour>.fromOpaque(pointer!).takeUnretainedValue()
 }
 
 @MainActor @_cdecl("photopick_picker_behaviour_class_init")

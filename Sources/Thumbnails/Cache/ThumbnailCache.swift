@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGdkPixbuf
 import CGLib
+import Basics
 import Glibc
 import PhotoLibrary
 
@@ -15,7 +16,7 @@ public final class ThumbnailCache: Sendable {
     public let failureFolderName: String
 
     public init(root: FilePath = XDGDirectories.cacheHome.appending("thumbnails"),
-                application: String = "photopick", version: String = PhotopickVersion.current) {
+                application: String = "photopick", version: String = photopickVersion) {
         self.root = root
         self.failureFolderName = "\(application)-\(version)"
     }
@@ -194,7 +195,7 @@ public final class ThumbnailCache: Sendable {
 
     private func keys(for original: Original) -> [(String, String)] {
         var text = [("Thumb::URI", original.uri), ("Thumb::MTime", String(original.modificationTime)),
-                    ("Thumb::Size", String(original.size)), ("Software", "Photopick \(PhotopickVersion.current)")]
+                    ("Thumb::Size", String(original.size)), ("Software", "Photopick \(photopickVersion)")]
         if let mime = original.mimeType { text.append(("Thumb::Mimetype", mime)) }
         return text
     }
@@ -263,6 +264,3 @@ public struct ThumbnailCacheError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-public enum PhotopickVersion {
-    public static let current = "0.1"
-}
