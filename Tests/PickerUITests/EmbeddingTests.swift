@@ -75,6 +75,27 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
          "PKG_CONFIG_PATH": prefix.appendingPathComponent("lib/pkgconfig").path]
     }
 
+    /// A Python host's script, `name`.py in the work folder: GTK and the Photopick typelib
+    /// loaded, a main loop, a window titled `title` of that size (closing it ends the loop), then
+    /// `body`, then the loop runs.
+    private func pythonHost(_ name: String, title: String, width: Int, height: Int, _ body: String) throws -> URL {
+        let script = work.appendingPathComponent("\(name).py")
+        try ("""
+            import glob, os, sys, time
+            import gi
+            gi.require_version("Gtk", "4.0")
+            gi.require_version("Photopick", "1")
+            from gi.repository import Gio, GLib, Gtk, Photopick
+            Gtk.init()
+            loop = GLib.MainLoop()
+            window = Gtk.Window(title="\(title)")
+            window.set_default_size(\(width), \(height))
+            window.connect("close-request", lambda *_: loop.quit())
+
+            """ + body + "\nloop.run()\n").write(to: script, atomically: true, encoding: .utf8)
+        return script
+    }
+
     /// Picks p5, p4 and p3 with the keyboard, unpicks p4, confirms.
     private func pickThreeUnpickTheSecondAndConfirm(in window: WindowProcess) throws {
         try window.keys("space", "Right", "space", "Right", "space", "Left", "space")
@@ -235,17 +256,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
     /// grab_focus, and then they are its own.
     nonisolated func testThePickerNeverTakesTheHostsKeysWhenShown() throws {
         try MainActor.assumeIsolated {
-            let script = work.appendingPathComponent("focus.py")
-            try """
-                import sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Focus")
-                window.set_default_size(900, 600)
+            let script = try pythonHost("focus", title: "Focus", width: 900, height: 600, """
                 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
                 entry = Gtk.Entry()
                 stack = Gtk.Stack(vexpand=True)
@@ -256,7 +267,6 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 for child in (entry, stack, revealer):
                     box.append(child)
                 window.set_child(box)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 entry.grab_focus()
                 def focus():
@@ -286,8 +296,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
                 keys.connect("key-pressed", lambda c, keyval, code, state: keyval == 0xffc6 and (finish(), True)[1])
                 window.add_controller(keys)
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
                                            cacheHome: cacheHome, environment: prefixEnvironment, title: "Focus")
             defer { window.stop() }
@@ -396,17 +405,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
     /// and a `file://` folder showed nothing).
     nonisolated func testAPickerSetUpAfterNewShowsOnlyWhatItWasGivenFromAFileURI() throws {
         try MainActor.assumeIsolated {
-            let script = work.appendingPathComponent("setters.py")
-            try """
-                import glob, os, sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gio, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Setters")
-                window.set_default_size(800, 600)
+            let script = try pythonHost("setters", title: "Setters", width: 800, height: 600, """
                 picker = Photopick.Picker()
                 picker.props.library_folders = [Gio.File.new_for_path(sys.argv[1]).get_uri()]
                 picker.props.show_camera = False
@@ -418,11 +417,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                     loop.quit()
                 picker.connect("confirmed", confirmed)
                 window.set_child(picker)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 picker.grab_focus()
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
                                            cacheHome: cacheHome, environment: prefixEnvironment, title: "Setters")
             defer { window.stop() }
@@ -443,17 +440,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
     /// same three.
     nonisolated func testPickedURIsRestoreADraftAndFollowThePicks() throws {
         try MainActor.assumeIsolated {
-            let script = work.appendingPathComponent("draft.py")
-            try """
-                import sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Draft")
-                window.set_default_size(800, 600)
+            let script = try pythonHost("draft", title: "Draft", width: 800, height: 600, """
                 draft = [sys.argv[2], "file:///nowhere/gone.jpg", sys.argv[3]]
                 picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, picked_uris=draft)
                 picker.connect("notify::picked-uris", lambda picker, _: print("picked", " ".join(picker.props.picked_uris), flush=True))
@@ -462,11 +449,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                     loop.quit()
                 picker.connect("confirmed", confirmed)
                 window.set_child(picker)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 picker.grab_focus()
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path, uri(3), uri(1)],
                                            dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Draft")
             defer { window.stop() }
@@ -495,17 +480,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             let name = "Strand & Meer #1.jpg"
             let made = try TestSupport.run("/usr/bin/convert", ["-size", "1600x1200", "plasma:", "-quality", "95", photos.appendingPathComponent(name).path])
             XCTAssertEqual(made.status, 0, made.error)
-            let script = work.appendingPathComponent("remote.py")
-            try """
-                import os, sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Remote")
-                window.set_default_size(800, 500)
+            let script = try pythonHost("remote", title: "Remote", width: 800, height: 500, """
                 picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
                 picker.connect("notify::picked-uris", lambda picker, _: print("picked", " ".join(picker.props.picked_uris), flush=True))
                 def copied(picker, uri, copy):
@@ -517,11 +492,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                     loop.quit()
                 picker.connect("confirmed", confirmed)
                 window.set_child(picker)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 picker.grab_focus()
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let location = server.uri(photos.path)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, location],
                                            dataHome: dataHome, cacheHome: cacheHome,
@@ -608,16 +581,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: library, to: home.appendingPathComponent("Pictures"))
             let pictures = home.appendingPathComponent("Pictures").path
-            let script = work.appendingPathComponent("dialog.py")
-            try """
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import Gio, GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Host")
-                window.set_default_size(400, 300)
+            let script = try pythonHost("dialog", title: "Host", width: 400, height: 300, """
                 window.present()
                 def done(source, result):
                     try:
@@ -638,8 +602,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 keys = Gtk.EventControllerKey()
                 keys.connect("key-pressed", key)
                 window.add_controller(keys)
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path], dataHome: dataHome,
                                            cacheHome: cacheHome, environment: prefixEnvironment.merging(["HOME": home.path]) { $1 }, title: "Host")
             defer { window.stop() }
@@ -685,17 +648,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         try MainActor.assumeIsolated {
             let home = work.appendingPathComponent("empty-home")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-            let script = work.appendingPathComponent("empty.py")
-            try """
-                import sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Empty")
-                window.set_default_size(900, 500)
+            let script = try pythonHost("empty", title: "Empty", width: 900, height: 500, """
                 box = Gtk.Box(homogeneous=True)
                 own = Photopick.Picker(show_camera=False)
                 gone = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
@@ -727,8 +680,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                     loop.quit()
                     return False
                 GLib.timeout_add(2000, first)
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let missing = work.appendingPathComponent("Holidays 2019").path
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, missing], dataHome: dataHome,
                                            cacheHome: cacheHome, environment: prefixEnvironment.merging(["HOME": home.path]) { $1 }, title: "Empty")
@@ -758,17 +710,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                                                                      photos.appendingPathComponent("r\(number).jpg").path])
                 XCTAssertEqual(made.status, 0, made.error)
             }
-            let script = work.appendingPathComponent("host.py")
-            try """
-                import sys, time
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Host")
-                window.set_default_size(800, 500)
+            let script = try pythonHost("host", title: "Host", width: 800, height: 500, """
                 picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
                 window.set_child(picker)
                 # F9: the host lets the picker go, as an app closing its attach sheet.
@@ -784,11 +726,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
                 keys.connect("key-pressed", key)
                 window.add_controller(keys)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 picker.grab_focus()
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, server.uri(photos.path)],
                                            dataHome: dataHome, cacheHome: cacheHome,
                                            environment: prefixEnvironment.merging(server.environment) { $1 }.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 }, title: "Host")
@@ -813,17 +753,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
     /// Two pickers of the same folder side by side in one process: one index, picks of their own.
     nonisolated func testTwoPickersInOneWindowKeepTheirOwnPicks() throws {
         try MainActor.assumeIsolated {
-            let script = work.appendingPathComponent("two.py")
-            try """
-                import glob, os, sys
-                import gi
-                gi.require_version("Gtk", "4.0")
-                gi.require_version("Photopick", "1")
-                from gi.repository import GLib, Gtk, Photopick
-                Gtk.init()
-                loop = GLib.MainLoop()
-                window = Gtk.Window(title="Two")
-                window.set_default_size(1000, 500)
+            let script = try pythonHost("two", title: "Two", width: 1000, height: 500, """
                 left = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
                 right = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
                 box = Gtk.Box(spacing=6, homogeneous=True)
@@ -838,11 +768,9 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                     print("indexes", len(glob.glob(os.path.join(os.environ["XDG_DATA_HOME"], "photopick", "*.sqlite"))), flush=True)
                     loop.quit()
                 right.connect("confirmed", confirmed)
-                window.connect("close-request", lambda *_: loop.quit())
                 window.present()
                 left.grab_focus()
-                loop.run()
-                """.write(to: script, atomically: true, encoding: .utf8)
+                """)
             let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
                                            cacheHome: cacheHome, environment: prefixEnvironment, title: "Two")
             defer { window.stop() }
