@@ -55,7 +55,7 @@ final class AlbumSwitcher {
         self.loader = loader
         let widget: UnsafeMutablePointer<GtkWidget> = gtk_menu_button_new()
         _widget = Owned(wrappedValue: widget)
-        style(widget, "album-switcher")
+        style(widget, "album-switcher", Style.partClass)
         gtk_menu_button_set_has_frame(widget.opaque, 0)
         setTooltip(widget, i18n("Choose an album"))
         // The face: an optional title (what the picker is for) over the album's name and arrow.
@@ -78,7 +78,8 @@ final class AlbumSwitcher {
         gtk_menu_button_set_child(widget.opaque, face)
 
         popover = gtk_popover_new()
-        style(popover, "album-switcher-popover")
+        // (A popover is a CSS root of its own: it carries the picker's scope itself.)
+        style(popover, "album-switcher-popover", Style.partClass)
         search = gtk_search_entry_new()
         setStringProperty(search, "placeholder-text", i18n("Search albums"))
         gtk_widget_set_margin_start(search, 6)
@@ -248,10 +249,10 @@ final class AlbumSwitcher {
     func opened() {
         updateRows()
         // Up to 70% of the window's height (less the search entry, the arrow and the popover's
-        // margins, 80 px): long lists scroll.
+        // margins: 99 px under libadwaita's style sheet, 87 under GTK's): long lists scroll.
         if let root = gtk_widget_get_root(widget) {
             let height = gtk_widget_get_height(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self))
-            gtk_scrolled_window_set_max_content_height(scroller.opaque, max(160, Int32(Double(height) * 0.7) - 80))
+            gtk_scrolled_window_set_max_content_height(scroller.opaque, max(160, Int32(Double(height) * 0.7) - 100))
         }
     }
 

@@ -149,7 +149,7 @@ enum Style {
     }
 
     /// `css` with every rule's selectors scoped: `.cell` becomes `photopick-picker .cell,
-    /// .photopick-part .cell`. Comments go; @keyframes blocks stay as they are (their names are
+    /// .photopick-part .cell, .photopick-part.cell`. Comments go; @keyframes blocks stay as they are (their names are
     /// the picker's own).
     static func scoped(_ css: String, under scopes: [String]) -> String {
         var text = css
@@ -171,7 +171,11 @@ enum Style {
                 output += selectors + " " + block + "\n"
             } else {
                 let list = selectors.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-                output += scopes.flatMap { scope in list.map { "\(scope) \($0)" } }.joined(separator: ", ") + " " + block + "\n"
+                // Inside a scope, and a part itself (`.photopick-part.album-switcher-compact`):
+                // a part may be the top of what a rule styles.
+                let inside = scopes.flatMap { scope in list.map { "\(scope) \($0)" } }
+                let itself = list.filter { $0.hasPrefix(".") }.map { ".\(partClass)\($0)" }
+                output += (inside + itself).joined(separator: ", ") + " " + block + "\n"
             }
             rest = rest[index...]
         }
@@ -182,6 +186,7 @@ enum Style {
         guard !installed, let display = gdk_display_get_default() else { return }
         installed = true
         let provider = gtk_css_provider_new()!
+        if getenv("PHOTOPICK_DUMP_CSS") != nil { print(installedCSS(adwaita: adw_is_initialized() != 0)) }
         gtk_css_provider_load_from_data(provider, installedCSS(adwaita: adw_is_initialized() != 0), -1)
         gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
     }

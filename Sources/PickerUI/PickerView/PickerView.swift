@@ -217,7 +217,8 @@ public final class PickerView {
         // and its light style. The program's window is an AdwApplication's; Style maps the
         // colours either way.)
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
-        style(widget, "picker")
+        // (Its parts carry the picker's scope wherever they are put: Style.)
+        style(widget, "picker", Style.partClass)
 
         // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
         // gtk_grid_view_new takes ownership of the selection model and the factory.
@@ -276,6 +277,7 @@ public final class PickerView {
         let progress: UnsafeMutablePointer<GtkWidget> = gtk_revealer_new()
         _progress = Owned(wrappedValue: progress)
         gtk_revealer_set_transition_type(progress.opaque, GTK_REVEALER_TRANSITION_TYPE_CROSSFADE)
+        style(progress, Style.partClass)
         progressLabel = gtk_label_new(nil)
         style(progressLabel, "index-progress", "dim-label")
         gtk_label_set_ellipsize(progressLabel.opaque, PANGO_ELLIPSIZE_END)
