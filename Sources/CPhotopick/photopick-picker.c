@@ -32,6 +32,24 @@
  * Several pickers may live in one process: they share the library's index and thumbnail
  * caches, and each keeps its own picks.
  *
+ * ## CSS nodes
+ *
+ * `PhotopickPicker` has a single CSS node with the name `photopick-picker`. Its header row has
+ * the `.picker-header` style class. The widgets of [method@Photopick.Picker.get_header_widgets],
+ * the picker's own content and its popovers carry the `.photopick-part` style class: the
+ * picker's style rules are scoped under `photopick-picker` and `.photopick-part`, so they reach
+ * its widgets wherever a program packs them and never the program's own. Inside, the grid has
+ * the `.photo-grid` style class, each photo `.cell` (`.cell.picked` when picked, with its number
+ * in a `.pick-badge`), the strip of picks `.picked-strip`, the large preview `.preview` and the
+ * camera's capture view `.capture`. A program may restyle them under `photopick-picker`.
+ *
+ * The picker takes the look of the program it is in: libadwaita's colours (accent included) in a
+ * libadwaita program, the GTK theme's in a plain GTK one, light or dark as the program is.
+ *
+ * ## Accessibility
+ *
+ * `PhotopickPicker` uses the %GTK_ACCESSIBLE_ROLE_GROUP role.
+ *
  * Since: 0.2
  */
 struct _PhotopickPicker {

@@ -46,8 +46,10 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
     /// while tests run: meson cannot start another SwiftPM build).
     private func install() throws {
         let build = work.appendingPathComponent("build")
+        // (The API reference and the .vapi only for the test that reads them: 3-4 s each time.)
+        let extras = name.contains("Vapi") ? [] : ["-Ddocumentation=disabled", "-Dvapi=disabled"]
         let setup = try TestSupport.run("/usr/bin/meson", ["setup", build.path, TestSupport.packageRoot.path, "--prefix", prefix.path,
-                                                           "--libdir", "lib", "-Dprebuilt=\(TestSupport.photopick)"], timeout: 120)
+                                                           "--libdir", "lib", "-Dprebuilt=\(TestSupport.photopick)"] + extras, timeout: 120)
         XCTAssertEqual(setup.status, 0, String(decoding: setup.output, as: UTF8.self) + setup.error)
         let install = try TestSupport.run("/usr/bin/meson", ["install", "-C", build.path], timeout: 180)
         XCTAssertEqual(install.status, 0, String(decoding: install.output, as: UTF8.self) + install.error)
@@ -830,6 +832,79 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(String(decoding: ran.output, as: UTF8.self), "built \(version) run \(version)\nmacros \(version)\n", ran.error)
             let pc = try TestSupport.run("/usr/bin/pkg-config", ["--modversion", "photopick-1"], environment: prefixEnvironment)
             XCTAssertEqual(String(decoding: pc.output, as: UTF8.self), version + "\n")
+        }
+    }
+
+    /// A JavaScript host (GJS) and a Vala host built with valac from the installed `.vapi` (issue
+    /// 38, point 18) pick three photos with the keyboard, unpick the second and get the two URIs in
+    /// order; the `.vapi` keeps the two nullable string properties nullable, and the API reference
+    /// gi-docgen made is installed.
+    nonisolated func testAGJSHostAndAValaHostFromTheInstalledVapiGetThePicks() throws {
+        try MainActor.assumeIsolated {
+            for tool in ["/usr/bin/gjs", "/usr/bin/valac"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                XCTFail("\(tool) is missing: run scripts/bootstrap")
+                return
+            }
+            let vapi = try String(contentsOf: prefix.appendingPathComponent("share/vala/vapi/photopick-1.vapi"), encoding: .utf8)
+            XCTAssertTrue(vapi.contains("public string? album {") && vapi.contains("public string? confirm_label {"), vapi)
+            XCTAssertEqual(try String(contentsOf: prefix.appendingPathComponent("share/vala/vapi/photopick-1.deps"), encoding: .utf8), "gtk4\n")
+            for page in ["index.html", "class.Picker.html", "embedding.html", "type_func.Picker.dialog_open.html", "property.Picker.picked-uris.html"] {
+                XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share/doc/photopick-1/\(page)").path), "the API reference has \(page)")
+            }
+
+            let javascript = work.appendingPathComponent("host.js")
+            try """
+                imports.gi.versions.Gtk = "4.0";
+                const { GLib, Gtk, Photopick } = imports.gi;
+                Gtk.init();
+                const loop = new GLib.MainLoop(null, false);
+                const window = new Gtk.Window({ title: "GJS", default_width: 800, default_height: 600 });
+                const picker = new Photopick.Picker({ library_folders: [ARGV[0]], show_camera: false });
+                picker.connect("confirmed", (_picker, uris) => { for (const uri of uris) print(uri); loop.quit(); });
+                window.connect("close-request", () => { loop.quit(); return false; });
+                window.set_child(picker);
+                window.present();
+                picker.grab_focus();
+                loop.run();
+                """.write(to: javascript, atomically: true, encoding: .utf8)
+            let vala = work.appendingPathComponent("host.vala")
+            try """
+                int main (string[] args) {
+                    Gtk.init ();
+                    var loop = new MainLoop ();
+                    var window = new Gtk.Window () { title = "Vala", default_width = 800, default_height = 600 };
+                    // (Set up after new (): the picker is built once this is over, on these folders only.)
+                    var picker = new Photopick.Picker () { library_folders = { args[1] }, show_camera = false };
+                    string? label = null;  // (nullable in the .vapi: the default "Add")
+                    picker.confirm_label = label;
+                    picker.confirmed.connect ((uris) => {
+                        foreach (var uri in uris) print ("%s\\n", uri);
+                        loop.quit ();
+                    });
+                    window.close_request.connect (() => { loop.quit (); return false; });
+                    window.child = picker;
+                    window.present ();
+                    picker.grab_focus ();
+                    loop.run ();
+                    return 0;
+                }
+                """.write(to: vala, atomically: true, encoding: .utf8)
+            let binary = work.appendingPathComponent("vala-host").path
+            let compiled = try TestSupport.run("/usr/bin/valac", ["--pkg", "gtk4", "--pkg", "photopick-1", "--vapidir",
+                                                                  prefix.appendingPathComponent("share/vala/vapi").path,
+                                                                  "--directory", work.path, "-X", "-w", "-o", binary, vala.path],
+                                               environment: prefixEnvironment, timeout: 180)
+            XCTAssertEqual(compiled.status, 0, String(decoding: compiled.output, as: UTF8.self) + compiled.error)
+
+            for (executable, arguments, title) in [("/usr/bin/gjs", [javascript.path, library.path], "GJS"), (binary, [library.path], "Vala")] {
+                let window = try WindowProcess(display: display, executable: executable, arguments: arguments, dataHome: dataHome,
+                                               cacheHome: cacheHome, environment: prefixEnvironment, title: title)
+                defer { window.stop() }
+                usleep(500_000)
+                try pickThreeUnpickTheSecondAndConfirm(in: window)
+                let (_, lines) = window.finish(timeout: 10)
+                XCTAssertEqual(lines, [uri(5), uri(3)], "\(title): \(window.errorText)")
+            }
         }
     }
 
