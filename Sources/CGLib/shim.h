@@ -105,3 +105,6 @@ static inline void photopick_forget_stale_mount_sync(GFile *file) {
 // An anonymous file in memory, close-on-exec (memfd_create is a GNU declaration the module does
 // not see): a remote file's mirror, which a sandboxed worker reads like a file.
 static inline int photopick_memory_file(const char *name) { return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC); }
+
+/* malloc_trim: the memory a host's last picker let go of goes back to the system. */
+#include <malloc.h>

@@ -698,6 +698,70 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// What a picker started ends with the last picker (issue 38, point 5): after a first run's
+    /// picker is shown and destroyed, no child process is left (two decode workers stayed, and a
+    /// metadata worker as a zombie) and the threads are back to a few more than before; two hundred
+    /// create/show/destroy cycles leave the host's memory flat.
+    nonisolated func testDestroyingTheLastPickerLeavesNoProcessAndTwoHundredCyclesLeaveMemoryFlat() throws {
+        try MainActor.assumeIsolated {
+            let script = try pythonHost("cycles", title: "Cycles", width: 800, height: 600, """
+                def children():
+                    out = os.popen("ps -o stat=,comm= --ppid %d" % os.getpid()).read().split("\\n")
+                    return sorted(line.split()[1] + ("(zombie)" if line.split()[0].startswith("Z") else "")
+                                  for line in out if line.strip() and not line.split()[1] in ("ps", "sh"))
+                def threads():
+                    return len(os.listdir("/proc/self/task"))
+                def rss():
+                    return int([line for line in open("/proc/self/status") if line.startswith("VmRSS")][0].split()[1])
+                context = GLib.MainContext.default()
+                def spin(seconds):
+                    end = time.monotonic() + seconds
+                    while time.monotonic() < end:
+                        context.iteration(False)
+                        time.sleep(0.002)
+                window.present()
+                spin(0.5)
+                before = threads()
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                window.set_child(picker)
+                spin(3)
+                print("shown", " ".join(children()), flush=True)
+                window.set_child(None)
+                del picker
+                spin(1.5)
+                print("after", " ".join(children()) or "none", flush=True)
+                print("threads", before, threads(), flush=True)
+                sizes = {}
+                for cycle in range(1, 201):
+                    picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                    window.set_child(picker)
+                    spin(0.05)
+                    window.set_child(None)
+                    del picker
+                    spin(0.01)
+                    if cycle in (20, 200):
+                        spin(0.5)
+                        sizes[cycle] = rss()
+                print("rss", sizes[20], sizes[200], flush=True)
+                print("after cycles", " ".join(children()) or "none", flush=True)
+                GLib.idle_add(loop.quit)
+                """)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Cycles")
+            defer { window.stop() }
+            let (_, lines) = window.finish(timeout: 120)
+            XCTAssertTrue(lines.first { $0.hasPrefix("shown ") }?.contains("photopick-work") ?? false, "the first run started workers: \(lines) \(window.errorText)")
+            XCTAssertTrue(lines.contains("after none"), "no worker, and no zombie, after the picker went: \(lines)")
+            XCTAssertTrue(lines.contains("after cycles none"), "\(lines)")
+            let threads = try XCTUnwrap(lines.first { $0.hasPrefix("threads ") }?.split(separator: " ").dropFirst().compactMap { Int($0) })
+            XCTAssertLessThanOrEqual(threads[1], threads[0] + 3, "threads before the picker and after it went: \(threads)")
+            let rss = try XCTUnwrap(lines.first { $0.hasPrefix("rss ") }?.split(separator: " ").dropFirst().compactMap { Int($0) })
+            // (kB after 20 cycles and after 200: flat is within 8 MB, where a leak of the picker's
+            // state or a cache kept per picker grows by tens.)
+            XCTAssertLessThan(rss[1] - rss[0], 8 * 1024, "RSS after 20 and after 200 cycles, kB: \(rss)")
+        }
+    }
+
     /// A host app destroys the picker while a pick's copy waits on a server that stopped
     /// answering (its processes stopped, as a NAS that hangs): the host's GTK thread is back at
     /// once (issue 37: it was blocked for 22 s, the copy's thread joined on the GTK thread).

@@ -400,6 +400,16 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
 
     private func stop(_ worker: Worker) { worker.process.stop() }
 
+    /// Stops the workers that wait for work (the last picker of a host went): they are started
+    /// again when a decode needs one. Workers at work finish their decode and stay.
+    public func stopIdleWorkers() {
+        let stopping = locked { () -> [Worker] in
+            defer { idle = [] }
+            return idle
+        }
+        for worker in stopping { stop(worker) }
+    }
+
     // MARK: Programs of other projects
 
     /// The share of the budget a thumbnailer of another project (a video's) is held to: its

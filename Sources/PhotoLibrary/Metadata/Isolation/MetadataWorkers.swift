@@ -66,6 +66,16 @@ public final class MetadataWorkers: @unchecked Sendable {  // the idle workers b
     /// Workers started so far, and those replaced after a crash or a deadline (tests).
     public var statistics: (started: Int, replaced: Int) { counts.withLock { $0 } }
 
+    /// Stops (and reaps) the workers that wait for a batch (the last picker of a host went);
+    /// a scan starts new ones when it needs them.
+    public func stopIdleWorkers() {
+        let stopping = idle.withLock { idle -> [Worker] in
+            defer { idle = [] }
+            return idle
+        }
+        _ = stopping  // (each Worker stops its process as it goes)
+    }
+
     /// The workers at work on a batch now, and which file of it each is on (tests crash them
     /// from outside).
     public var busyWorkers: [(pid: pid_t, file: Int?)] {
