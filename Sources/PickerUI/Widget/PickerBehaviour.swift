@@ -157,6 +157,7 @@ public final class PickerBehaviour {
 
     /// Makes the picker over the library the properties name, replacing the one there was.
     private func build() {
+        StartupTrace.mark("embedded picker: building")
         tearDownView()
         let given = libraryFolders
         var seen = Set<[UInt8]>()
@@ -179,6 +180,7 @@ public final class PickerBehaviour {
             gtk_box_append(content.cast(), page)
             return
         }
+        StartupTrace.mark("embedded picker: library opened")
         let camera = photopick_picker_get_show_camera(picker) != 0
             ? CameraStore(requested: nil, alwaysShown: false, post: { MainLoopDispatcher.shared.post($0) }) : nil
         let maximum = Int(photopick_picker_get_max_picks(picker))
@@ -188,6 +190,7 @@ public final class PickerBehaviour {
         let library = service.library
         let isFirstRun = library.isEmpty
         let view = PickerView(controller: controller, loader: Self.loader)
+        StartupTrace.mark("embedded picker: view made")
         // A first run makes its first screen's thumbnails while the files are dated, before the
         // grid is laid out (often before the host shows the picker at all): until the picker has
         // a size, those of a window of the program's default size.
@@ -202,6 +205,7 @@ public final class PickerBehaviour {
         view.filter = filter
         view.escapeCancels = true
         openAlbum(fallingBack: true)
+        StartupTrace.mark("embedded picker: album open")
         for notice in library.notices { view.report(notice.message, printing: false) }
         if let picks = pendingPicks {
             pendingPicks = nil
