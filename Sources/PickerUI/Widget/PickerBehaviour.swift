@@ -115,28 +115,56 @@ public final class PickerBehaviour {
             Self.livePickers += 1
             // Built once the host is done setting it up (issue 38, point 11): `new ()` and then
             // setters (Vala's object initializers, C that sets up after creating) had the
-            // person's own folders indexed first, then the folders asked for. Whichever comes
-            // first of the main loop running and the widget being realized; a method that needs
-            // the picker (grab_focus, confirm) builds it at once.
-            buildLater.schedule(priority: G_PRIORITY_HIGH_IDLE) { [weak self] in self?.buildIfWaiting() }
-            realizeHandler = Signal.connect(widget.raw, "realize") { [weak self] in self?.buildIfWaiting() }
+            // person's own folders indexed first, then the folders asked for. Built when the
+            // main loop next runs; a method that needs the picker (grab_focus, confirm) builds it
+            // at once.
+            waitingToBuild = true
+            buildLater.schedule(priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildAfterTheFrame() }
         }
         applyShowHeader()
     }
 
     /// The build waiting for the host's setup to end (see init).
     private let buildLater = MainLoopSource()
-    private var realizeHandler: gulong = 0
+    private var waitingToBuild = false
+    private var afterPaintHandler: (clock: OpaquePointer, id: gulong)?
     /// Whether the picker was built (always, in the program's window).
-    private var isBuilt: Bool { isHosted || (!buildLater.isPending && realizeHandler == 0) }
+    private var isBuilt: Bool { isHosted || !waitingToBuild }
 
     /// Builds the picker now if it waits for the host's setup to end.
     func buildIfWaiting() {
         guard !isBuilt else { return }
+        waitingToBuild = false
         buildLater.cancel()
-        if realizeHandler != 0 { g_signal_handler_disconnect(widget.raw, realizeHandler) }
-        realizeHandler = 0
+        stopWaitingForTheFrame()
         build()
+    }
+
+    /// A picker already on screen (added to a window the person sees) is built once the window
+    /// has drawn its frame (issue 38, point 6): built in the same turn as the host's own work
+    /// and the library's loading, the host's window froze for 168 ms when the picker came up.
+    private func buildAfterTheFrame() {
+        guard !isBuilt else { return }
+        guard gtk_widget_get_mapped(widget) != 0, let clock = gtk_widget_get_frame_clock(widget) else {
+            buildIfWaiting()
+            return
+        }
+        let id = Signal.connect(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
+            guard let self else { return }
+            self.stopWaitingForTheFrame()
+            // (Right after this paint, before the next frame's work.)
+            self.buildLater.schedule(priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
+        }
+        afterPaintHandler = (clock, id)
+        gtk_widget_queue_draw(widget)
+        // (A window that draws no frame, minimized on Wayland, still gets its picker.)
+        buildLater.schedule(after: 500, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
+    }
+
+    private func stopWaitingForTheFrame() {
+        guard let (clock, id) = afterPaintHandler else { return }
+        afterPaintHandler = nil
+        if g_signal_handler_is_connected(UnsafeMutableRawPointer(clock), id) != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(clock), id) }
     }
 
     var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
@@ -317,8 +345,8 @@ public final class PickerBehaviour {
 
     func dispose() {
         buildLater.cancel()
-        if realizeHandler != 0 { g_signal_handler_disconnect(widget.raw, realizeHandler) }
-        realizeHandler = 0
+        stopWaitingForTheFrame()
+        waitingToBuild = false
         tearDownView()
         gtk_widget_unparent(content)
         if !isHosted {
