@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A host's main loop while a picker is made and shown (issue 38, point 6).
+
+A window animates a spinner all the time (a frame every 16-17 ms, as a person sees it move);
+after a second a PhotopickPicker of LIBRARY is made and added to it. Prints the longest gap
+between the window's frames before, while the picker is made and shown (the first 1.5 s), and
+after, with how many gaps were over 25 ms, and each gap over 50 ms as it happens.
+
+  GSK_RENDERER=cairo LD_LIBRARY_PATH=PREFIX/lib GI_TYPELIB_PATH=PREFIX/lib/girepository-1.0 \\
+      xvfb-run -a python3 bench/host-stall.py LIBRARY [SECONDS]
+
+Use GSK_RENDERER=cairo under Xvfb: GTK's GL renderer is software there (llvmpipe), and its
+frames, not the picker, make the gaps. Warm: run once first (the index and the thumbnails made);
+cold: empty XDG_DATA_HOME and XDG_CACHE_HOME. PHOTOPICK_TRACE_STARTUP=1 prints the picker's own
+steps. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
+c7b4362, 86-103 ms at cd9c6bb; cold 121-178 ms and 141-160 ms.
+"""
+import sys
+import time
+
+import gi
+
+gi.require_version("Gtk", "4.0")
+gi.require_version("Photopick", "1")
+from gi.repository import GLib, Gtk, Photopick  # noqa: E402
+
+library = sys.argv[1]
+seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 4
+Gtk.init()
+loop = GLib.MainLoop()
+window = Gtk.Window(title="Host stall")
+window.set_default_size(960, 720)
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+box.append(Gtk.Spinner(spinning=True))
+window.set_child(box)
+window.present()
+gaps, last, phase, start = [], [None], ["before"], time.monotonic()
+
+
+def tick(widget, clock):
+    now = time.monotonic()
+    if last[0] is not None:
+        gaps.append((now - last[0], phase[0]))
+        if now - last[0] > 0.05:
+            print("gap of %.0f ms ending at %.3f s" % ((now - last[0]) * 1000, now - start), flush=True)
+    last[0] = now
+    return True
+
+
+def make():
+    phase[0] = "made and shown"
+    print("picker made at %.3f s" % (time.monotonic() - start), flush=True)
+    box.append(Photopick.Picker(library_folders=[library], show_camera=False, vexpand=True))
+    GLib.timeout_add(1500, lambda: phase.__setitem__(0, "after") or False)
+    GLib.timeout_add(int(seconds * 1000), finish)
+    return False
+
+
+def finish():
+    for name in ("before", "made and shown", "after"):
+        values = sorted(gap for gap, when in gaps if when == name)
+        if values:
+            print("%s: %d frames, longest gap %.0f ms, gaps over 25 ms: %d"
+                  % (name, len(values), values[-1] * 1000, sum(1 for gap in values if gap > 0.025)), flush=True)
+    loop.quit()
+    return False
+
+
+window.add_tick_callback(tick)
+GLib.timeout_add(1000, make)
+loop.run()
