@@ -186,7 +186,6 @@ enum Style {
         guard !installed, let display = gdk_display_get_default() else { return }
         installed = true
         let provider = gtk_css_provider_new()!
-        if getenv("PHOTOPICK_DUMP_CSS") != nil { print(installedCSS(adwaita: adw_is_initialized() != 0)) }
         gtk_css_provider_load_from_data(provider, installedCSS(adwaita: adw_is_initialized() != 0), -1)
         gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
     }
