@@ -127,7 +127,8 @@ public final class PickerBehaviour {
     /// The build waiting for the host's setup to end (see init).
     private let buildLater = MainLoopSource()
     private var waitingToBuild = false
-    private var afterPaintHandler: (clock: OpaquePointer, id: gulong)?
+    /// The frame clock the build waits on, held (the picker may move to another window first).
+    private var afterPaintHandler: (clock: GObjectRef, id: gulong)?
     /// Whether the picker was built (always, in the program's window).
     private var isBuilt: Bool { isHosted || !waitingToBuild }
 
@@ -155,7 +156,7 @@ public final class PickerBehaviour {
             // (Right after this paint, before the next frame's work.)
             self.buildLater.schedule(priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
         }
-        afterPaintHandler = (clock, id)
+        afterPaintHandler = (GObjectRef(clock, transfer: .none), id)
         gtk_widget_queue_draw(widget)
         // (A window that draws no frame, minimized on Wayland, still gets its picker.)
         buildLater.schedule(after: 500, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
@@ -164,7 +165,7 @@ public final class PickerBehaviour {
     private func stopWaitingForTheFrame() {
         guard let (clock, id) = afterPaintHandler else { return }
         afterPaintHandler = nil
-        if g_signal_handler_is_connected(UnsafeMutableRawPointer(clock), id) != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(clock), id) }
+        if g_signal_handler_is_connected(clock.pointer, id) != 0 { g_signal_handler_disconnect(clock.pointer, id) }
     }
 
     var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
