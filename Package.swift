@@ -12,9 +12,10 @@ let package = Package(
         .executable(name: "photopick-worker", targets: ["photopick-worker"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
-        // libphotopick-1.so: the picker as a GTK widget for any program (PhotopickPicker, with
-        // Sources/CPhotopick/photopick-1/photopick.h); meson gives it its soname and GIR data.
-        .library(name: "photopick-1", type: .dynamic, targets: ["PhotopickLibrary"]),
+        // The picker widget's implementation, which libphotopick-1.so (the widget's C shell,
+        // built by meson from Sources/CPhotopick) loads when a host makes its first picker:
+        // meson installs it as <libdir>/photopick-1/libphotopick-implementation.so.
+        .library(name: "photopick-implementation", type: .dynamic, targets: ["PhotopickLibrary"]),
     ],
     targets: [
         // C modules.
@@ -67,23 +68,25 @@ let package = Package(
         // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
         .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),
 
-        // The picker widget's GObject shell in C (PhotopickPicker: properties, signals, the public
-        // header); what it does is PickerUI's (Widget/PickerBehaviour.swift).
-        .target(name: "CPhotopick", dependencies: ["CGtk"]),
+        // The picker widget's GObject shell in C (PhotopickPicker: properties, signals, actions,
+        // the public header), linked into the photopick program; meson builds the same file as
+        // libphotopick-1.so. What the widget does is PickerUI's (Widget/PickerBehaviour.swift),
+        // which sees the shell only through photopick-private.h's tables.
+        .target(name: "CPhotopick", dependencies: ["CGtk"], exclude: ["photopick-1.map"]),
 
         // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk", "CPhotopick"]),
+        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
-        // libphotopick-1.so's own target, for its link flags: the soname (ABI version 0) and the
-        // Swift runtime's folder as its run path, so any program loads it with nothing set.
-        // Its version script exports the public header's functions and hides everything else.
+        // libphotopick-implementation.so's own target, for its link flags: the Swift runtime's
+        // folder as its run path, so it loads with nothing set, and a version script that
+        // exports photopick_implementation_attach and hides everything else.
         .target(name: "PhotopickLibrary", dependencies: ["PickerUI", "PhotoLibrary"],
-                exclude: ["photopick-1.map"],
-                linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-use-ld=lld", "-Xlinker", "-soname=libphotopick-1.so.0",
-                                               "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/PhotopickLibrary/photopick-1.map"])]),
+                exclude: ["photopick-implementation.map"],
+                linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-use-ld=lld", "-Xlinker", "-soname=libphotopick-implementation.so",
+                                               "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/PhotopickLibrary/photopick-implementation.map"])]),
 
         // The command-line program: its commands and their options, the window command, output.
-        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "Camera", "GObjectSupport", "CGLib"]),
+        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
         .executableTarget(name: "photopick", dependencies: ["PhotopickCommands"]),
         .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"]),
 
@@ -91,7 +94,7 @@ let package = Package(
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
                           path: "bench/ThumbnailBenchmark"),
 
-        .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "Thumbnails", "PhotoLibrary", "CGtk"],
+        .executableTarget(name: "picker-benchmark", dependencies: ["PickerUI", "CPhotopick", "Thumbnails", "PhotoLibrary", "CGtk"],
                           path: "bench/PickerBenchmark"),
 
         .executableTarget(name: "camera-benchmark", dependencies: ["PickerUI", "PickerModel", "Camera", "GObjectSupport", "Thumbnails", "PhotoLibrary", "CGtk", "CGdkPixbuf"],

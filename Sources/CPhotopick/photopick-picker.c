@@ -1,14 +1,24 @@
 /* PhotopickPicker: the GObject shell of the picker widget.
  *
- * Properties, signals and the child's layout are here, in C, where GObject's class machinery
- * (variadic g_signal_new, param specs, g_object_notify_by_pspec) is at home and where
- * g-ir-scanner reads the documentation below. What the picker does is Swift's: the shell calls
- * the hooks of photopick-private.h (PhotopickWidget/PickerBehaviour.swift).
+ * Properties, signals, actions and the child's layout are here, in C, where GObject's class
+ * machinery (variadic g_signal_new, param specs, g_object_notify_by_pspec) is at home and where
+ * g-ir-scanner reads the documentation below. What the picker does is Swift's, reached through
+ * the table of photopick-private.h (PickerUI/Widget/PickerBehaviour). In libphotopick-1.so this
+ * file is the whole library a host links, and it loads the Swift implementation when the first
+ * picker is made ("The implementation", at the end).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define G_LOG_DOMAIN "Photopick"
+#ifdef PHOTOPICK_FRONT
+#define _GNU_SOURCE  /* dladdr */
+#include <dlfcn.h>
+#include <signal.h>
+#endif
 #include "photopick-1/photopick.h"
 #include "photopick-private.h"
+
+static const PhotopickBehaviourFunctions *implementation (void);
 
 /**
  * PhotopickPicker:
@@ -119,7 +129,7 @@ changed (PhotopickPicker *self, guint property)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[property]);
   if (self->behaviour)
-    photopick_picker_behaviour_changed (self->behaviour, g_param_spec_get_name (properties[property]));
+    implementation ()->changed (self->behaviour, g_param_spec_get_name (properties[property]));
 }
 
 /* Every writable property is a construct property, so the picker is built once, here, with
@@ -130,8 +140,13 @@ photopick_picker_constructed (GObject *object)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (object);
 
+  const PhotopickBehaviourFunctions *functions;
+
   G_OBJECT_CLASS (photopick_picker_parent_class)->constructed (object);
-  self->behaviour = photopick_picker_behaviour_new (self);
+  /* (Without its implementation, a picker is an empty widget that says so in the log.) */
+  functions = implementation ();
+  if (functions != NULL)
+    self->behaviour = functions->new (self);
 }
 
 static void
@@ -142,7 +157,7 @@ photopick_picker_dispose (GObject *object)
 
   /* The Swift side unparents the child and lets go of the library, timers and handlers. */
   if (behaviour)
-    photopick_picker_behaviour_dispose (behaviour);
+    implementation ()->dispose (behaviour);
   G_OBJECT_CLASS (photopick_picker_parent_class)->dispose (object);
 }
 
@@ -251,7 +266,7 @@ photopick_picker_grab_focus (GtkWidget *widget)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
-  return self->behaviour ? photopick_picker_behaviour_grab_focus (self->behaviour) : FALSE;
+  return self->behaviour ? implementation ()->grab_focus (self->behaviour) : FALSE;
 }
 
 /* Tab and Shift+Tab move through the picker's widgets in their order (the header row, the
@@ -282,6 +297,52 @@ photopick_picker_get_request_mode (GtkWidget *widget)
   GtkWidget *child = gtk_widget_get_first_child (widget);
 
   return child != NULL ? gtk_widget_get_request_mode (child) : GTK_SIZE_REQUEST_CONSTANT_SIZE;
+}
+
+/* The picker.* actions with their accelerators as the class's shortcuts: they act while the
+ * focus is in the picker, so a host's own Ctrl+Return (send a message) stays its own. The
+ * program's window lists the same commands (PickerUI/PickerActions.swift; CellTests checks that
+ * the two agree). Escape, Space and Return are the grid's and the preview's own keys. */
+static const struct {
+  const char *name;
+  const char *accelerators[4];
+} picker_actions[] = {
+  { "confirm",      { "<Control>Return", "<Control>KP_Enter", NULL } },
+  { "cancel",       { NULL } },
+  { "pick",         { NULL } },
+  { "preview",      { "<Alt>Return", NULL } },
+  { "zoom-in",      { "<Control>plus", "<Control>equal", "<Control>KP_Add", NULL } },
+  { "zoom-out",     { "<Control>minus", "<Control>KP_Subtract", NULL } },
+  { "choose-album", { "<Control>o", NULL } },
+  { "take-photo",   { "<Control>t", NULL } },
+};
+
+static void
+activate_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  PhotopickPicker *self = PHOTOPICK_PICKER (widget);
+
+  if (self->behaviour != NULL)
+    implementation ()->activate (self->behaviour, action_name + strlen ("picker."));
+}
+
+static void
+install_actions (GtkWidgetClass *widget_class)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (picker_actions); i++)
+    {
+      g_autofree char *name = g_strconcat ("picker.", picker_actions[i].name, NULL);
+
+      gtk_widget_class_install_action (widget_class, name, NULL, activate_action);
+      for (const char * const *accelerator = picker_actions[i].accelerators; *accelerator != NULL; accelerator++)
+        {
+          GtkShortcut *shortcut = gtk_shortcut_new (gtk_shortcut_trigger_parse_string (*accelerator), gtk_named_action_new (name));
+
+          /* (The class keeps its own reference.) */
+          gtk_widget_class_add_shortcut (widget_class, shortcut);
+          g_object_unref (shortcut);
+        }
+    }
 }
 
 static void
@@ -490,7 +551,7 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "photopick-picker");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
-  photopick_picker_behaviour_class_init (widget_class);
+  install_actions (widget_class);
 }
 
 static void
@@ -534,7 +595,7 @@ photopick_picker_get_picked_uris (PhotopickPicker *self)
 
   if (!self->behaviour)
     return g_new0 (char *, 1);
-  return photopick_picker_behaviour_picked_uris (self->behaviour);
+  return implementation ()->picked_uris (self->behaviour);
 }
 
 /**
@@ -556,7 +617,7 @@ photopick_picker_set_picked_uris (PhotopickPicker *self, const char * const *uri
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
   if (self->behaviour)
-    photopick_picker_behaviour_set_picked_uris (self->behaviour, uris ? uris : none);
+    implementation ()->set_picked_uris (self->behaviour, uris ? uris : none);
 }
 
 /**
@@ -592,7 +653,7 @@ photopick_picker_confirm (PhotopickPicker *self)
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
   if (self->behaviour)
-    photopick_picker_behaviour_confirm (self->behaviour);
+    implementation ()->confirm (self->behaviour);
 }
 
 /**
@@ -609,7 +670,7 @@ photopick_picker_clear (PhotopickPicker *self)
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
   if (self->behaviour)
-    photopick_picker_behaviour_clear (self->behaviour);
+    implementation ()->clear (self->behaviour);
 }
 
 /**
@@ -992,7 +1053,7 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
   if (self->behaviour)
-    photopick_picker_behaviour_header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
+    implementation ()->header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
   if (start)
     *start = widgets[0];
   if (title)
@@ -1177,7 +1238,7 @@ photopick_picker_dialog_open_finish (GAsyncResult  *result,
 /**
  * photopick_get_major_version:
  *
- * Gets the major version of the Photopick library loaded (PhotopickLibrary/Version.swift).
+ * Gets the major version of the Photopick library loaded.
  *
  * Returns: the major version
  *
@@ -1204,15 +1265,33 @@ photopick_picker_dialog_open_finish (GAsyncResult  *result,
  * Since: 0.2
  */
 
-/* For the Swift side. */
+guint
+photopick_get_major_version (void)
+{
+  return PHOTOPICK_MAJOR_VERSION;
+}
 
-gpointer
+guint
+photopick_get_minor_version (void)
+{
+  return PHOTOPICK_MINOR_VERSION;
+}
+
+guint
+photopick_get_micro_version (void)
+{
+  return PHOTOPICK_MICRO_VERSION;
+}
+
+/* For the implementation (photopick-private.h). */
+
+static gpointer
 photopick_picker_get_behaviour (PhotopickPicker *self)
 {
   return self->behaviour;
 }
 
-void
+static void
 photopick_picker_set_album_internal (PhotopickPicker *self, const char *album)
 {
   if (g_strcmp0 (self->album, album) == 0)
@@ -1222,7 +1301,7 @@ photopick_picker_set_album_internal (PhotopickPicker *self, const char *album)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALBUM]);
 }
 
-void
+static void
 photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count)
 {
   if (self->picked_count == count)
@@ -1231,26 +1310,140 @@ photopick_picker_set_picked_count_internal (PhotopickPicker *self, guint count)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PICKED_COUNT]);
 }
 
-void
+static void
 photopick_picker_notify_picked_uris (PhotopickPicker *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PICKED_URIS]);
 }
 
-void
+static void
 photopick_picker_emit_pick_copied (PhotopickPicker *self, const char *uri, const char *copy_uri)
 {
   g_signal_emit (self, signals[SIGNAL_PICK_COPIED], 0, uri, copy_uri);
 }
 
-void
+static void
 photopick_picker_emit_confirmed (PhotopickPicker *self, const char * const *uris)
 {
   g_signal_emit (self, signals[SIGNAL_CONFIRMED], 0, uris);
 }
 
-void
+static void
 photopick_picker_emit_cancelled (PhotopickPicker *self)
 {
   g_signal_emit (self, signals[SIGNAL_CANCELLED], 0);
 }
+
+/* The implementation */
+
+static const PhotopickShellFunctions shell_functions = {
+  .get_type = photopick_picker_get_type,
+  .new = photopick_picker_new,
+  .get_behaviour = photopick_picker_get_behaviour,
+  .get_library_folders = photopick_picker_get_library_folders,
+  .set_library_folders = photopick_picker_set_library_folders,
+  .get_max_picks = photopick_picker_get_max_picks,
+  .get_mime_types = photopick_picker_get_mime_types,
+  .get_name_patterns = photopick_picker_get_name_patterns,
+  .get_album = photopick_picker_get_album,
+  .get_confirm_label = photopick_picker_get_confirm_label,
+  .get_show_camera = photopick_picker_get_show_camera,
+  .get_show_header = photopick_picker_get_show_header,
+  .set_show_header = photopick_picker_set_show_header,
+  .get_show_choose_folder = photopick_picker_get_show_choose_folder,
+  .set_album_internal = photopick_picker_set_album_internal,
+  .set_picked_count_internal = photopick_picker_set_picked_count_internal,
+  .notify_picked_uris = photopick_picker_notify_picked_uris,
+  .emit_pick_copied = photopick_picker_emit_pick_copied,
+  .emit_confirmed = photopick_picker_emit_confirmed,
+  .emit_cancelled = photopick_picker_emit_cancelled,
+};
+
+#ifdef PHOTOPICK_FRONT
+
+/* The signals whose handlers the Swift runtime installs as it loads (its backtracer, on by
+ * default), with an alternate signal stack for the thread. They are the host's to handle: the
+ * shell puts back whatever the host had. */
+static const int runtime_signals[] = { SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV };
+
+/* Beside this library, in its photopick-1 folder: found through the path this library was
+ * loaded from (an install moved elsewhere, or a test's prefix, still finds it), else where
+ * meson installed it. */
+static char *
+implementation_path (void)
+{
+  Dl_info info;
+
+  if (dladdr ((void *) photopick_picker_get_type, &info) != 0 && info.dli_fname != NULL && strchr (info.dli_fname, '/') != NULL)
+    {
+      g_autofree char *folder = g_path_get_dirname (info.dli_fname);
+      char *path = g_build_filename (folder, "photopick-1", "libphotopick-implementation.so", NULL);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return path;
+      g_free (path);
+    }
+  return g_build_filename (PHOTOPICK_IMPLEMENTATION_DIR, "libphotopick-implementation.so", NULL);
+}
+
+static const PhotopickBehaviourFunctions *
+load_implementation (void)
+{
+  g_autofree char *path = implementation_path ();
+  struct sigaction host_actions[G_N_ELEMENTS (runtime_signals)];
+  stack_t host_stack;
+  const PhotopickBehaviourFunctions *(*attach) (const PhotopickShellFunctions *, guint);
+  const PhotopickBehaviourFunctions *functions;
+  void *library;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
+    sigaction (runtime_signals[i], NULL, &host_actions[i]);
+  sigaltstack (NULL, &host_stack);
+  /* Global, as a library the host linked would be: libadwaita's templates name their parts
+   * (AdwStatusPage's AdwClamp), which GtkBuilder finds by their symbols in the global scope.
+   * Never closed: a Swift runtime cannot be unloaded. */
+  library = dlopen (path, RTLD_NOW | RTLD_GLOBAL);
+  for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
+    sigaction (runtime_signals[i], &host_actions[i], NULL);
+  /* (And the signal stack it gives this thread for them.) */
+  sigaltstack (&host_stack, NULL);
+  if (library == NULL)
+    {
+      g_critical ("The picker cannot work: its implementation did not load (%s)", dlerror ());
+      return NULL;
+    }
+  attach = (const PhotopickBehaviourFunctions *(*) (const PhotopickShellFunctions *, guint)) dlsym (library, "photopick_implementation_attach");
+  functions = attach != NULL ? attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI) : NULL;
+  if (functions == NULL)
+    g_critical ("The picker cannot work: %s is not the implementation of this libphotopick-1 (%s)", path, PHOTOPICK_VERSION_S);
+  return functions;
+}
+
+#endif
+
+/* Loaded or attached once, as the first picker is made (on the GTK thread, as every call). */
+static const PhotopickBehaviourFunctions *
+implementation (void)
+{
+  static const PhotopickBehaviourFunctions *functions;
+  static gboolean tried;
+
+  if (!tried)
+    {
+      tried = TRUE;
+#ifdef PHOTOPICK_FRONT
+      functions = load_implementation ();
+#else
+      functions = photopick_implementation_attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI);
+#endif
+    }
+  return functions;
+}
+
+#ifndef PHOTOPICK_FRONT
+void
+photopick_shell_attach_linked (void)
+{
+  (void) implementation ();
+}
+#endif

@@ -36,11 +36,11 @@ public enum Localization {
         return stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? directory : nil
     }
 
-    /// Where the embedded picker (libphotopick-1.so, in `<prefix>/lib` or a multiarch folder
-    /// under it) finds the catalogues of its prefix.
-    public static func installedLocaleDirectory(library: String) -> String? {
-        var path = library
-        for _ in 0..<3 {
+    /// Where the embedded picker (libphotopick-1.so in `libraryFolder`, `<prefix>/lib` or a
+    /// multiarch folder under it) finds the catalogues of its prefix.
+    public static func installedLocaleDirectory(libraryFolder: String) -> String? {
+        var path = libraryFolder
+        for _ in 0..<2 {
             guard let slash = path.lastIndex(of: "/") else { return nil }
             path = String(path[..<slash])
             let directory = path + "/share/locale"

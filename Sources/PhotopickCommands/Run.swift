@@ -41,6 +41,9 @@ extension String {
     // EPIPE, and StandardOutput ends the program with status 0, instead of SIGPIPE killing it (141).
     StartupTrace.mark("run")
     signal(SIGPIPE, SIG_IGN)
+    // The program's own: a reader's crash is marked in its journal (a library leaves a host's
+    // signals alone).
+    CrashJournal.installSignalHandlers()
     PixbufLoaders.dropUnsafeModuleFile()
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")

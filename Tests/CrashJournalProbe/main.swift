@@ -6,12 +6,16 @@ import PhotoLibrary
 // crash journal's tests (PhotoLibraryTests/CrashJournalTests) start it and look at what the next
 // start makes of the journal it leaves.
 //
-//   crash-journal-probe INDEX-PATH FILE trap|segfault|exit|wait
+//   crash-journal-probe INDEX-PATH FILE trap|segfault|exit|wait [--as-library]
+//
+// As the photopick program, with handlers that mark the crash; `--as-library` as the embedded
+// picker in another program, with none.
 let arguments = CommandLine.arguments
-guard arguments.count == 4 else {
-    print("usage: crash-journal-probe INDEX-PATH FILE trap|segfault|exit|wait")
+guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "--as-library") else {
+    print("usage: crash-journal-probe INDEX-PATH FILE trap|segfault|exit|wait [--as-library]")
     exit(2)
 }
+if arguments.count == 4 { CrashJournal.installSignalHandlers() }
 let journal = CrashJournal(indexPath: arguments[1])
 let how = arguments[3]
 journal.reading(FilePath(arguments[2])) {

@@ -34,14 +34,14 @@ final class CrashJournalTests: XCTestCase {
     }
 
     /// A library of two real photos; returns it with its index's path (what the probe journals for).
-    private func library() throws -> (root: URL, suspect: URL, location: IndexLocation) {
-        let root = folder.appendingPathComponent("Pictures")
+    private func library(named name: String = "Pictures") throws -> (root: URL, suspect: URL, location: IndexLocation) {
+        let root = folder.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let photos = GeneratedLibrary.shared.files.filter { $0["kind"] as? String == "photo" && ($0["path"] as? String)?.hasSuffix(".jpg") == true }
         for (name, source) in zip(["good.jpg", "suspect.jpg"], photos) {
             try FileManager.default.copyItem(atPath: GeneratedLibrary.shared.path(of: source).displayString, toPath: root.appendingPathComponent(name).path)
         }
-        return (root, root.appendingPathComponent("suspect.jpg"), IndexLocation(databasePath: folder.appendingPathComponent("index.sqlite").path))
+        return (root, root.appendingPathComponent("suspect.jpg"), IndexLocation(databasePath: folder.appendingPathComponent("\(name).sqlite").path))
     }
 
     private func indexPath(_ root: URL, _ location: IndexLocation) throws -> String {
@@ -49,9 +49,9 @@ final class CrashJournalTests: XCTestCase {
     }
 
     /// Runs the probe; returns how it ended (a signal number, or the exit status + 1000).
-    private func runProbe(_ index: String, _ file: URL, _ how: String) throws -> Int32 {
+    private func runProbe(_ index: String, _ file: URL, _ how: String, asLibrary: Bool = false) throws -> Int32 {
         let program = try probe
-        let words: [String] = [program, index, file.path, how]
+        let words: [String] = [program, index, file.path, how] + (asLibrary ? ["--as-library"] : [])
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         var pid: pid_t = 0
@@ -115,5 +115,32 @@ final class CrashJournalTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.contains(".reading-") && !$0.hasSuffix(".reading-\(getpid())") }
         XCTAssertEqual(left, [])
+    }
+
+    /// Inside another program (the embedded picker), the host's signals are its own: nothing
+    /// marks a crash, and a process gone while it read a file may have been killed. A file the
+    /// readers were on when such a process ended twice, unchanged, is a suspect; once, it is
+    /// read again.
+    func testInsideAnotherProgramAFileTwoProcessesEndedOnIsListed() throws {
+        let (onceRoot, once, onceLocation) = try library(named: "Once")
+        XCTAssert([SIGILL, SIGTRAP].contains(try runProbe(try indexPath(onceRoot, onceLocation), once, "trap", asLibrary: true)))
+        let readAgain = try scan(onceRoot, onceLocation)
+        XCTAssertEqual(readAgain.photos, ["good.jpg", "suspect.jpg"], "after one end, the file is read again")
+        XCTAssertEqual(readAgain.problems, [:])
+
+        let (root, suspect, location) = try library()
+        let index = try indexPath(root, location)
+        XCTAssert([SIGILL, SIGTRAP].contains(try runProbe(index, suspect, "trap", asLibrary: true)))
+        XCTAssertEqual(try runProbe(index, suspect, "segfault", asLibrary: true), SIGSEGV)
+        let twice = try scan(root, location)
+        XCTAssertEqual(twice.photos, ["good.jpg"])
+        XCTAssertEqual(twice.problems, ["suspect.jpg": CrashJournal.suspicion])
+
+        // The probe as the program, ended twice from outside: its handlers were there to mark a
+        // crash, and marked none.
+        let (otherRoot, other, otherLocation) = try library(named: "Other")
+        let otherIndex = try indexPath(otherRoot, otherLocation)
+        for _ in 0..<2 { XCTAssertEqual(try runProbe(otherIndex, other, "wait"), SIGKILL) }
+        XCTAssertEqual(try scan(otherRoot, otherLocation).problems, [:])
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
+@testable import PickerUI
 import TestSupport
 import XCTest
 
@@ -145,6 +146,13 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 print("albums", chosen, picker.props.album, len(albums) > 0)
                 start, title, end = picker.get_header_widgets()
                 print("header", type(start).__name__, type(title).__name__, type(end).__name__)
+                controllers = picker.observe_controllers()
+                for index in range(controllers.get_n_items()):
+                    controller = controllers.get_item(index)
+                    if isinstance(controller, Gtk.ShortcutController):
+                        for item in range(controller.get_n_items()):
+                            shortcut = controller.get_item(item)
+                            print("shortcut", shortcut.get_action().to_string(), shortcut.get_trigger().to_string())
                 """
             let environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: prefixEnvironment)
             let result = try TestSupport.run(python, ["-c", script], environment: environment, timeout: 60)
@@ -167,6 +175,12 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo"].map({ "action \($0) True" }) {
                 XCTAssertTrue(lines.contains(expected), "\(expected) in \(lines.sorted())")
             }
+            // The shell's actions and accelerators (C, so that a host that never makes a picker
+            // loads no Swift) are the commands the program's window lists.
+            let commands = PickerActions.commands().filter { PickerBehaviour.actionNames.contains($0.name) }
+            XCTAssertEqual(Set(commands.map(\.name)), PickerBehaviour.actionNames)
+            XCTAssertEqual(Set(lines.filter { $0.hasPrefix("shortcut ") }),
+                           Set(commands.flatMap { command in command.accelerators.map { "shortcut action(picker.\(command.name)) \($0)" } }))
             XCTAssertFalse(result.error.contains("CRITICAL"), result.error)
             // What went wrong, for the host's developer: in GLib's log under the library's domain,
             // in a sentence with no command line in it (issue 38, point 3), not raw lines.
@@ -896,6 +910,142 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(String(decoding: ran.output, as: UTF8.self), "built \(version) run \(version)\nmacros \(version)\n", ran.error)
             let pc = try TestSupport.run("/usr/bin/pkg-config", ["--modversion", "photopick-1"], environment: prefixEnvironment)
             XCTAssertEqual(String(decoding: pc.output, as: UTF8.self), version + "\n")
+        }
+    }
+
+    /// A host linked to libphotopick-1 that never makes a picker loads no Swift (issue 38, point
+    /// 7: the library was the implementation itself, 14 Swift runtime libraries loaded at every
+    /// start); the first picker loads it, and the host's signal handlers are still its own after
+    /// the picker has opened its library (point 3: the Swift runtime's backtracer and the crash
+    /// journal took SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGQUIT), with the
+    /// crash journal kept without handlers.
+    nonisolated func testAHostPaysForThePickerOnlyWhenItMakesOneAndKeepsItsSignals() throws {
+        try MainActor.assumeIsolated {
+            let source = work.appendingPathComponent("lazy.c")
+            try """
+                #include <photopick-1/photopick.h>
+                #include <signal.h>
+                #include <stdio.h>
+                #include <string.h>
+                #include <unistd.h>
+
+                static void host_handler (int signal_number) { (void) signal_number; }
+
+                static int
+                mapped (const char *name)
+                {
+                  char line[4096];
+                  int found = 0;
+                  FILE *maps = fopen ("/proc/self/maps", "r");
+                  while (fgets (line, sizeof line, maps) != NULL)
+                    found |= strstr (line, name) != NULL;
+                  fclose (maps);
+                  return found;
+                }
+
+                static void
+                report (const char *when)
+                {
+                  const int signals[] = { SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV };
+                  stack_t stack;
+                  printf ("%s swift=%d implementation=%d", when, mapped ("libswiftCore"), mapped ("libphotopick-implementation"));
+                  for (int i = 0; i < 7; i++)
+                    {
+                      struct sigaction action;
+                      sigaction (signals[i], NULL, &action);
+                      printf (" %d=%s", signals[i], action.sa_handler == SIG_DFL ? "default" : action.sa_handler == host_handler ? "host" : "other");
+                    }
+                  sigaltstack (NULL, &stack);
+                  printf (" altstack=%s\\n", (stack.ss_flags & SS_DISABLE) ? "none" : "set");
+                  fflush (stdout);
+                }
+
+                /* The picker's crash journal beside its index: whether it says handlers mark crashes. */
+                static void
+                report_journal (void)
+                {
+                  char command[512], path[4096];
+                  snprintf (command, sizeof command, "find \\"$XDG_CACHE_HOME\\" \\"$XDG_DATA_HOME\\" -name '*.reading-%d'", (int) getpid ());
+                  FILE *found = popen (command, "r");
+                  int journals = 0, marking = 0;
+                  while (fgets (path, sizeof path, found) != NULL)
+                    {
+                      unsigned char header[2] = { 0, 0 };
+                      FILE *journal;
+                      path[strcspn (path, "\\n")] = 0;
+                      journal = fopen (path, "rb");
+                      if (journal != NULL && fread (header, 1, 2, journal) == 2)
+                        {
+                          journals++;
+                          marking += header[1] != 0;
+                        }
+                      if (journal != NULL)
+                        fclose (journal);
+                    }
+                  pclose (found);
+                  printf ("journals %d marking %d\\n", journals, marking);
+                }
+
+                static void
+                spin (int milliseconds)
+                {
+                  gint64 end = g_get_monotonic_time () + milliseconds * 1000;
+                  while (g_get_monotonic_time () < end)
+                    {
+                      g_main_context_iteration (NULL, FALSE);
+                      g_usleep (2000);
+                    }
+                }
+
+                int
+                main (int argc, char **argv)
+                {
+                  struct sigaction action = { 0 };
+                  const char *folders[] = { argv[1], NULL };
+                  GtkWidget *window, *picker;
+                  gpointer klass;
+
+                  action.sa_handler = host_handler;
+                  sigaction (SIGSEGV, &action, NULL);
+                  gtk_init ();
+                  window = gtk_window_new ();
+                  gtk_window_set_title (GTK_WINDOW (window), "Lazy");
+                  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+                  gtk_window_present (GTK_WINDOW (window));
+                  spin (300);
+                  /* The type and its class, as a GI host reads them, are the shell's alone. */
+                  klass = g_type_class_ref (PHOTOPICK_TYPE_PICKER);
+                  g_type_class_unref (klass);
+                  report ("without");
+                  picker = g_object_new (PHOTOPICK_TYPE_PICKER, "library-folders", folders, "show-camera", FALSE, NULL);
+                  gtk_window_set_child (GTK_WINDOW (window), picker);
+                  for (int waited = 0; waited < 200 && photopick_picker_get_album (PHOTOPICK_PICKER (picker)) == NULL; waited++)
+                    spin (50);
+                  spin (500);
+                  printf ("album %s\\n", photopick_picker_get_album (PHOTOPICK_PICKER (picker)));
+                  report ("with");
+                  report_journal ();
+                  gtk_window_destroy (GTK_WINDOW (window));
+                  return 0;
+                }
+                """.write(to: source, atomically: true, encoding: .utf8)
+            let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "photopick-1"], environment: prefixEnvironment)
+            XCTAssertEqual(flags.status, 0, flags.error)
+            let binary = work.appendingPathComponent("lazy").path
+            let compiled = try TestSupport.run("/usr/bin/cc", [source.path, "-o", binary, "-Wall", "-Werror"]
+                                                + String(decoding: flags.output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init), timeout: 120)
+            XCTAssertEqual(compiled.status, 0, compiled.error)
+            let needed = try TestSupport.run("/usr/bin/ldd", [binary], environment: prefixEnvironment)
+            XCTAssertFalse(String(decoding: needed.output, as: UTF8.self).contains("swift"), "the host needs no Swift library to start")
+
+            let window = try WindowProcess(display: display, executable: binary, arguments: [library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Lazy")
+            defer { window.stop() }
+            let (status, lines) = window.finish(timeout: 60)
+            XCTAssertEqual(status, 0, window.errorText)
+            let host = "\(SIGQUIT)=default \(SIGILL)=default \(SIGTRAP)=default \(SIGABRT)=default \(SIGBUS)=default \(SIGFPE)=default \(SIGSEGV)=host altstack=none"
+            XCTAssertEqual(lines, ["without swift=0 implementation=0 " + host, "album Recents", "with swift=1 implementation=1 " + host,
+                                   "journals 1 marking 0"], window.errorText)
         }
     }
 

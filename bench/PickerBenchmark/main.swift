@@ -30,6 +30,7 @@ adw_init()  // (as the program's AdwApplication does)
 let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
 let loader = ThumbnailLoader()
 // The picker as the program's window has it: the PhotopickPicker widget over the view.
+photopick_shell_attach_linked()
 let (picker, behaviour) = PickerBehaviour.hosting(PickerView.controller(library: library), loader: loader)
 let view = behaviour.view!
 // What the picker counts of its own work (binds, their time, cells waiting for a picture).

@@ -68,9 +68,9 @@
    (PHOTOPICK_MAJOR_VERSION == (major) && PHOTOPICK_MINOR_VERSION == (minor) && \
     PHOTOPICK_MICRO_VERSION >= (micro)))
 
-/* What the library exports: only the functions marked so (its version script, Sources/
- * PhotopickLibrary/photopick-1.map, hides every other symbol; these marks say the same to the
- * compiler and to a reader). */
+/* What the library exports: only the functions marked so (it is compiled with hidden
+ * visibility, and its version script, Sources/CPhotopick/photopick-1.map, hides the linker's
+ * own symbols too). */
 #ifndef _PHOTOPICK_EXTERN
 #define _PHOTOPICK_EXTERN __attribute__((visibility ("default"))) extern
 #endif

@@ -10,11 +10,18 @@ import Synchronization
 /// bug in one ends the process with a trap; without this, every later start would meet the
 /// same file and end the same way.
 ///
-/// On a crash signal the slot of the reader that crashed is marked (`photopick_crash_journal_*`).
-/// The next start finds the journal of a process that is gone and holds a mark: that slot's file
-/// becomes a suspect, kept in `<index>.suspects` with its size and time, and is not read again
-/// until it changes. The index lists it as failed with the reason (`ls --errors`). A journal of a
-/// process that ended any other way (closed, killed, interrupted) is only removed.
+/// In the photopick program, which installs handlers for the crash signals
+/// (`installSignalHandlers()`), the slot of the reader that crashed is marked
+/// (`photopick_crash_journal_*`). The next start finds the journal of a process that is gone and
+/// holds a mark: that slot's file becomes a suspect, kept in `<index>.suspects` with its size
+/// and time, and is not read again until it changes. The index lists it as failed with the
+/// reason (`ls --errors`). A journal of a process that ended any other way (closed, killed,
+/// interrupted) is only removed.
+///
+/// Inside another program (the embedded picker), signals are the host's: no handler marks the
+/// crash, and a journal of a process that is gone cannot tell a crash from a kill. Each file
+/// its readers were on gets a strike instead (`<index>.strikes`), and a file with two, the
+/// same version both times, becomes a suspect: a file that ends the process ends it every time.
 public final class CrashJournal: @unchecked Sendable {  // the mapping's slots are claimed atomically
     static let slotCount = 32
     static let slotSize = 4096
@@ -27,6 +34,11 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
     private let mapping: UnsafeMutableRawPointer?
     private let claimed = Atomic<UInt32>(0)
     private let suspects: Mutex<[FilePath: FileVersion]>
+
+    /// Marks the crashes of this process's readers from handlers for the crash signals. Only
+    /// the photopick program does, at start: a library never takes a host's signals.
+    public static func installSignalHandlers() { marksCrashes.store(true, ordering: .relaxed) }
+    private static let marksCrashes = Atomic<Bool>(false)
 
     /// The journal kept beside `indexPath` (an index, or any file a reader works for: the
     /// thumbnail cache has one), one per process: two libraries of one index share it.
@@ -52,8 +64,11 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
         let found = Self.gatherCrashes(indexPath: indexPath)
         mapping = Self.map(journalPath)
         take(found)
-        if mapping != nil {
-            photopick_crash_journal_install()
+        if let mapping {
+            if Self.marksCrashes.load(ordering: .relaxed) {
+                photopick_crash_journal_install()
+                mapping.storeBytes(of: Self.marked, toByteOffset: 1, as: UInt8.self)
+            }
             CrashJournal.removeAtExit(journalPath)
         }
     }
@@ -69,11 +84,7 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
         guard !found.isEmpty else { return }
         suspects.withLock { suspects in
             for path in found {
-                var info = stat()
-                guard path.withCString({ lstat($0, &info) }) == 0 else { continue }
-                suspects[path] = FileVersion(size: Int64(info.st_size),
-                                             modificationTimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                                             inode: UInt64(info.st_ino))
+                if let version = Self.version(of: path) { suspects[path] = version }
             }
             Self.writeSuspects(suspects, to: suspectsPath)
         }
@@ -125,7 +136,18 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
         claimed.bitwiseAnd(~(UInt32(1) << UInt32(slot)), ordering: .releasing)
     }
 
+    private static func version(of path: FilePath) -> FileVersion? {
+        var info = stat()
+        guard path.withCString({ lstat($0, &info) }) == 0 else { return nil }
+        return FileVersion(size: Int64(info.st_size),
+                           modificationTimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                           inode: UInt64(info.st_ino))
+    }
+
     // MARK: The files
+
+    /// The journal's second byte when its process marks crashes (its first is the mark).
+    private static let marked: UInt8 = 1
 
     /// A new journal, zeroed: a page for the mark, then the slots.
     private static func map(_ path: String) -> UnsafeMutableRawPointer? {
@@ -144,11 +166,19 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
     /// The paths the crashed readers of earlier processes were on; every journal of a process
     /// that is gone is removed.
     private static func gatherCrashes(indexPath: String) -> [FilePath] {
+        let (marked, struck) = gatherJournals(indexPath: indexPath)
+        return marked + secondStrikes(struck, path: "\(indexPath).strikes")
+    }
+
+    /// The files the readers of processes now gone were on: those a crash marked, and those of
+    /// journals with no handler to mark them (a strike each).
+    private static func gatherJournals(indexPath: String) -> (marked: [FilePath], struck: [FilePath]) {
         let index = FilePath(indexPath)
         let folder = index.parent
         let prefix = Array(index.lastComponent) + Array(".reading-".utf8)
-        guard let directory = folder.withCString({ opendir($0) }) else { return [] }
+        guard let directory = folder.withCString({ opendir($0) }) else { return ([], []) }
         var found: [FilePath] = []
+        var struck: [FilePath] = []
         var gone: [FilePath] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
@@ -161,12 +191,37 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
             defer { _ = journal.withCString { unlink($0) } }
             guard let bytes = ConfigurationFile.read(journal, limit: slotSize * (slotCount + 1)),
                   bytes.count == slotSize * (slotCount + 1) else { continue }
+            let path = { (slot: Int) -> FilePath? in
+                let bytes = bytes[(slotSize * slot)..<(slotSize * (slot + 1))].prefix { $0 != 0 }
+                return bytes.isEmpty ? nil : FilePath(bytes: Array(bytes))
+            }
             let mark = Int(bytes[0])
-            guard (1...slotCount).contains(mark) else { continue }
-            let slot = bytes[(slotSize * mark)..<(slotSize * (mark + 1))].prefix { $0 != 0 }
-            if !slot.isEmpty { found.append(FilePath(bytes: Array(slot))) }
+            if (1...slotCount).contains(mark) {
+                if let file = path(mark) { found.append(file) }
+            } else if bytes[1] != marked {
+                struck += (1...slotCount).compactMap(path)
+            }
         }
-        return found
+        return (found, struck)
+    }
+
+    /// Of `struck`, the files struck before, the same version then: they become suspects and
+    /// leave the strikes file, where the others are kept.
+    private static func secondStrikes(_ struck: [FilePath], path: String) -> [FilePath] {
+        guard !struck.isEmpty else { return [] }
+        var strikes = readSuspects(path)
+        var second: [FilePath] = []
+        for file in struck {
+            guard let version = version(of: file) else { continue }
+            if strikes[file] == version {
+                second.append(file)
+                strikes[file] = nil
+            } else {
+                strikes[file] = version
+            }
+        }
+        writeSuspects(strikes, to: path)
+        return second
     }
 
     /// "size mtime_ns inode path" records, each ended by a NUL (a path may hold a newline).

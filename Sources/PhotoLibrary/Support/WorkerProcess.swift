@@ -158,13 +158,14 @@ public final class WorkerProcess {
         return path.hasSuffix("/photopick") ? path : nil
     }()
 
-    /// libphotopick-1.so's path, when this code runs inside it: the picker embedded in another
+    /// The folder of libphotopick-1.so, when this code runs as its implementation
+    /// (`<folder>/photopick-1/libphotopick-implementation.so`): the picker embedded in another
     /// program (a Python interpreter, a chat client). Nil in photopick and in tests.
-    public static let embeddingLibrary: String? = {
+    public static let embeddingLibraryFolder: FilePath? = {
         guard photopickExecutable == nil, let file = photopick_code_file(), let resolved = realpath(file, nil) else { return nil }
         defer { free(resolved) }
         let path = FilePath(String(cString: resolved))
-        return String(decoding: path.lastComponent, as: UTF8.self).hasPrefix("libphotopick-1.so") ? path.displayString : nil
+        return String(decoding: path.lastComponent, as: UTF8.self).hasPrefix("libphotopick-implementation.so") ? path.parent.parent : nil
     }()
 
     /// What runs this program's workers: `photopick-worker` beside photopick (the build tree) or
@@ -175,10 +176,8 @@ public final class WorkerProcess {
     /// picker whose worker is missing: its decodes then run in process.
     public static let workerExecutable: String? = photopickExecutable.map { photopick in
         workerExecutable(besidePhotopick: photopick)
-    } ?? embeddingLibrary.flatMap { library in
-        // (…/lib/libphotopick-1.so or …/lib/x86_64-linux-gnu/libphotopick-1.so: libexec is one
-        // or two folders up.)
-        let folder = FilePath(library).parent
+    } ?? embeddingLibraryFolder.flatMap { folder in
+        // (…/lib or …/lib/x86_64-linux-gnu: libexec is one or two folders up.)
         let candidates = [folder.appending("photopick-worker"), folder.parent.appending("libexec").appending("photopick-worker"),
                           folder.parent.parent.appending("libexec").appending("photopick-worker")]
         return candidates.first { $0.withCString { access($0, X_OK) } == 0 }?.displayString

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import CGtk
 import Dispatch
 import GObjectSupport
 import Glibc
@@ -80,6 +81,9 @@ import PickerUI
         if try library.album(forFolder: folder) == nil { try library.rescan(folders: [folder]) }
         options.album = try library.album(forFolder: folder)
     }
+    // The window is the picker widget (PhotopickPicker) with the widget's C shell linked in
+    // here, where a host's libphotopick-1.so loads the same implementation.
+    photopick_shell_attach_linked()
     switch PickerWindow.run(library: library, options: options) {
     case .noDisplay:
         warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))

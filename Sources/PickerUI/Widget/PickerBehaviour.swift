@@ -84,10 +84,10 @@ public final class PickerBehaviour {
         // (GObject constructs the widget inside photopick_picker_new: the controller waits here
         // for the init below, on this thread.)
         pendingController = (controller, loader)
-        let widget = photopick_picker_new()!
+        let widget = shell.new()!
         pendingController = nil
         let behaviour = PickerBehaviour.of(widget)!
-        photopick_picker_set_show_header(OpaquePointer(widget), 0)
+        shell.set_show_header(OpaquePointer(widget), 0)
         return (widget, behaviour)
     }
 
@@ -173,8 +173,8 @@ public final class PickerBehaviour {
     /// Once a process: the catalogues beside libphotopick-1.so. (Not libadwaita's styles: a
     /// host that does not use libadwaita keeps its own theme; see Style.)
     private static let prepared: Void = {
-        if let library = WorkerProcess.embeddingLibrary {
-            if let directory = Localization.installedLocaleDirectory(library: library) { Localization.bind(localeDirectory: directory) }
+        if let folder = WorkerProcess.embeddingLibraryFolder {
+            if let directory = Localization.installedLocaleDirectory(libraryFolder: folder.displayString) { Localization.bind(localeDirectory: directory) }
             // (In a host: its log, not raw lines on its standard error.)
             DeveloperLog.logThroughGLib(domain: "Photopick")
         }
@@ -210,9 +210,9 @@ public final class PickerBehaviour {
             return
         }
         StartupTrace.mark("embedded picker: library opened")
-        let camera = photopick_picker_get_show_camera(picker) != 0
+        let camera = shell.get_show_camera(picker) != 0
             ? CameraStore(requested: nil, alwaysShown: false, post: { MainLoopDispatcher.shared.post($0) }) : nil
-        let maximum = Int(photopick_picker_get_max_picks(picker))
+        let maximum = Int(shell.get_max_picks(picker))
         let controller = PickerController(service: service, maximum: maximum > 0 ? maximum : nil, camera: camera,
                                           showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty,
                                           post: { MainLoopDispatcher.shared.post($0) })
@@ -272,7 +272,7 @@ public final class PickerBehaviour {
         view.onConfirm = { [weak self] assets in self?.confirmed(assets) }
         view.onCancel = { [weak self] in
             guard let self else { return }
-            photopick_picker_emit_cancelled(self.picker)
+            shell.emit_cancelled(self.picker)
         }
         // The album property follows the album the person opens: its name as `photopick albums`
         // prints it, a folder's with a slash (what `album` accepts back).
@@ -281,8 +281,8 @@ public final class PickerBehaviour {
         }
         selectionObservation = view.selection.observe { [weak self, weak view] _ in
             guard let self, let view else { return }
-            photopick_picker_set_picked_count_internal(self.picker, guint(view.selection.count))
-            photopick_picker_notify_picked_uris(self.picker)
+            shell.set_picked_count_internal(self.picker, guint(view.selection.count))
+            shell.notify_picked_uris(self.picker)
         }
         // A remote pick's copy landed: the host may read it as a local file now.
         copiesAnnounced = []
@@ -291,9 +291,9 @@ public final class PickerBehaviour {
                   let copy = view.controller.fetches.copy(of: id), !self.copiesAnnounced.contains(id),
                   let asset = view.controller.assets([id]).first, let copyURI = Self.uri(of: copy) else { return }
             self.copiesAnnounced.insert(id)
-            photopick_picker_emit_pick_copied(self.picker, Self.uri(of: asset.path) ?? asset.path.displayString, copyURI)
+            shell.emit_pick_copied(self.picker, Self.uri(of: asset.path) ?? asset.path.displayString, copyURI)
         }
-        photopick_picker_set_picked_count_internal(picker, guint(view.selection.count))
+        shell.set_picked_count_internal(picker, guint(view.selection.count))
         gtk_widget_action_set_enabled(widget, "picker.take-photo", view.controller.camera != nil ? 1 : 0)
         if !isHosted { shareWindow(view) }
     }
@@ -393,7 +393,7 @@ public final class PickerBehaviour {
         case .smart(let smart): name = smart.name
         case .folder: name = view.controller.albums.first { $0.album == current }.map { $0.name + "/" }
         }
-        if let name { photopick_picker_set_album_internal(picker, name) }
+        if let name { shell.set_album_internal(picker, name) }
     }
 
     /// The picks as URIs, without those deleted since they were picked; a pick on another
@@ -413,7 +413,7 @@ public final class PickerBehaviour {
         let picked = uris(assets)
         picked.withCStringArray { array in
             array.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: picked.count + 1) {
-                photopick_picker_emit_confirmed(picker, $0)
+                shell.emit_confirmed(picker, $0)
             }
         }
     }
@@ -430,7 +430,7 @@ public final class PickerBehaviour {
     func setPickedURIs(_ uris: [String]) {
         guard isBuilt, let view else {
             pendingPicks = uris
-            photopick_picker_notify_picked_uris(picker)
+            shell.notify_picked_uris(picker)
             return
         }
         restoredPicks?.stop()
@@ -473,16 +473,16 @@ public final class PickerBehaviour {
     /// The folders given: paths, or URIs as GFile and GtkFileChooser give them (`file://` ones
     /// as their paths; a file:// URI was taken for a relative path and showed nothing).
     private var libraryFolders: [FilePath] {
-        strings(photopick_picker_get_library_folders(picker)).map { given in
+        strings(shell.get_library_folders(picker)).map { given in
             let folder = FilePath(given)
             return RemoteFiles.localPath(ofFileURI: folder) ?? folder.absolute()
         }
     }
-    private var mimeTypes: [String] { strings(photopick_picker_get_mime_types(picker)) }
+    private var mimeTypes: [String] { strings(shell.get_mime_types(picker)) }
     private var filter: AssetFilter {
-        AssetFilter(mimeTypes: mimeTypes, namePatterns: strings(photopick_picker_get_name_patterns(picker)))
+        AssetFilter(mimeTypes: mimeTypes, namePatterns: strings(shell.get_name_patterns(picker)))
     }
-    private var albumName: String? { photopick_picker_get_album(picker).map { String(cString: $0) } }
+    private var albumName: String? { shell.get_album(picker).map { String(cString: $0) } }
 
     private func strings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
         guard var cursor = vector else { return [] }
@@ -502,21 +502,21 @@ public final class PickerBehaviour {
     static let labelLimit = 64
 
     private func applyConfirmLabel() {
-        let label = photopick_picker_get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
+        let label = shell.get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
         view?.confirmLabel = label.count > Self.labelLimit ? String(label.prefix(Self.labelLimit - 1)) + "…" : label
     }
 
     /// Choose Folder… in the empty picker, as the program offers it (issue 38, point 12).
     private func applyShowChooseFolder() {
         guard let view, !isHosted else { return }
-        view.onChooseFolder = photopick_picker_get_show_choose_folder(picker) != 0 ? { [weak self] folder in self?.folderChosen(folder) } : nil
+        view.onChooseFolder = shell.get_show_choose_folder(picker) != 0 ? { [weak self] folder in self?.folderChosen(folder) } : nil
         view.updateEmptyState()
     }
 
     /// The folder chosen joins the picker's: the person's own, remembered for later (as the
     /// program keeps it), or the host's list (library-folders changes, and is notified).
     private func folderChosen(_ folder: FilePath) {
-        let given = strings(photopick_picker_get_library_folders(picker))
+        let given = strings(shell.get_library_folders(picker))
         if given.isEmpty {
             do {
                 try LibraryFolders.add(folder)
@@ -531,14 +531,14 @@ public final class PickerBehaviour {
             let folders = given + [folder.displayString]
             folders.withCStringArray { array in
                 array.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: folders.count + 1) {
-                    photopick_picker_set_library_folders(picker, $0)
+                    shell.set_library_folders(picker, $0)
                 }
             }
         }
     }
 
     private func applyShowHeader() {
-        let shown = photopick_picker_get_show_header(picker) != 0
+        let shown = shell.get_show_header(picker) != 0
         // While the row is hidden the boxes are the host's to pack (get_header_widgets); they come
         // back when it is shown again, unless the host still has them.
         if shown {
@@ -564,7 +564,7 @@ public final class PickerBehaviour {
         // (The program's window made the library and the camera: it opens another window instead.)
         case "library-folders", "show-camera": if !isHosted { build() }
         case "max-picks":
-            let maximum = Int(photopick_picker_get_max_picks(picker))
+            let maximum = Int(shell.get_max_picks(picker))
             view?.selection.maximum = maximum > 0 ? maximum : nil
             view?.updateConfirmButton()
         case "mime-types", "name-patterns": view?.filter = filter
@@ -584,29 +584,11 @@ public final class PickerBehaviour {
 
     // MARK: Actions
 
-    /// The picker.* actions, from the commands table the program's window and its shortcuts
-    /// window use, with their accelerators as the class's shortcuts: they act while the focus
-    /// is inside the picker, so a host's own Ctrl+Return (send a message) stays its own.
-    static func installActions(on widgetClass: UnsafeMutablePointer<GtkWidgetClass>) {
-        // (The buttons of a pick's copy are the view's own actions, `fetch.*`, not the widget's
-        // public surface: PickerView+Fetching.)
-        for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) {
-            gtk_widget_class_install_action(widgetClass, "picker.\(command.name)", nil) { widget, name, _ in
-                MainActor.assumeIsolated {
-                    guard let widget, let name, let behaviour = PickerBehaviour.of(widget) else { return }
-                    behaviour.buildIfWaiting()
-                    guard let view = behaviour.view else { return }
-                    let action = String(cString: name).dropFirst("picker.".count)
-                    PickerActions.commands().first { $0.name == action }?.run(view)
-                }
-            }
-            for accelerator in command.accelerators {
-                guard let trigger = gtk_shortcut_trigger_parse_string(accelerator) else { continue }
-                let shortcut = gtk_shortcut_new(trigger, gtk_named_action_new("picker.\(command.name)"))
-                gtk_widget_class_add_shortcut(widgetClass, shortcut)
-                g_object_unref(UnsafeMutableRawPointer(shortcut))
-            }
-        }
+    /// One of the picker.* actions (the shell installs them, with their accelerators).
+    func activate(_ action: String) {
+        buildIfWaiting()
+        guard let view else { return }
+        PickerActions.commands().first { $0.name == action }?.run(view)
     }
 
     /// The commands an embedded picker offers (the program's window adds its own: the location
@@ -614,8 +596,8 @@ public final class PickerBehaviour {
     static let actionNames: Set<String> = ["confirm", "cancel", "pick", "preview", "zoom-in", "zoom-out", "choose-album", "take-photo"]
 
     static func of(_ widget: UnsafeMutablePointer<GtkWidget>) -> PickerBehaviour? {
-        guard g_type_check_instance_is_a(widget.raw.assumingMemoryBound(to: GTypeInstance.self), photopick_picker_get_type()) != 0,
-              let behaviour = photopick_picker_get_behaviour(OpaquePointer(widget)) else { return nil }
+        guard g_type_check_instance_is_a(widget.raw.assumingMemoryBound(to: GTypeInstance.self), shell.get_type()) != 0,
+              let behaviour = shell.get_behaviour(OpaquePointer(widget)) else { return nil }
         return Unmanaged<PickerBehaviour>.fromOpaque(behaviour).takeUnretainedValue()
     }
 }

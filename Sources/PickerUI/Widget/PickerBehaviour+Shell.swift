@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import CGtk
+import GObjectSupport
+
+// MARK: The shell and the implementation (photopick-private.h)
+//
+// The C shell (PhotopickPicker) and this implementation know each other through two tables
+// of functions, handed over once by photopick_implementation_attach: in libphotopick-1.so the
+// shell loads this code when the first picker is made, so a host that never makes one never
+// loads Swift; the photopick program links the shell and attaches it at start.
+//
+// On the GTK thread, as every call into a widget is (GTK checks nothing; neither does Swift on
+// a C call, so MainActor.assumeIsolated states what holds).
+
+/// The shell's functions: the widget's public functions and its internal setters and signals.
+enum PickerShell {
+    /// Set once, by the attach below, before any picker is made; read on the GTK thread only.
+    nonisolated(unsafe) private(set) static var functions: PhotopickShellFunctions?
+
+    fileprivate static func attach(_ shell: PhotopickShellFunctions) { functions = shell }
+}
+
+/// The shell, for the implementation's code: `shell.get_max_picks(picker)`.
+var shell: PhotopickShellFunctions {
+    guard let functions = PickerShell.functions else {
+        fatalError("A picker was made before the shell attached its implementation (photopick_shell_attach_linked)")
+    }
+    return functions
+}
+
+@_cdecl("photopick_implementation_attach")
+func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickBehaviourFunctions>? {
+    guard abi == guint(PHOTOPICK_IMPLEMENTATION_ABI) else { return nil }
+    PickerShell.attach(shell.pointee)
+    return UnsafePointer(behaviourFunctions)
+}
+
+private func behaviour(_ pointer: UnsafeMutableRawPointer?) -> PickerBehaviour {
+    // (A host that calls the widget from another thread is told so, in debug builds.)
+    assertOnGTKThread("a PhotopickPicker was called")
+    return Unmanaged<PickerBehaviour>.fromOpaque(pointer!).takeUnretainedValue()
+}
+
+/// The implementation's functions, for the shell.
+nonisolated(unsafe) private let behaviourFunctions: UnsafeMutablePointer<PhotopickBehaviourFunctions> = {
+    // (Made on the GTK thread, where its closures run: Swift then lets them reach the
+    // behaviours, which are MainActor's.)
+    nonisolated(unsafe) var table: UnsafeMutablePointer<PhotopickBehaviourFunctions>?
+    MainActor.assumeIsolated { table = makeBehaviourFunctions() }
+    return table!
+}()
+
+@MainActor private func makeBehaviourFunctions() -> UnsafeMutablePointer<PhotopickBehaviourFunctions> {
+    let table = UnsafeMutablePointer<PhotopickBehaviourFunctions>.allocate(capacity: 1)
+    table.initialize(to: PhotopickBehaviourFunctions(
+        new: { picker in
+            // (A pointer is not Sendable: it leaves the isolated closure through a variable.)
+            var made: UnsafeMutableRawPointer?
+            MainActor.assumeIsolated { made = Unmanaged.passRetained(PickerBehaviour(picker: picker!)).toOpaque() }
+            return made
+        },
+        changed: { pointer, property in
+            MainActor.assumeIsolated { behaviour(pointer).changed(String(cString: property!)) }
+        },
+        dispose: { pointer in
+            MainActor.assumeIsolated {
+                behaviour(pointer).dispose()
+                Unmanaged<PickerBehaviour>.fromOpaque(pointer!).release()
+            }
+        },
+        picked_uris: { pointer in
+            let uris = MainActor.assumeIsolated { behaviour(pointer).pickedURIs }
+            let vector = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(OpaquePointer(g_malloc0(gsize((uris.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride))))!
+            for (index, uri) in uris.enumerated() { vector[index] = g_strdup(uri) }
+            return vector
+        },
+        set_picked_uris: { pointer, uris in
+            MainActor.assumeIsolated {
+                var strings: [String] = []
+                var cursor = uris!
+                while let uri = cursor.pointee {
+                    strings.append(String(cString: uri))
+                    cursor += 1
+                }
+                behaviour(pointer).setPickedURIs(strings)
+            }
+        },
+        confirm: { pointer in MainActor.assumeIsolated { behaviour(pointer).confirm() } },
+        clear: { pointer in MainActor.assumeIsolated { behaviour(pointer).clear() } },
+        grab_focus: { pointer in MainActor.assumeIsolated { behaviour(pointer).grabFocus() ? 1 : 0 } },
+        header_widgets: { pointer, start, title, end in
+            MainActor.assumeIsolated {
+                let widgets = behaviour(pointer).headerWidgets
+                start?.pointee = widgets.start
+                title?.pointee = widgets.title
+                end?.pointee = widgets.end
+            }
+        },
+        activate: { pointer, action in
+            MainActor.assumeIsolated { behaviour(pointer).activate(String(cString: action!)) }
+        }))
+    return table
+}
