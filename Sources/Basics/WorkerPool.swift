@@ -5,7 +5,8 @@ import Glibc
 /// Threads that run submitted work, oldest first, and a shutdown that waits for them. Every
 /// thread Photopick starts comes from one of these (the index's scans and change positions, the
 /// watcher, the thumbnail workers), so each kind of work has one owner that can stop it: after
-/// `shutdown()` returns, none of the pool's work runs or will run.
+/// `shutdown()` returns, none of the pool's work runs or will run; or from `detached`, for the
+/// few that must not be waited for.
 ///
 /// Work that may take long checks `isStopping` (a scan between files, a thumbnail between steps)
 /// so that shutting down does not wait for it to finish.
@@ -13,12 +14,10 @@ public final class WorkerPool: @unchecked Sendable {
     // Sendable: work runs on another thread, so it never inherits the isolation of where it was written.
     public typealias Work = @Sendable () -> Void
 
-    /// What the threads share. Each thread holds it until it exits, so the mutex and condition
+    /// What the threads share. Each thread holds it until it exits, so the lock and its state
     /// outlive every thread that waits on them, even when the pool itself is released on one.
     private final class Queue: @unchecked Sendable {
-        // Heap-allocated: pthread objects must not move.
-        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        let lock = ConditionLock()
         var work: [Work] = []
         /// Index of the oldest waiting work in `work` (taken from the front without moving the rest).
         var head = 0
@@ -28,42 +27,17 @@ public final class WorkerPool: @unchecked Sendable {
         /// Threads that have not yet come back from their last work (see `shutdown(waitingAtMost:)`).
         var alive = 0
 
-        init() {
-            pthread_mutex_init(mutex, nil)
-            // Timed waits on the monotonic clock: a change of the wall clock does not move them.
-            var attributes = pthread_condattr_t()
-            pthread_condattr_init(&attributes)
-            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-            pthread_cond_init(condition, &attributes)
-            pthread_condattr_destroy(&attributes)
-        }
-        deinit {
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
-            condition.deallocate()
-            mutex.deallocate()
-        }
-
-        func locked<R>(_ body: () -> R) -> R {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return body()
-        }
+        func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
 
         /// The next work, or nil when the pool stops.
         func next() -> Work? {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
+            lock.lock()
+            defer { lock.unlock() }
             while true {
                 if stopping { return nil }
                 moveDueWork()
                 if head < work.count { break }
-                if let due = delayed.map(\.due).min() {
-                    var deadline = timespec(tv_sec: Int(due), tv_nsec: Int((due - due.rounded(.down)) * 1e9))
-                    pthread_cond_timedwait(condition, mutex, &deadline)
-                } else {
-                    pthread_cond_wait(condition, mutex)
-                }
+                if let due = delayed.map(\.due).min() { lock.wait(until: due) } else { lock.wait() }
             }
             let next = work[head]
             // The slot lets go of the work now (not at the next compaction), so what the work
@@ -105,7 +79,7 @@ public final class WorkerPool: @unchecked Sendable {
                 while let work = context.queue.next() { work() }
                 context.queue.locked {
                     context.queue.alive -= 1
-                    pthread_cond_broadcast(context.queue.condition)
+                    context.queue.lock.broadcast()
                 }
                 return nil
             }, context.toOpaque())
@@ -143,7 +117,7 @@ public final class WorkerPool: @unchecked Sendable {
         queue.locked {
             guard !queue.stopping else { return false }
             queue.work.append(work)
-            pthread_cond_signal(queue.condition)
+            queue.lock.signal()
             return true
         }
     }
@@ -155,7 +129,7 @@ public final class WorkerPool: @unchecked Sendable {
         queue.locked {
             guard !queue.stopping else { return false }
             queue.delayed.append((monotonicSeconds() + seconds, work))
-            pthread_cond_broadcast(queue.condition)
+            queue.lock.broadcast()
             return true
         }
     }
@@ -175,7 +149,7 @@ public final class WorkerPool: @unchecked Sendable {
         let dropped = queue.locked { () -> [Work] in
             queue.stopping = true
             defer { queue.work = []; queue.head = 0; queue.delayed = [] }
-            pthread_cond_broadcast(queue.condition)
+            queue.lock.broadcast()
             return queue.work + queue.delayed.map(\.work)
         }
         // Released outside the lock: what they capture may submit work as it goes.
@@ -208,17 +182,48 @@ extension WorkerPool {
         let isOwnThread = threadsLock.withLock { threads.contains { pthread_equal($0, pthread_self()) != 0 } }
         let returned = queue.locked { () -> Bool in
             queue.stopping = true
-            pthread_cond_broadcast(queue.condition)
+            queue.lock.broadcast()
             while queue.alive > 0 {
-                let now = monotonicSeconds()
-                guard now < deadline, !isOwnThread else { return false }
-                var until = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
-                pthread_cond_timedwait(queue.condition, queue.mutex, &until)
+                guard monotonicSeconds() < deadline, !isOwnThread else { return false }
+                queue.lock.wait(until: deadline)
             }
             return true
         }
         shutdown(waitsForRunningWork: returned)
         return returned
+    }
+}
+
+extension WorkerPool {
+    /// Runs `work` on a thread of its own named `name`, which nobody joins: for work that may
+    /// never return (a question to a server that stopped answering, which no cancellation
+    /// reaches) or that no owner waits for (starting worker processes ahead of need). The thread
+    /// ends when the work returns, or with the process. Returns false, without running `work`,
+    /// when the system gives no thread.
+    @discardableResult
+    public static func detached(name: String, _ work: @escaping Work) -> Bool {
+        final class Context {
+            let name: String
+            let work: Work
+            init(name: String, work: @escaping Work) {
+                self.name = name
+                self.work = work
+            }
+        }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Context(name: name, work: work)).toOpaque()
+        let created = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+            photopick_name_thread(context.name)
+            context.work()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<Context>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
     }
 }
 

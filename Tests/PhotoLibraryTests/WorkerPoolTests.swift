@@ -197,6 +197,43 @@ final class WorkerPoolTests: XCTestCase {
         var pool: WorkerPool?
         init(_ pool: WorkerPool) { self.pool = pool }
     }
+
+    /// Work that may never return (a question to a server that hangs) runs on a named thread of
+    /// its own, which ends when the work does; nothing waits for it.
+    func testDetachedWorkRunsOnANamedThreadThatEndsWithIt() {
+        let release = ConditionLock()
+        let state = Shared<(running: Bool, released: Bool)>((false, false))
+        XCTAssertTrue(WorkerPool.detached(name: "test-detached") {
+            state.update { $0.running = true }
+            release.withLock { while !state.current.released { release.wait(seconds: 0.05) } }
+        })
+        let deadline = monotonicSeconds() + 5
+        while !state.current.running && monotonicSeconds() < deadline { usleep(5_000) }
+        XCTAssertEqual(threads(named: "test-detached"), 1, "the work runs on its own thread, under its name")
+        state.update { $0.released = true }
+        release.withLock { release.broadcast() }
+        while threads(named: "test-detached") > 0 && monotonicSeconds() < deadline { usleep(10_000) }
+        XCTAssertEqual(threads(named: "test-detached"), 0, "the thread ended with its work")
+    }
+
+    /// A timed wait ends at its deadline on the monotonic clock, and a signal ends it sooner.
+    func testAConditionLocksTimedWaitEndsAtItsDeadlineOrWhenSignalled() {
+        let lock = ConditionLock()
+        let started = monotonicSeconds()
+        lock.withLock { lock.wait(seconds: 0.2) }
+        let waited = monotonicSeconds() - started
+        XCTAssertGreaterThanOrEqual(waited, 0.19)
+        XCTAssertLessThan(waited, 5)
+        let signalled = Shared(false)
+        let pool = WorkerPool(name: "test-signal", threads: 1)
+        defer { pool.shutdown() }
+        let before = monotonicSeconds()
+        lock.withLock {
+            pool.submit(after: 0.05) { lock.withLock { signalled.update { $0 = true }; lock.signal() } }
+            while !signalled.current { lock.wait(seconds: 30) }
+        }
+        XCTAssertLessThan(monotonicSeconds() - before, 10, "the signal ended the wait, not its 30 s")
+    }
 }
 
 /// A scan told to stop keeps what it read, and the next scan finishes the job.

@@ -290,7 +290,7 @@ extension RemoteFiles {
         }
         let answer = Answer()
         let asked = location
-        DispatchQueue.global().async {
+        WorkerPool.detached(name: "remote-check") {
             do throws(Failure) { try checkFile(asked) } catch { answer.lock.withLock { answer.failure = error } }
             answer.done.signal()
         }

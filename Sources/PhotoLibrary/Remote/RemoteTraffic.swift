@@ -24,32 +24,24 @@ public enum RemoteTraffic {
     }
 
     private final class State: @unchecked Sendable {
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let lock = Lock()
         private var running = 0
         private var lastEnd = -Double.infinity
 
-        init() { pthread_mutex_init(mutex, nil) }
-
-        func begin() {
-            pthread_mutex_lock(mutex)
-            running += 1
-            pthread_mutex_unlock(mutex)
-        }
+        func begin() { lock.withLock { running += 1 } }
 
         func end() {
-            pthread_mutex_lock(mutex)
-            running -= 1
-            lastEnd = monotonicSeconds()
-            pthread_mutex_unlock(mutex)
+            lock.withLock {
+                running -= 1
+                lastEnd = monotonicSeconds()
+            }
         }
 
         func waitForQuiet(grace: Double, longest: Double) {
             let deadline = monotonicSeconds() + longest
             while true {
-                pthread_mutex_lock(mutex)
                 let now = monotonicSeconds()
-                let busy = running > 0 || now - lastEnd < grace
-                pthread_mutex_unlock(mutex)
+                let busy = lock.withLock { running > 0 || now - lastEnd < grace }
                 guard busy, now < deadline else { return }
                 // (Polled: a reader waits a few milliseconds more, and a thumbnail's end wakes nobody.)
                 usleep(20_000)

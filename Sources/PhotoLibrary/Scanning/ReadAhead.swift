@@ -15,8 +15,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     static var chunkSize: Int { 64 }
     private let chunk: Int
     private let window = 1024
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let lock = ConditionLock()
     private var results: [Int: Value] = [:]
     /// Items handed to the pool so far.
     private var submitted = 0
@@ -34,15 +33,6 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
         self.count = count
         self.pool = pool
         self.computeChunk = computeChunk
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     /// Starts computing the first results now, before anyone asks for them.
@@ -55,24 +45,16 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     subscript(index: Int) -> Value {
         // Topped up a chunk at a time, so each hand-off carries a whole chunk.
         if submitted < count, submitted - index < window - chunk { submit(through: min(count, index + window)) }
-        pthread_mutex_lock(mutex)
-        while results[index] == nil {
-            if pool.isStopping {
-                awaited = nil
-                pthread_mutex_unlock(mutex)
-                return computeChunk(index..<(index + 1))[0]
+        let value = lock.withLock { () -> Value? in
+            defer { awaited = nil }
+            while results[index] == nil {
+                if pool.isStopping { return nil }
+                awaited = index
+                lock.wait(seconds: 0.05)
             }
-            awaited = index
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_nsec += 50_000_000
-            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-            pthread_cond_timedwait(condition, mutex, &deadline)
+            return results.removeValue(forKey: index)!
         }
-        awaited = nil
-        let value = results.removeValue(forKey: index)!
-        pthread_mutex_unlock(mutex)
-        return value
+        return value ?? computeChunk(index..<(index + 1))[0]
     }
 
     private func submit(through end: Int) {
@@ -81,10 +63,10 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
             submitted = range.upperBound
             let accepted = pool.submit { [self] in
                 let values = computeChunk(range)
-                pthread_mutex_lock(mutex)
-                for (index, value) in zip(range, values) { results[index] = value }
-                if let awaited, range.contains(awaited) { pthread_cond_signal(condition) }
-                pthread_mutex_unlock(mutex)
+                lock.withLock {
+                    for (index, value) in zip(range, values) { results[index] = value }
+                    if let awaited, range.contains(awaited) { lock.signal() }
+                }
             }
             if !accepted { return }
         }

@@ -149,7 +149,7 @@ private final class BackgroundCheck: @unchecked Sendable {
     static let deadline = 3.0
 
     init(_ locations: [FilePath]) {
-        DispatchQueue.global().async { [self] in
+        WorkerPool.detached(name: "remote-check") { [self] in
             for location in locations {
                 do throws(UsageError) { try checkRemoteRoot(location) } catch {
                     lock.withLock { message = error.message }

@@ -204,7 +204,8 @@ final class DesktopActions {
         let assets = files.map(\.asset), sources = files.map(\.path)
         let name = String(decoding: folder.lastComponent, as: UTF8.self)
         let summary = Self.copied(assets, to: name)
-        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+        // (Nobody waits for a copy: the app may close while it runs, onto a folder on a server.)
+        WorkerPool.detached(name: "copy") { [weak self] in
             let result = Result { () throws(FileCopier.Failure) in try FileCopier(into: folder).copy(sources) }
             MainLoopDispatcher.shared.post { [weak self] in
                 guard let view = self?.view else { return }

@@ -19,7 +19,7 @@ import PhotoLibrary
 /// over the budget waits for the others.
 /// One that needs more than the whole budget is refused at once. Each worker's address space is
 /// bounded by the budget as well, so an estimate that was wrong cannot take the machine.
-public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mutex`
+public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `changed`
     public let executable: String
     public let maximumWorkers: Int
     /// Bytes all decodes may hold at once.
@@ -54,8 +54,8 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// here and sealed against shrinking and growing, it is the only place pixels are taken from.
     static let sharedPixelsSize = 8 << 20
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Guards the state below; signalled whenever a worker or a share of the budget comes free.
+    private let changed = ConditionLock()
     private var idle: [Worker] = []
     /// Workers at work (or starting) of each kind.
     private var busy: [DecodeWorker.Formats: Int] = [:]
@@ -73,16 +73,10 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         self.memoryBudget = memoryBudget
         self.cpuSeconds = cpuSeconds
         self.wallSeconds = wallSeconds
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
     }
 
     deinit {
         for worker in idle { stop(worker) }
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        changed.deallocate()
     }
 
     /// One a core, at most four (more would only share the same cores and memory).
@@ -129,14 +123,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// not wait for them (a worker takes 20-30 ms to start). For a first run, whose grid waits on
     /// its first screen's decodes; a warm start decodes nothing.
     public func prestart() {
-        final class Box: @unchecked Sendable { let pool: DecodeWorkerPool; init(_ pool: DecodeWorkerPool) { self.pool = pool } }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(Box(self)).toOpaque()
-        let made = pthread_create(&thread, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().pool.start()
-            return nil
-        }, context)
-        if made == 0 { pthread_detach(thread) } else { Unmanaged<Box>.fromOpaque(context).release() }
+        WorkerPool.detached(name: "decode-start") { [self] in start() }
     }
 
     /// Starts the everyday workers there are not yet: what `prestart` does off the calling
@@ -158,7 +145,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
             locked {
                 busy[.everyday, default: 0] -= 1
                 if let worker { idle.append(worker) } else { started -= 1 }
-                pthread_cond_broadcast(changed)
+                changed.broadcast()
             }
         }
     }
@@ -172,7 +159,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         locked {
             busy[worker.formats, default: 0] -= 1
             if answer != nil { idle.append(worker) }
-            pthread_cond_broadcast(changed)
+            changed.broadcast()
         }
         if answer == nil { stop(worker) }
         return answer
@@ -236,7 +223,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 // (A worker started beside a long decode is let go once it is one too many.)
                 let extra = count(of: worker.formats) >= maximumWorkers
                 if case .success = result.outcome { if !extra && !Self.keepsTooMuch(worker) { idle.append(worker) } } else { replaced += 1 }
-                pthread_cond_broadcast(changed)
+                changed.broadcast()
                 return extra
             }
             // A decode held to its share that failed (its decoder gave up, or crashed) may have
@@ -269,14 +256,14 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// that kind first), a new one while there are fewer of its kind than the maximum, or the
     /// next to come free; and room in the budget.
     private func take(_ formats: DecodeWorker.Formats, reserving need: Int, isCancelled: () -> Bool) -> Result<Worker, ThumbnailFailure> {
-        pthread_mutex_lock(mutex)
+        changed.lock()
         while true {
             let roomy = reserved == 0 || reserved + need <= memoryBudget
             if roomy, let index = idle.lastIndex(where: { $0.formats == formats }) ?? idle.lastIndex(where: { $0.formats.covers(formats) }) {
                 let worker = idle.remove(at: index)
                 busy[worker.formats, default: 0] += 1
                 reserved += need
-                pthread_mutex_unlock(mutex)
+                changed.unlock()
                 return .success(worker)
             }
             // A decode past a second of processor time yields its worker's turn: while it runs,
@@ -287,27 +274,23 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 busy[formats, default: 0] += 1
                 reserved += need
                 started += 1
-                pthread_mutex_unlock(mutex)
+                changed.unlock()
                 switch spawn(formats) {
                 case .success(let worker): return .success(worker)
                 case .failure(let failure):
                     locked {
                         busy[formats, default: 0] -= 1
                         reserved -= need
-                        pthread_cond_broadcast(changed)
+                        changed.broadcast()
                     }
                     return .failure(failure)
                 }
             }
             if isCancelled() {
-                pthread_mutex_unlock(mutex)
+                changed.unlock()
                 return .failure(.cancelled)
             }
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_nsec += 100_000_000
-            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-            pthread_cond_timedwait(changed, mutex, &deadline)
+            changed.wait(seconds: 0.1)
         }
     }
 
@@ -345,7 +328,7 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
                 let used = now - start
                 locked {
                     working[worker.pid]?.processorSeconds = used
-                    if used > Self.yieldAfter { pthread_cond_broadcast(changed) }
+                    if used > Self.yieldAfter { changed.broadcast() }
                 }
             }
             if let now, now - start > cpuSeconds {
@@ -422,24 +405,20 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
     /// while it waits for room).
     public func holding<R>(_ share: Int, isCancelled: () -> Bool = { false }, _ body: () -> R) -> R? {
         let need = min(share, memoryBudget)
-        pthread_mutex_lock(mutex)
+        changed.lock()
         while !(reserved == 0 || reserved + need <= memoryBudget) {
             if isCancelled() {
-                pthread_mutex_unlock(mutex)
+                changed.unlock()
                 return nil
             }
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_nsec += 100_000_000
-            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-            pthread_cond_timedwait(changed, mutex, &deadline)
+            changed.wait(seconds: 0.1)
         }
         reserved += need
-        pthread_mutex_unlock(mutex)
+        changed.unlock()
         defer {
             locked {
                 reserved -= need
-                pthread_cond_broadcast(changed)
+                changed.broadcast()
             }
         }
         return body()
@@ -488,9 +467,5 @@ public final class DecodeWorkerPool: @unchecked Sendable {  // state behind `mut
         }
     }
 
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
+    private func locked<R>(_ body: () -> R) -> R { changed.withLock(body) }
 }
