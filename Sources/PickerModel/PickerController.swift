@@ -105,6 +105,8 @@ public final class PickerController {
         camera?.onAvailabilityChanged = { [weak self] available in self?.model.setShowsCamera(available) }
         serviceSubscription = service.join { [weak self] event in self?.hear(event) }
         selectionSubscription = selection.observe { [weak self] change in self?.fetchPicks(among: change.affected) }
+        // (A NAS mounted since the last picker was made is seen as remote.)
+        RemotePaths.shared.reread()
     }
 
     /// The widgets are gone: work still under way elsewhere is dropped when it comes back.
@@ -135,19 +137,9 @@ public final class PickerController {
     /// The folders the library is made of.
     public var roots: [FilePath] { library.roots }
 
-    /// The roots on another machine: GIO locations, and folders on a network or FUSE file
-    /// system (NFS, SMB, sshfs, rclone), told from mountinfo once.
-    /// (By the mount each root is under as written: resolving links would `stat` on the GTK
-    /// thread, where a hung NFS server would freeze the window.)
-    public private(set) lazy var remoteRoots: [FilePath] = {
-        let mounts = SystemMounts.now()
-        return roots.filter { $0.isLocationURI || mounts.remoteType(of: $0) != nil }
-    }()
-
-    /// Whether `path` is on another machine (a cell's cloud badge; downloads, not reads).
-    public func isRemote(_ path: FilePath) -> Bool {
-        path.isLocationURI || remoteRoots.contains { path.relative(to: $0) != nil }
-    }
+    /// Whether `path` is on another machine (a cell's cloud badge; downloads, not reads): the
+    /// process's one judge, RemotePaths, which the thumbnail loader asks too.
+    public func isRemote(_ path: FilePath) -> Bool { RemotePaths.shared.isRemote(path) }
 
     /// An asset's row: from the library's cache, or one query.
     public func asset(_ id: Int64) -> Asset? {

@@ -65,4 +65,30 @@ final class RemoteMountsTests: XCTestCase {
         XCTAssertFalse(SystemMounts.current.isRemote(FilePath("/")))
         XCTAssertNil(SystemMounts.current.remoteType(of: FilePath("/proc")))
     }
+
+    /// One judge of remoteness for the picker's badges and the thumbnail loader's downloads:
+    /// a file is remote by the mount its own folder is on (the picker judged by its library
+    /// folder, the loader by the file's, and a phone mounted inside ~/Pictures got a download's
+    /// turn with no cloud badge); a location URI always is; a mount made since is seen once the
+    /// table is read again, as each new picker asks.
+    func testOneJudgeSaysWhichFilesAreRemoteByTheirOwnFolder() {
+        final class Table: @unchecked Sendable {
+            var text: String
+            var reads = 0
+            init(_ text: String) { self.text = text }
+        }
+        let table = Table("30 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n52 30 0:41 / /home/ann/Pictures/Phone rw - fuse.sshfs ann@phone:/DCIM rw\n")
+        let judge = RemotePaths { table.reads += 1; return SystemMounts(mountInfo: Array(table.text.utf8)) }
+        XCTAssertFalse(judge.isRemote(FilePath("/home/ann/Pictures/a.jpg")))
+        XCTAssertTrue(judge.isRemote(FilePath("/home/ann/Pictures/Phone/b.jpg")))
+        XCTAssertTrue(judge.isRemote(FilePath("/home/ann/Pictures/Phone/2024/c.jpg")))
+        XCTAssertTrue(judge.isRemote(FilePath("sftp://nas/photos/d.jpg")))
+        XCTAssertFalse(judge.isRemote(FilePath("/mnt/nas/e.jpg")))
+        XCTAssertEqual(table.reads, 1, "the table is read once")
+        table.text += "50 30 0:40 / /mnt/nas rw - nfs4 nas:/photos rw\n"
+        XCTAssertFalse(judge.isRemote(FilePath("/mnt/nas/e.jpg")), "judged already")
+        judge.reread()
+        XCTAssertTrue(judge.isRemote(FilePath("/mnt/nas/e.jpg")), "mounted since, and the table read again")
+        XCTAssertEqual(table.reads, 2)
+    }
 }

@@ -93,9 +93,11 @@ public final class ThumbnailLoader: @unchecked Sendable {
     ///     hand-over (0.3-0.6 ms here) came on top of each 1.5 ms thumbnail, 2,000 small JPEGs
     ///     took 1.22x as long as in process; with two, 1.06x (5 interleaved rounds).
     ///   - startPaused: queue requests without running them until `resume()` (tests of ordering).
+    ///   - remotePaths: what says a file's reads are downloads (tests give one of their own).
     public init(thumbnailer: Thumbnailer = Thumbnailer(), workers: Int? = nil,
-                dispatcher: MainLoopDispatcher = .shared, startPaused: Bool = false) {
+                dispatcher: MainLoopDispatcher = .shared, startPaused: Bool = false, remotePaths: RemotePaths = .shared) {
         self.thumbnailer = thumbnailer
+        self.remotePaths = remotePaths
         self.dispatcher = dispatcher
         self.paused = startPaused
         let threads = workers ?? WorkerPool.processorCount * (thumbnailer.workers != nil ? 2 : 1)
@@ -237,22 +239,10 @@ public final class ThumbnailLoader: @unchecked Sendable {
         return thumbnailer.memory.thumbnail(for: key).map { Thumbnail(pixbuf: $0.pixbuf, source: .memory) }
     }
 
-    /// The mounts when the loader started, and what they say of each folder asked about.
-    private lazy var mounts = SystemMounts.now()
-    private var remoteFolders: [FilePath: Bool] = [:]
-
-    /// Whether `path` is on another machine: a location URI, or a file on a network or FUSE
-    /// file system (an sshfs or NFS mount), whose reads are downloads too. By the mount the path
-    /// is under as written, without resolving links: requests come from the GTK thread, where a
-    /// `stat` of a hung NFS server's folder would freeze the window. (Lock held.)
-    private func isRemote(_ path: FilePath) -> Bool {
-        if path.isLocationURI { return true }
-        let folder = path.parent
-        if let known = remoteFolders[folder] { return known }
-        let remote = mounts.remoteType(of: folder) != nil
-        remoteFolders[folder] = remote
-        return remote
-    }
+    /// Whether `path` is on another machine, whose reads are downloads (RemotePaths, the
+    /// process's one judge, which the picker's badges follow too).
+    private func isRemote(_ path: FilePath) -> Bool { remotePaths.isRemote(path) }
+    private let remotePaths: RemotePaths
 
     /// How many jobs wait (not started), for tests and the benchmark.
     public var queuedCount: Int { locked { inSight.count + visible.count + prefetch.count } }
