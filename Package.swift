@@ -65,8 +65,9 @@ let package = Package(
         // captures written as JPEG. No GTK.
         .target(name: "Camera", dependencies: ["Basics", "GObjectSupport", "CV4L", "CGdkPixbuf", "CGLib"]),
 
-        // The picker's models and stores: the grid's GListModel (GIO, no GTK) and the selection.
-        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Camera", "GObjectSupport", "CGLib"]),
+        // The picker's models and stores: the grid's GListModel (GIO, no GTK), the selection,
+        // and the rules of picking (what a thumbnail's failure says of its file).
+        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Thumbnails", "Camera", "GObjectSupport", "CGLib"]),
 
         // The picker widget's GObject shell in C (PhotopickPicker: properties, signals, actions,
         // the public header), linked into the photopick program; meson builds the same file as

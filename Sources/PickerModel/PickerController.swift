@@ -47,6 +47,8 @@ public final class PickerController {
             if currentAlbum == nil { currentAlbum = album }  // it could not be read again: keep its name
         }
     }
+    /// The files whose pictures failed for a reason of their own (PickerController+Pictures).
+    var fileProblems: [Int64: FileProblem] = [:]
     /// Whether the library's scan runs (for this picker: not once it closed).
     public var isScanning: Bool { !isClosed && service.isScanning }
 

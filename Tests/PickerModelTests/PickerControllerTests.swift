@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PickerModel
+import Thumbnails
 
 /// The picker's controller, driven without a display: work done on other threads comes back
 /// through a queue this test runs, as the GLib main loop does in the app.
@@ -119,6 +120,27 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(controller.model.count, try controller.library.fetchAssets(in: .smart(.favorites)).count)
             XCTAssertEqual(controller.selection.picked, [first, second], "picks belong to the library, not to an album")
             XCTAssertEqual(controller.albumKey, "Favorites")
+        }
+    }
+
+    /// What a cell's picture says of its file is the controller's rule of picking: a damaged
+    /// file is refused with why, until a picture of it comes; a failure of the moment (a busy
+    /// thumbnailer, a cancelled request) refuses nothing.
+    nonisolated func testAFileWhosePictureFailedForItsOwnReasonCannotBePickedUntilOneComes() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            let id = try XCTUnwrap(controller.model.assetID(at: 0)), other = try XCTUnwrap(controller.model.assetID(at: 1))
+            let asset = try XCTUnwrap(controller.asset(id)), otherAsset = try XCTUnwrap(controller.asset(other))
+            XCTAssertEqual(controller.pictureCame(for: asset, failure: .undecodable("bad Huffman table")), .damaged)
+            XCTAssertEqual(controller.selection.toggle(id), .refused(FileProblem.damaged.explanation))
+            XCTAssertEqual(controller.fileProblem(of: id), .damaged)
+            XCTAssertNil(controller.pictureCame(for: otherAsset, failure: .temporary("no room for a temporary file")))
+            XCTAssertNil(controller.pictureCame(for: otherAsset, failure: .cancelled))
+            XCTAssertEqual(controller.selection.toggle(other), .picked(number: 1))
+            // Copied in again since: its picture came, and it can be picked.
+            controller.pictureCame(for: asset, failure: nil)
+            XCTAssertNil(controller.fileProblem(of: id))
+            XCTAssertEqual(controller.selection.toggle(id), .picked(number: 2))
         }
     }
 

@@ -151,7 +151,7 @@ final class GridCell {
             decorate(asset)
             requestPicture(of: asset)
         case .gone:
-            show(problem: .gone)
+            show(problem: CellProblem(.gone))
         case .unreadable(let reason):
             show(problem: .indexUnreadable)
             problemDetail = reason

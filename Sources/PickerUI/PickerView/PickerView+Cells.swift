@@ -106,32 +106,31 @@ extension PickerView: CellHost {
                                       modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds),
            let pixbuf = hit.pixbuf {
             // In memory already: drawn in this frame.
-            forgetUnshowable(id)
+            controller.pictureCame(for: asset, failure: nil)
             deliver(.picture(pixbuf))
             return nil
         }
         return loader.request(asset.path, flavor: flavor, cellPixels: cellPixels, size: asset.version.size) { [weak self] result in
+            guard let self else { return }
             switch result {
             case .success(let thumbnail):
-                // Shown now (copied in since, or its permissions mended): it can be picked.
-                self?.forgetUnshowable(id)
+                controller.pictureCame(for: asset, failure: nil)
                 if let pixbuf = thumbnail.pixbuf {
                     deliver(.picture(pixbuf))
                 } else {
                     // (A remote video has its icon whether a thumbnailer is installed or not.)
-                    if !asset.path.isLocationURI { self?.noteNoVideoThumbnailer() }
+                    if !asset.path.isLocationURI { noteNoVideoThumbnailer() }
                     deliver(.videoIcon)
                 }
             case .failure(let failure):
-                // (A file on a disk not plugged in is not gone: its cell says where it is.)
-                guard let problem = CellProblem(failure), self?.controller.isOffline(asset.path) != true else { return deliver(.none) }
-                self?.noteUnshowable(id, problem)
-                deliver(.problem(problem, detail: failure.description))
+                // (Whether it can be picked is the controller's rule; the cell says why not.)
+                guard let problem = controller.pictureCame(for: asset, failure: failure) else { return deliver(.none) }
+                deliver(.problem(CellProblem(problem), detail: failure.description))
             }
         }
     }
 
-    func problem(of id: Int64) -> CellProblem? { unshowable[id] }
+    func problem(of id: Int64) -> CellProblem? { controller.fileProblem(of: id).map(CellProblem.init) }
 
     func isRemote(_ asset: Asset) -> Bool { controller.isRemote(asset.path) }
 

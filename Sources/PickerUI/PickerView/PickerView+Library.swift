@@ -52,7 +52,7 @@ extension PickerView {
                 for cell in self.cells.compactMap(\.cell) {
                     cell.redecorate(askingAgainIf: { asset in
                         guard under(asset) else { return false }
-                        self.forgetUnshowable(asset.id)
+                        self.controller.forgetFileProblem(of: asset.id)
                         return true
                     })
                 }

@@ -9,18 +9,6 @@ import Thumbnails
 /// Picking, confirming, and what the picker says (toasts, problems).
 extension PickerView {
 
-    /// A cell's picture failed for a reason of its file: the cell says so, and the selection
-    /// refuses it (the rule is the store's).
-    func noteUnshowable(_ id: Int64, _ problem: CellProblem) {
-        unshowable[id] = problem
-        selection.refuse(id, because: problem.explanation)
-    }
-
-    func forgetUnshowable(_ id: Int64) {
-        unshowable[id] = nil
-        selection.allow(id)
-    }
-
     func toggle(at position: Int) {
         // The camera slot takes a photo instead.
         if position == 0 && model.showsCamera {

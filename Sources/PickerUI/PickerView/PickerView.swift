@@ -188,9 +188,6 @@ public final class PickerView {
     var tornDownHandlers: [(instance: GObjectRef, id: gulong)] = []
     /// The grid's tick callback that ends the first screen's hold (holdCellsBeyondFirstScreen).
     var firstFrameTick: guint = 0
-    /// Files whose thumbnail failed for a reason of the file itself: they cannot be picked
-    /// (a person would send a file nobody can open).
-    var unshowable: [Int64: CellProblem] = [:]
 
     /// - Parameter camera: the live camera for the first cell; `showsCameraAtStart` gives the cell
     ///   its place before the camera is found (see PickerController).
