@@ -13,12 +13,17 @@
 #ifdef PHOTOPICK_FRONT
 #define _GNU_SOURCE  /* dladdr */
 #include <dlfcn.h>
+#include <link.h>
 #include <signal.h>
 #endif
 #include "photopick-1/photopick.h"
 #include "photopick-private.h"
 
-static const PhotopickBehaviourFunctions *implementation (void);
+static void make_behaviour (PhotopickPicker *self);
+static void ensure_behaviour (PhotopickPicker *self);
+static void forget_waiting (PhotopickPicker *self);
+/* The implementation's table, once attached (the end of this file). */
+static const PhotopickBehaviourFunctions *implementation;
 
 /**
  * PhotopickPicker:
@@ -129,7 +134,7 @@ changed (PhotopickPicker *self, guint property)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[property]);
   if (self->behaviour)
-    implementation ()->changed (self->behaviour, g_param_spec_get_name (properties[property]));
+    implementation->changed (self->behaviour, g_param_spec_get_name (properties[property]));
 }
 
 /* Every writable property is a construct property, so the picker is built once, here, with
@@ -140,13 +145,9 @@ photopick_picker_constructed (GObject *object)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (object);
 
-  const PhotopickBehaviourFunctions *functions;
-
   G_OBJECT_CLASS (photopick_picker_parent_class)->constructed (object);
   /* (Without its implementation, a picker is an empty widget that says so in the log.) */
-  functions = implementation ();
-  if (functions != NULL)
-    self->behaviour = functions->new (self);
+  make_behaviour (self);
 }
 
 static void
@@ -155,9 +156,10 @@ photopick_picker_dispose (GObject *object)
   PhotopickPicker *self = PHOTOPICK_PICKER (object);
   gpointer behaviour = g_steal_pointer (&self->behaviour);
 
+  forget_waiting (self);
   /* The Swift side unparents the child and lets go of the library, timers and handlers. */
   if (behaviour)
-    implementation ()->dispose (behaviour);
+    implementation->dispose (behaviour);
   G_OBJECT_CLASS (photopick_picker_parent_class)->dispose (object);
 }
 
@@ -266,7 +268,8 @@ photopick_picker_grab_focus (GtkWidget *widget)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
-  return self->behaviour ? implementation ()->grab_focus (self->behaviour) : FALSE;
+  ensure_behaviour (self);
+  return self->behaviour ? implementation->grab_focus (self->behaviour) : FALSE;
 }
 
 /* Tab and Shift+Tab move through the picker's widgets in their order (the header row, the
@@ -322,8 +325,9 @@ activate_action (GtkWidget *widget, const char *action_name, GVariant *parameter
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
+  ensure_behaviour (self);
   if (self->behaviour != NULL)
-    implementation ()->activate (self->behaviour, action_name + strlen ("picker."));
+    implementation->activate (self->behaviour, action_name + strlen ("picker."));
 }
 
 static void
@@ -593,9 +597,10 @@ photopick_picker_get_picked_uris (PhotopickPicker *self)
 {
   g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
 
+  ensure_behaviour (self);
   if (!self->behaviour)
     return g_new0 (char *, 1);
-  return implementation ()->picked_uris (self->behaviour);
+  return implementation->picked_uris (self->behaviour);
 }
 
 /**
@@ -616,8 +621,9 @@ photopick_picker_set_picked_uris (PhotopickPicker *self, const char * const *uri
 
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
+  ensure_behaviour (self);
   if (self->behaviour)
-    implementation ()->set_picked_uris (self->behaviour, uris ? uris : none);
+    implementation->set_picked_uris (self->behaviour, uris ? uris : none);
 }
 
 /**
@@ -652,8 +658,9 @@ photopick_picker_confirm (PhotopickPicker *self)
 {
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
+  ensure_behaviour (self);
   if (self->behaviour)
-    implementation ()->confirm (self->behaviour);
+    implementation->confirm (self->behaviour);
 }
 
 /**
@@ -669,8 +676,9 @@ photopick_picker_clear (PhotopickPicker *self)
 {
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
+  ensure_behaviour (self);
   if (self->behaviour)
-    implementation ()->clear (self->behaviour);
+    implementation->clear (self->behaviour);
 }
 
 /**
@@ -1052,8 +1060,9 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
 
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
+  ensure_behaviour (self);
   if (self->behaviour)
-    implementation ()->header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
+    implementation->header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
   if (start)
     *start = widgets[0];
   if (title)
@@ -1359,11 +1368,15 @@ static const PhotopickShellFunctions shell_functions = {
   .emit_cancelled = photopick_picker_emit_cancelled,
 };
 
+/* Gives `self` its behaviour, when the implementation is there; when it is still loading, when
+ * it is (the properties set meanwhile are read then). */
+static void make_behaviour (PhotopickPicker *self);
+
 #ifdef PHOTOPICK_FRONT
 
 /* The signals whose handlers the Swift runtime installs as it loads (its backtracer, on by
- * default), with an alternate signal stack for the thread. They are the host's to handle: the
- * shell puts back whatever the host had. */
+ * default). They are the host's to handle: the shell puts back whatever the host had. (It
+ * gives the loading thread an alternate signal stack too, which goes with that thread.) */
 static const int runtime_signals[] = { SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV };
 
 /* Beside this library, in its photopick-1 folder: found through the path this library was
@@ -1386,64 +1399,245 @@ implementation_path (void)
   return g_build_filename (PHOTOPICK_IMPLEMENTATION_DIR, "libphotopick-implementation.so", NULL);
 }
 
-static const PhotopickBehaviourFunctions *
-load_implementation (void)
+/* The implementation loads on a thread of its own, as the first picker is made: loading it and
+ * the Swift runtime took 25-34 ms, which the host's photopick_picker_new () waited for. The
+ * pickers made meanwhile wait in `waiting` and get their behaviour when it is attached, on the
+ * GTK thread; a call that needs one at once (grab_focus, confirm, the header's widgets) waits
+ * for the load. */
+static struct {
+  GMutex lock;
+  GCond finished_cond;
+  gboolean started;
+  gboolean finished;
+  gboolean attached;
+  void *library;
+  char *path;
+  char *error;
+} loading;
+static GList *waiting;
+
+static gboolean attach_loaded_idle (gpointer data);
+
+/* The folders of the implementation's run path (DT_RUNPATH or DT_RPATH, `$ORIGIN` expanded),
+ * read from its dynamic section, where the loader will find the Swift runtime. */
+static char **
+run_path (const char *path)
+{
+  g_autoptr(GMappedFile) file = g_mapped_file_new (path, FALSE, NULL);
+  const char *bytes = file != NULL ? g_mapped_file_get_contents (file) : NULL;
+  gsize length = file != NULL ? g_mapped_file_get_length (file) : 0;
+  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *) bytes;
+  const ElfW(Phdr) *segments;
+  const ElfW(Dyn) *dynamic = NULL;
+  gsize dynamic_count = 0, strings = 0, names = 0;
+  gboolean has_strings = FALSE, has_names = FALSE;
+  g_autofree char *origin = g_path_get_dirname (path);
+  g_autofree char *joined = NULL;
+  char **folders;
+
+  if (bytes == NULL || length < sizeof *header || memcmp (header->e_ident, ELFMAG, SELFMAG) != 0
+      || header->e_phoff > length || header->e_phnum > (length - header->e_phoff) / sizeof (ElfW(Phdr)))
+    return NULL;
+  segments = (const ElfW(Phdr) *) (bytes + header->e_phoff);
+  for (guint i = 0; i < header->e_phnum; i++)
+    if (segments[i].p_type == PT_DYNAMIC && segments[i].p_offset < length && segments[i].p_filesz <= length - segments[i].p_offset)
+      {
+        dynamic = (const ElfW(Dyn) *) (bytes + segments[i].p_offset);
+        dynamic_count = segments[i].p_filesz / sizeof (ElfW(Dyn));
+      }
+  for (gsize i = 0; i < dynamic_count && dynamic[i].d_tag != DT_NULL; i++)
+    {
+      if (dynamic[i].d_tag == DT_STRTAB)
+        {
+          /* (An address: its place in the file is in the segment that loads it.) */
+          for (guint j = 0; j < header->e_phnum; j++)
+            if (segments[j].p_type == PT_LOAD && dynamic[i].d_un.d_ptr >= segments[j].p_vaddr
+                && dynamic[i].d_un.d_ptr < segments[j].p_vaddr + segments[j].p_filesz)
+              {
+                strings = dynamic[i].d_un.d_ptr - segments[j].p_vaddr + segments[j].p_offset;
+                has_strings = TRUE;
+              }
+        }
+      else if (dynamic[i].d_tag == DT_RUNPATH || (dynamic[i].d_tag == DT_RPATH && !has_names))
+        {
+          names = dynamic[i].d_un.d_val;
+          has_names = TRUE;
+        }
+    }
+  if (!has_strings || !has_names || strings >= length || names >= length - strings
+      || memchr (bytes + strings + names, '\0', length - strings - names) == NULL)
+    return NULL;
+  joined = g_strdup (bytes + strings + names);
+  folders = g_strsplit (joined, ":", -1);
+  for (char **folder = folders; *folder != NULL; folder++)
+    if (g_str_has_prefix (*folder, "$ORIGIN"))
+      {
+        char *expanded = g_strconcat (origin, *folder + strlen ("$ORIGIN"), NULL);
+        g_free (*folder);
+        *folder = expanded;
+      }
+  return folders;
+}
+
+/* Loads libdispatch, the Swift runtime's main-queue library, on this thread, the GTK thread:
+ * it takes the thread that loads it for the main thread, and Swift's main actor is that
+ * thread (loaded with the rest on the loading thread, every picker's first call on the GTK
+ * thread trapped). 1 ms of the load; the other 21-34 ms go to the loading thread. False when it
+ * is not found where the implementation's run path says: everything loads here then. */
+static gboolean
+preload_dispatch (void)
 {
   g_autofree char *path = implementation_path ();
+  g_auto(GStrv) folders = run_path (path);
+
+  for (char **folder = folders; folder != NULL && *folder != NULL; folder++)
+    {
+      g_autofree char *dispatch = g_build_filename (*folder, "libdispatch.so", NULL);
+
+      if (g_file_test (dispatch, G_FILE_TEST_EXISTS))
+        return dlopen (dispatch, RTLD_NOW | RTLD_GLOBAL) != NULL;
+    }
+  return FALSE;
+}
+
+static gpointer
+load (gpointer data)
+{
+  char *path = implementation_path ();
   struct sigaction host_actions[G_N_ELEMENTS (runtime_signals)];
-  stack_t host_stack;
-  const PhotopickBehaviourFunctions *(*attach) (const PhotopickShellFunctions *, guint);
-  const PhotopickBehaviourFunctions *functions;
   void *library;
+  char *error = NULL;
 
   for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
     sigaction (runtime_signals[i], NULL, &host_actions[i]);
-  sigaltstack (NULL, &host_stack);
   /* Global, as a library the host linked would be: libadwaita's templates name their parts
    * (AdwStatusPage's AdwClamp), which GtkBuilder finds by their symbols in the global scope.
    * Never closed: a Swift runtime cannot be unloaded. */
   library = dlopen (path, RTLD_NOW | RTLD_GLOBAL);
+  if (library == NULL)
+    error = g_strdup (dlerror ());
   for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
     sigaction (runtime_signals[i], &host_actions[i], NULL);
-  /* (And the signal stack it gives this thread for them.) */
-  sigaltstack (&host_stack, NULL);
-  if (library == NULL)
-    {
-      g_critical ("The picker cannot work: its implementation did not load (%s)", dlerror ());
-      return NULL;
-    }
-  attach = (const PhotopickBehaviourFunctions *(*) (const PhotopickShellFunctions *, guint)) dlsym (library, "photopick_implementation_attach");
-  functions = attach != NULL ? attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI) : NULL;
-  if (functions == NULL)
-    g_critical ("The picker cannot work: %s is not the implementation of this libphotopick-1 (%s)", path, PHOTOPICK_VERSION_S);
-  return functions;
+  g_mutex_lock (&loading.lock);
+  loading.library = library;
+  loading.path = path;
+  loading.error = error;
+  loading.finished = TRUE;
+  g_cond_broadcast (&loading.finished_cond);
+  g_mutex_unlock (&loading.lock);
+  g_idle_add_full (G_PRIORITY_DEFAULT, attach_loaded_idle, NULL, NULL);
+  return NULL;
 }
 
-#endif
-
-/* Loaded or attached once, as the first picker is made (on the GTK thread, as every call). */
-static const PhotopickBehaviourFunctions *
-implementation (void)
+static void
+start_loading (void)
 {
-  static const PhotopickBehaviourFunctions *functions;
-  static gboolean tried;
+  GThread *thread;
 
-  if (!tried)
-    {
-      tried = TRUE;
-#ifdef PHOTOPICK_FRONT
-      functions = load_implementation ();
-#else
-      functions = photopick_implementation_attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI);
-#endif
-    }
-  return functions;
+  if (loading.started)
+    return;
+  loading.started = TRUE;
+  thread = preload_dispatch () ? g_thread_try_new ("photopick-load", load, NULL, NULL) : NULL;
+  if (thread != NULL)
+    g_thread_unref (thread);
+  else
+    load (NULL);
 }
 
-#ifndef PHOTOPICK_FRONT
+/* On the GTK thread, once the load is over: attaches the implementation and gives the pickers
+ * made meanwhile their behaviour. */
+static void
+attach_loaded (void)
+{
+  const PhotopickBehaviourFunctions *(*attach) (const PhotopickShellFunctions *, guint);
+  GList *pickers;
+
+  if (loading.attached)
+    return;
+  loading.attached = TRUE;
+  if (loading.library == NULL)
+    {
+      g_critical ("The picker cannot work: its implementation did not load (%s)", loading.error);
+    }
+  else
+    {
+      attach = (const PhotopickBehaviourFunctions *(*) (const PhotopickShellFunctions *, guint)) dlsym (loading.library, "photopick_implementation_attach");
+      implementation = attach != NULL ? attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI) : NULL;
+      if (implementation == NULL)
+        g_critical ("The picker cannot work: %s is not the implementation of this libphotopick-1 (%s)", loading.path, PHOTOPICK_VERSION_S);
+    }
+  /* (Oldest first; a picker disposed meanwhile has left the list.) */
+  pickers = g_list_reverse (g_steal_pointer (&waiting));
+  for (GList *picker = pickers; picker != NULL; picker = picker->next)
+    make_behaviour (picker->data);
+  g_list_free (pickers);
+}
+
+static gboolean
+attach_loaded_idle (gpointer data)
+{
+  attach_loaded ();
+  return G_SOURCE_REMOVE;
+}
+
+static void
+make_behaviour (PhotopickPicker *self)
+{
+  if (!loading.attached)
+    {
+      if (g_list_find (waiting, self) == NULL)
+        waiting = g_list_prepend (waiting, self);
+      start_loading ();
+      return;
+    }
+  if (implementation != NULL && self->behaviour == NULL)
+    self->behaviour = implementation->new (self);
+}
+
+static void
+ensure_behaviour (PhotopickPicker *self)
+{
+  if (self->behaviour != NULL || g_list_find (waiting, self) == NULL)
+    return;
+  g_mutex_lock (&loading.lock);
+  while (!loading.finished)
+    g_cond_wait (&loading.finished_cond, &loading.lock);
+  g_mutex_unlock (&loading.lock);
+  attach_loaded ();
+}
+
+static void
+forget_waiting (PhotopickPicker *self)
+{
+  waiting = g_list_remove (waiting, self);
+}
+
+#else
+
+/* Linked into the photopick program: attached at once. */
+static void
+make_behaviour (PhotopickPicker *self)
+{
+  photopick_shell_attach_linked ();
+  if (implementation != NULL && self->behaviour == NULL)
+    self->behaviour = implementation->new (self);
+}
+
+static void
+ensure_behaviour (PhotopickPicker *self)
+{
+}
+
+static void
+forget_waiting (PhotopickPicker *self)
+{
+}
+
 void
 photopick_shell_attach_linked (void)
 {
-  (void) implementation ();
+  if (implementation == NULL)
+    implementation = photopick_implementation_attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI);
 }
+
 #endif
