@@ -13,6 +13,7 @@ extension PickerView {
         let cell = GridCell(host: self)
         cells.removeAll { $0.cell == nil }
         cells.append(WeakCell(cell: cell))
+        if StartupTrace.isOn && (cells.count == 1 || cells.count % 50 == 0) { StartupTrace.mark("grid: \(cells.count) cells made") }
         cell.listItem = listItem
         gtk_list_item_set_child(listItem, cell.root)
         attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)

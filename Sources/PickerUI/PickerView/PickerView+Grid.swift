@@ -280,15 +280,17 @@ extension PickerView {
 
     /// Until the window's first frame is drawn, the grid makes cells for the first screen only.
     /// GtkGridView otherwise makes and binds 30 rows of cells (210 in a 7-column window) before
-    /// that frame, most of them below the window: 40-60 ms of a 0.3 s start. The rest are made
-    /// right after the first frame (the person sees no change: they are below the window), or
-    /// after `timeout` milliseconds when no frame comes.
+    /// that frame, most of them below the window: 40-60 ms of a 0.3 s start. The rest come in
+    /// after the first frame a row a frame (`letInNextRow`), or all at once after `timeout`
+    /// milliseconds when no frame comes.
     public func holdCellsBeyondFirstScreen(width: Int, height: Int, timeout: guint = 500) {
         expectedSize = (width, height)
         // Positions, not assets: the album is not open yet. The camera cell counts as one.
         let count = firstScreenCells(width: width, height: height) + 1
+        StartupTrace.mark("grid: held to the first screen's \(count) cells")
         gtk_slice_list_model_set_size(gridSlice, guint(count))
-        // A tick comes at the start of each frame: the second one follows the first frame drawn.
+        if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
+        // A tick comes at the start of each frame: from the second one on, the first frame is drawn.
         firstFrameTick = gtk_widget_add_tick_callback(grid, { _, clock, data in
             let frame = gdk_frame_clock_get_frame_counter(clock)
             let box = Unmanaged<TickState>.fromOpaque(data!).takeUnretainedValue()
@@ -297,20 +299,53 @@ extension PickerView {
                 return 1
             }
             guard frame > first else { return 1 }
-            MainActor.assumeIsolated { box.release() }
-            return 0
-        }, Unmanaged.passRetained(TickState { [weak self] in self?.releaseCellsBeyondFirstScreen() }).toOpaque(), { data in
+            return MainActor.assumeIsolated { box.nextRow() } ? 1 : 0
+        }, Unmanaged.passRetained(TickState { [weak self] in self?.letInNextRow() ?? false }).toOpaque(), { data in
             Unmanaged<TickState>.fromOpaque(data!).release()
         })
         firstScreenHoldEnd.schedule(after: timeout, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.releaseCellsBeyondFirstScreen() }
     }
 
-    /// The whole album in the grid (at once where a position beyond the first screen is needed).
-    func releaseCellsBeyondFirstScreen() {
+    /// One more row of cells into the grid, this frame; false once the whole album is in. A row
+    /// a frame: all at once, the host's window (or the program's) froze for 180-200 ms while
+    /// GtkGridView made and bound 200 cells below the screen (issue 38, point 6). When the person
+    /// scrolls to the end of what is in, the rest comes at once.
+    private func letInNextRow() -> Bool {
         firstScreenHoldEnd.cancel()
+        let size = Int(gtk_slice_list_model_get_size(gridSlice))
+        guard size != Int(guint.max) else { return false }
+        let columns = max(1, Int(gtk_grid_view_get_max_columns(grid.opaque)))
+        var nearTheEnd = false
+        if let adjustment = verticalAdjustment {
+            let rowHeight = Double(cellSize + Style.cellGap)
+            nearTheEnd = gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment)
+                >= gtk_adjustment_get_upper(adjustment) - 2 * rowHeight && gtk_adjustment_get_value(adjustment) > 0
+        }
+        // GtkGridView makes cells for about 30 rows around the view: once a row let in made no
+        // cell, more cost nothing.
+        let made = cells.count { $0.cell != nil }
+        defer { cellsWhenRowLetIn = made }
+        if nearTheEnd || made == cellsWhenRowLetIn {
+            firstFrameTick = 0
+            letInTheRest()
+            return false
+        }
+        gtk_slice_list_model_set_size(gridSlice, guint(size + columns))
+        return true
+    }
+
+    /// The whole album in the grid at once (where a position beyond the first screen is needed).
+    func releaseCellsBeyondFirstScreen() {
         if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
         firstFrameTick = 0
+        letInTheRest()
+    }
+
+    private func letInTheRest() {
+        firstScreenHoldEnd.cancel()
+        cellsWhenRowLetIn = nil
         guard gtk_slice_list_model_get_size(gridSlice) != guint.max else { return }
+        StartupTrace.mark("grid: the rest of the album let in")
         gtk_slice_list_model_set_size(gridSlice, guint.max)
     }
 }
@@ -318,6 +353,7 @@ extension PickerView {
 /// What the first frame's tick callback holds: whether it has seen a frame, and what to do after.
 private final class TickState {
     var firstFrame: gint64?
-    let release: @MainActor () -> Void
-    init(release: @escaping @MainActor () -> Void) { self.release = release }
+    /// Lets in one more row; false when done.
+    let nextRow: @MainActor () -> Bool
+    init(nextRow: @escaping @MainActor () -> Bool) { self.nextRow = nextRow }
 }

@@ -188,6 +188,8 @@ public final class PickerView {
     var tornDownHandlers: [(instance: GObjectRef, id: gulong)] = []
     /// The grid's tick callback that ends the first screen's hold (holdCellsBeyondFirstScreen).
     var firstFrameTick: guint = 0
+    /// The cells there were when the last row came in (letInNextRow).
+    var cellsWhenRowLetIn: Int?
 
     /// - Parameter camera: the live camera for the first cell; `showsCameraAtStart` gives the cell
     ///   its place before the camera is found (see PickerController).

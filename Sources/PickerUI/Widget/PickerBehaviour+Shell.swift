@@ -31,6 +31,7 @@ var shell: PhotopickShellFunctions {
 @_cdecl("photopick_implementation_attach")
 func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickBehaviourFunctions>? {
     guard abi == guint(PHOTOPICK_IMPLEMENTATION_ABI) else { return nil }
+    StartupTrace.mark("embedded picker: implementation attached")
     PickerShell.attach(shell.pointee)
     return UnsafePointer(behaviourFunctions)
 }

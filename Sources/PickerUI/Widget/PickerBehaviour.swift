@@ -92,6 +92,7 @@ public final class PickerBehaviour {
     }
 
     init(picker: OpaquePointer) {
+        StartupTrace.mark("embedded picker: made")
         self.picker = picker
         Self.prepareProcess()
         content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)

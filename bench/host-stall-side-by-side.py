@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""bench/host-stall.py for two installs side by side: the host's longest main-loop stall while
+a picker is made and shown, on a first run (cold: empty data and cache folders) and again on the
+same folders (warm), the two installs in turn, ROUNDS times (issue 38, point 6).
+
+  xvfb-run -a python3 bench/host-stall-side-by-side.py PREFIX_A PREFIX_B LIBRARY [ROUNDS]
+
+Each PREFIX is a meson install with --libdir lib. Prints each install's median and range of the
+longest gap, cold and warm, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
+its GL renderer under Xvfb is software, whose frames would make the gaps.
+"""
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+prefixes = [os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])]
+library = os.path.abspath(sys.argv[3])
+rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 4
+probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host-stall.py")
+results = {(prefix, kind): [] for prefix in prefixes for kind in ("cold", "warm")}
+
+
+def run(prefix, home):
+    environment = dict(os.environ, GSK_RENDERER="cairo", LD_LIBRARY_PATH=os.path.join(prefix, "lib"),
+                       GI_TYPELIB_PATH=os.path.join(prefix, "lib", "girepository-1.0"),
+                       XDG_DATA_HOME=os.path.join(home, "data"), XDG_CACHE_HOME=os.path.join(home, "cache"),
+                       XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
+    out = subprocess.run([sys.executable, probe, library, "4"], env=environment, capture_output=True, text=True, timeout=120).stdout
+    found = re.search(r"made and shown: \d+ frames, longest gap (\d+) ms", out)
+    return int(found.group(1)) if found else None
+
+
+with tempfile.TemporaryDirectory() as work:
+    for round in range(rounds):
+        order = prefixes if round % 2 == 0 else list(reversed(prefixes))
+        for prefix in order:
+            home = os.path.join(work, "home")
+            shutil.rmtree(home, ignore_errors=True)
+            os.makedirs(home)
+            cold = run(prefix, home)
+            warm = run(prefix, home)
+            results[(prefix, "cold")].append(cold)
+            results[(prefix, "warm")].append(warm)
+            print("round %d %s: cold %s ms, warm %s ms" % (round + 1, prefix, cold, warm), flush=True)
+for kind in ("cold", "warm"):
+    for prefix in prefixes:
+        values = [value for value in results[(prefix, kind)] if value is not None]
+        if values:
+            print("%s %s: median %.0f ms (%d-%d), %d runs" % (kind, prefix, statistics.median(values), min(values), max(values), len(values)))
