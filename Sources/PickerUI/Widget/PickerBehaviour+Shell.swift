@@ -28,8 +28,10 @@ var shell: PhotopickShellFunctions {
     return functions
 }
 
+// (Public: an internal function's symbol is hidden in an optimized build, and the linker then
+// dropped it from libphotopick-implementation.so, whose one export it is.)
 @_cdecl("photopick_implementation_attach")
-func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickBehaviourFunctions>? {
+public func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickBehaviourFunctions>? {
     guard abi == guint(PHOTOPICK_IMPLEMENTATION_ABI) else { return nil }
     StartupTrace.mark("embedded picker: implementation attached")
     PickerShell.attach(shell.pointee)
