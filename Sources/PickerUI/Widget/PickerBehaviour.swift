@@ -130,37 +130,61 @@ public final class PickerBehaviour {
     private var waitingToBuild = false
     /// The frame clock the build waits on, held (the picker may move to another window first).
     private var afterPaintHandler: (clock: GObjectRef, id: gulong)?
+    /// The view is in, its album still to open (the second step of a build on screen).
+    private var albumWaits = false
     /// Whether the picker was built (always, in the program's window).
-    private var isBuilt: Bool { isHosted || !waitingToBuild }
+    private var isBuilt: Bool { isHosted || (!waitingToBuild && !albumWaits) }
 
-    /// Builds the picker now if it waits for the host's setup to end.
+    /// Builds the picker now, or its last step, if it waits for the host's setup to end or for
+    /// a frame.
     func buildIfWaiting() {
         guard !isBuilt else { return }
-        waitingToBuild = false
         buildLater.cancel()
         stopWaitingForTheFrame()
-        build()
+        if waitingToBuild {
+            waitingToBuild = false
+            build()
+        } else {
+            albumWaits = false
+            openTheAlbumAndStart()
+        }
     }
 
     /// A picker already on screen (added to a window the person sees) is built once the window
-    /// has drawn its frame (issue 38, point 6): built in the same turn as the host's own work
-    /// and the library's loading, the host's window froze for 168 ms when the picker came up.
+    /// has drawn its frame, and in two steps with a frame between them, the view and then its
+    /// album (issue 38, point 6): built in one turn with the host's own work and the library's
+    /// loading, the host's window froze for 168 ms when the picker came up, and for 35-50 ms
+    /// built in one step after its frame.
     private func buildAfterTheFrame() {
         guard !isBuilt else { return }
+        afterTheNextFrame { [weak self] in
+            guard let self, self.waitingToBuild else { return }
+            self.waitingToBuild = false
+            guard self.buildView() else { return }
+            self.albumWaits = true
+            self.afterTheNextFrame { [weak self] in self?.buildIfWaiting() }
+        }
+    }
+
+    /// Runs `body` right after the widget's window draws its next frame, or at once when it is
+    /// not on screen; after 500 ms when no frame comes (a window minimized on Wayland).
+    private func afterTheNextFrame(_ body: @escaping @MainActor () -> Void) {
         guard gtk_widget_get_mapped(widget) != 0, let clock = gtk_widget_get_frame_clock(widget) else {
-            buildIfWaiting()
+            body()
             return
         }
         let id = Signal.connect(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
             guard let self else { return }
             self.stopWaitingForTheFrame()
             // (Right after this paint, before the next frame's work.)
-            self.buildLater.schedule(priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
+            self.buildLater.schedule(priority: G_PRIORITY_DEFAULT) { body() }
         }
         afterPaintHandler = (GObjectRef(clock, transfer: .none), id)
         gtk_widget_queue_draw(widget)
-        // (A window that draws no frame, minimized on Wayland, still gets its picker.)
-        buildLater.schedule(after: 500, priority: G_PRIORITY_DEFAULT) { [weak self] in self?.buildIfWaiting() }
+        buildLater.schedule(after: 500, priority: G_PRIORITY_DEFAULT) { [weak self] in
+            self?.stopWaitingForTheFrame()
+            body()
+        }
     }
 
     private func stopWaitingForTheFrame() {
@@ -187,6 +211,13 @@ public final class PickerBehaviour {
 
     /// Makes the picker over the library the properties name, replacing the one there was.
     private func build() {
+        albumWaits = false
+        if buildView() { openTheAlbumAndStart() }
+    }
+
+    /// The first step of a build: the library opened and the view in the widget (false when the
+    /// library cannot be opened: the widget says so).
+    private func buildView() -> Bool {
         StartupTrace.mark("embedded picker: building")
         tearDownView()
         let given = libraryFolders
@@ -208,7 +239,7 @@ public final class PickerBehaviour {
             adw_status_page_set_description(page.opaque, i18n("The photo index cannot be opened"))
             gtk_widget_set_vexpand(page, 1)
             gtk_box_append(content.cast(), page)
-            return
+            return false
         }
         StartupTrace.mark("embedded picker: library opened")
         let camera = shell.get_show_camera(picker) != 0
@@ -217,8 +248,6 @@ public final class PickerBehaviour {
         let controller = PickerController(service: service, maximum: maximum > 0 ? maximum : nil, camera: camera,
                                           showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty,
                                           post: { MainLoopDispatcher.shared.post($0) })
-        let library = service.library
-        let isFirstRun = library.isEmpty
         let view = PickerView(controller: controller, loader: Self.loader)
         StartupTrace.mark("embedded picker: view made")
         // A first run makes its first screen's thumbnails while the files are dated, before the
@@ -234,6 +263,15 @@ public final class PickerBehaviour {
         applyShowChooseFolder()
         view.filter = filter
         view.escapeCancels = true
+        return true
+    }
+
+    /// The last step of a build: the album the properties name opened, the picks the host set,
+    /// the scan, the watcher and the camera started.
+    private func openTheAlbumAndStart() {
+        guard let view else { return }
+        let controller = view.controller, library = view.library, camera = controller.camera
+        let isFirstRun = library.isEmpty
         openAlbum(fallingBack: true)
         StartupTrace.mark("embedded picker: album open")
         for notice in library.notices { view.report(notice.message, printing: false) }
