@@ -7,7 +7,9 @@ same folders (warm), the two installs in turn, ROUNDS times (issue 38, point 6).
   xvfb-run -a python3 bench/host-stall-side-by-side.py PREFIX_A PREFIX_B LIBRARY [ROUNDS]
 
 Each PREFIX is a meson install with --libdir lib. Prints each install's median and range of the
-longest gap, cold and warm, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
+longest gap while the picker is made and shown (its first 1.5 s), cold and warm, and of the
+longest gap in the 2.5 s after (a first run's scan goes on there) and in the second after it is
+destroyed, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
 its GL renderer under Xvfb is software, whose frames would make the gaps.
 """
 import os
@@ -22,7 +24,8 @@ prefixes = [os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])]
 library = os.path.abspath(sys.argv[3])
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 4
 probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host-stall.py")
-results = {(prefix, kind): [] for prefix in prefixes for kind in ("cold", "warm")}
+kinds = ("cold", "warm", "cold, after", "warm, after", "cold, destroyed", "warm, destroyed")
+results = {(prefix, kind): [] for prefix in prefixes for kind in kinds}
 
 
 def run(prefix, home):
@@ -31,8 +34,10 @@ def run(prefix, home):
                        XDG_DATA_HOME=os.path.join(home, "data"), XDG_CACHE_HOME=os.path.join(home, "cache"),
                        XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
     out = subprocess.run([sys.executable, probe, library, "4"], env=environment, capture_output=True, text=True, timeout=120).stdout
-    found = re.search(r"made and shown: \d+ frames, longest gap (\d+) ms", out)
-    return int(found.group(1)) if found else None
+    shown = re.search(r"made and shown: \d+ frames, longest gap (\d+) ms", out)
+    after = re.search(r"after: \d+ frames, longest gap (\d+) ms", out)
+    destroyed = re.search(r"destroyed: \d+ frames, longest gap (\d+) ms", out)
+    return tuple(int(found.group(1)) if found else None for found in (shown, after, destroyed))
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -42,12 +47,12 @@ with tempfile.TemporaryDirectory() as work:
             home = os.path.join(work, "home")
             shutil.rmtree(home, ignore_errors=True)
             os.makedirs(home)
-            cold = run(prefix, home)
-            warm = run(prefix, home)
-            results[(prefix, "cold")].append(cold)
-            results[(prefix, "warm")].append(warm)
-            print("round %d %s: cold %s ms, warm %s ms" % (round + 1, prefix, cold, warm), flush=True)
-for kind in ("cold", "warm"):
+            (cold, cold_after, cold_gone), (warm, warm_after, warm_gone) = run(prefix, home), run(prefix, home)
+            for kind, value in zip(kinds, (cold, warm, cold_after, warm_after, cold_gone, warm_gone)):
+                results[(prefix, kind)].append(value)
+            print("round %d %s: cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
+                  % (round + 1, prefix, cold, cold_after, cold_gone, warm, warm_after, warm_gone), flush=True)
+for kind in kinds:
     for prefix in prefixes:
         values = [value for value in results[(prefix, kind)] if value is not None]
         if values:

@@ -68,7 +68,11 @@ public final class PickerBehaviour {
         MetadataWorkers.ofThisProgram?.stopIdleWorkers()
         MetadataWorkers.inBackgroundOfThisProgram?.stopIdleWorkers()
         // (The thumbnails' memory goes back to the system, not only to the allocator.)
-        MainLoopDispatcher.shared.post { _ = malloc_trim(0) }
+        MainLoopDispatcher.shared.post {
+            StartupTrace.mark("embedded picker: trimming")
+            _ = malloc_trim(0)
+            StartupTrace.mark("embedded picker: trimmed")
+        }
     }
 
     /// The controller of the program's window for the next picker made (see `hosting`).
@@ -384,15 +388,19 @@ public final class PickerBehaviour {
     }
 
     func dispose() {
+        StartupTrace.mark("embedded picker: disposing")
         buildLater.cancel()
         stopWaitingForTheFrame()
         waitingToBuild = false
         tearDownView()
+        StartupTrace.mark("embedded picker: view torn down")
         gtk_widget_unparent(content)
+        StartupTrace.mark("embedded picker: widgets gone")
         if !isHosted {
             Self.livePickers -= 1
             if Self.livePickers == 0 { Self.releaseShared() }
         }
+        StartupTrace.mark("embedded picker: disposed")
         // (The header boxes go with this object's references; a host that packed them holds
         // its own.)
     }
