@@ -58,7 +58,8 @@ class ChatWindow(Gtk.ApplicationWindow):
         self.picker.connect("confirmed", self.on_confirmed)
         self.picker.connect("cancelled", lambda _picker: attach.set_active(False))
         self.sheet = Gtk.Revealer(transition_type=Gtk.RevealerTransitionType.SLIDE_UP, child=self.picker)
-        self.sheet.set_size_request(-1, 420)
+        # (The picker has the height: a closed revealer is then no height at all.)
+        self.picker.set_size_request(-1, 420)
         attach.bind_property("active", self.sheet, "reveal-child", 0)
         attach.connect("toggled", self.on_attach_toggled)
         self.attach = attach
