@@ -86,7 +86,7 @@ final class CameraSlot {
         paintable = live
         guard live.show(frame, small: true) else { return }
         if gtk_picture_get_paintable(cell.picture.opaque) != live.paintable { gtk_picture_set_paintable(cell.picture.opaque, live.paintable) }
-        gtk_widget_set_visible(cell.status, 0)
+        cell.hideStatus()
         framesShown += 1
     }
 
