@@ -17,11 +17,11 @@ frames, not the picker, make the gaps. Warm: run once first (the index and the t
 cold: empty XDG_DATA_HOME and XDG_CACHE_HOME. PHOTOPICK_TRACE_STARTUP=1 prints the picker's own
 steps. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
 c7b4362, 86-103 ms at cd9c6bb; cold 121-178 ms and 141-160 ms. bench/host-stall-side-by-side.py,
-release builds, 3e433e9 against e9ad71e, 4-5 rounds: made and shown, cold 132-160 ms -> 46-52 ms,
-warm 93-100 ms -> 46-50 ms; destroyed 62 -> 46-52 ms; during the scan 18 ms both. What is left
-(e9ad71e, warm): the view's step, 19 ms, and the frame that lays it out, about 20 ms; the album's
-step, 13 ms; the first frame of 50 cells; on destroy, GTK unmapping 250 cells (27 ms), then the
-view's teardown (12 ms).
+release builds, 3e433e9 against 845fc18, 5 rounds: made and shown, cold 142 ms -> 36 ms (medians),
+warm 82 -> 44 ms; destroyed, cold 67 -> 33 ms, warm 42 -> 38 ms; during the scan 18 ms both; 40
+real photos, cold 41 -> 25 ms, warm 43 -> 33 ms. What is left (e9ad71e, warm): the view's step,
+19 ms, and the frame that lays it out, about 20 ms; the album's step, 13 ms; the first frame of
+50 cells; on destroy, GTK unmapping 250 cells (27 ms), then the view's teardown (12 ms).
 """
 import os
 import sys
