@@ -1375,8 +1375,8 @@ static void make_behaviour (PhotopickPicker *self);
 #ifdef PHOTOPICK_FRONT
 
 /* The signals whose handlers the Swift runtime installs as it loads (its backtracer, on by
- * default). They are the host's to handle: the shell puts back whatever the host had. (It
- * gives the loading thread an alternate signal stack too, which goes with that thread.) */
+ * default), and the alternate signal stack it gives the loading thread. They are the host's:
+ * the shell puts back whatever the host had. */
 static const int runtime_signals[] = { SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV };
 
 /* Beside this library, in its photopick-1 folder: found through the path this library was
@@ -1483,7 +1483,8 @@ run_path (const char *path)
  * it takes the thread that loads it for the main thread, and Swift's main actor is that
  * thread (loaded with the rest on the loading thread, every picker's first call on the GTK
  * thread trapped). 1 ms of the load; the other 21-34 ms go to the loading thread. False when it
- * is not found where the implementation's run path says: everything loads here then. */
+ * is found neither where the implementation's run path says nor where the system's libraries
+ * are: everything loads here then. */
 static gboolean
 preload_dispatch (void)
 {
@@ -1497,7 +1498,8 @@ preload_dispatch (void)
       if (g_file_test (dispatch, G_FILE_TEST_EXISTS))
         return dlopen (dispatch, RTLD_NOW | RTLD_GLOBAL) != NULL;
     }
-  return FALSE;
+  /* (A Swift runtime installed with the system's libraries: no run path, found as they are.) */
+  return dlopen ("libdispatch.so", RTLD_NOW | RTLD_GLOBAL) != NULL;
 }
 
 static gpointer
@@ -1505,11 +1507,13 @@ load (gpointer data)
 {
   char *path = implementation_path ();
   struct sigaction host_actions[G_N_ELEMENTS (runtime_signals)];
+  stack_t host_stack;
   void *library;
   char *error = NULL;
 
   for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
     sigaction (runtime_signals[i], NULL, &host_actions[i]);
+  sigaltstack (NULL, &host_stack);
   /* Global, as a library the host linked would be: libadwaita's templates name their parts
    * (AdwStatusPage's AdwClamp), which GtkBuilder finds by their symbols in the global scope.
    * Never closed: a Swift runtime cannot be unloaded. */
@@ -1518,6 +1522,9 @@ load (gpointer data)
     error = g_strdup (dlerror ());
   for (gsize i = 0; i < G_N_ELEMENTS (runtime_signals); i++)
     sigaction (runtime_signals[i], &host_actions[i], NULL);
+  /* (The signal stack it gives the loading thread: the GTK thread's own, when a thread could
+   * not be had and the load runs there.) */
+  sigaltstack (&host_stack, NULL);
   g_mutex_lock (&loading.lock);
   loading.library = library;
   loading.path = path;

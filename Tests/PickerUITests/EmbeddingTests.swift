@@ -121,11 +121,15 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 for name in GObject.signal_list_names(Photopick.Picker):
                     print("signal", name)
                 picker = Photopick.Picker(max_picks=3, library_folders=["\(library.path)"], show_camera=False)
-                # Built once the host's setup is over (the main loop runs), on the folders given: no
-                # index of the person's own folders was opened.
+                # Built once the host's setup is over (the main loop runs; the implementation loads
+                # on a thread meanwhile), on the folders given: no index of the person's own
+                # folders was opened.
                 from gi.repository import GLib
-                while GLib.MainContext.default().iteration(False):
-                    pass
+                import time
+                deadline = time.monotonic() + 20
+                while picker.props.album is None and time.monotonic() < deadline:
+                    GLib.MainContext.default().iteration(False)
+                    time.sleep(0.005)
                 import glob, os
                 print("indexes", len(glob.glob(os.path.join(os.environ["XDG_DATA_HOME"], "photopick", "*.sqlite"))))
                 notified = []
