@@ -67,7 +67,7 @@ let package = Package(
 
         // The picker's models and stores: the grid's GListModel (GIO, no GTK), the selection,
         // and the rules of picking (what a thumbnail's failure says of its file).
-        .target(name: "PickerModel", dependencies: ["PhotoLibrary", "Thumbnails", "Camera", "GObjectSupport", "CGLib"]),
+        .target(name: "PickerModel", dependencies: ["Basics", "PhotoLibrary", "Thumbnails", "Camera", "GObjectSupport", "CGLib"]),
 
         // The picker widget's GObject shell in C (PhotopickPicker: properties, signals, actions,
         // the public header), linked into the photopick program; meson builds the same file as
@@ -75,8 +75,13 @@ let package = Package(
         // which sees the shell only through photopick-private.h's tables.
         .target(name: "CPhotopick", dependencies: ["CGtk"], exclude: ["photopick-1.map"]),
 
-        // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the window.
-        .target(name: "PickerUI", dependencies: ["GObjectSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
+        // What the picker's widgets and the program's window share of GTK: the signal signatures
+        // GObjectSupport does not know, tooltips, style classes, markup.
+        .target(name: "GTKSupport", dependencies: ["Basics", "GObjectSupport", "CGtk"]),
+
+        // The picker's widgets (GTK4): the embeddable picker view, its grid cells, the widget's
+        // implementation behind the C shell.
+        .target(name: "PickerUI", dependencies: ["GObjectSupport", "GTKSupport", "PickerModel", "Camera", "Thumbnails", "PhotoLibrary", "CGtk"]),
 
         // libphotopick-implementation.so's own target, for its link flags: the Swift runtime's
         // folder as its run path, so it loads with nothing set, and a version script that
@@ -86,9 +91,15 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-use-ld=lld", "-Xlinker", "-soname=libphotopick-implementation.so",
                                                "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/PhotopickLibrary/photopick-implementation.map"])]),
 
+        // The photopick program's window, the app from the menu and zenity's folder chooser: a host
+        // of the picker widget like any other, on its public API (photopick-1/photopick.h) alone.
+        // Not PickerUI: SwiftPM refuses any reach into the widget's insides.
+        .target(name: "PhotopickApp", dependencies: ["CPhotopick", "CGtk", "GTKSupport", "GObjectSupport", "PickerModel", "PhotoLibrary"]),
+
         // The command-line program: its commands and their options, the window command, output.
-        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PickerUI", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
-        .executableTarget(name: "photopick", dependencies: ["PhotopickCommands"]),
+        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PhotopickApp", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
+        // (PickerUI: the widget's implementation, linked in beside its shell, photopick_shell_attach_linked.)
+        .executableTarget(name: "photopick", dependencies: ["PhotopickCommands", "PickerUI"]),
         .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
@@ -105,7 +116,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PhotoLibrary", "Camera"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
         .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "Camera", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
-        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "PickerUI", "PickerModel", "Camera", "PhotoLibrary", "Thumbnails", "CGtk"]),
+        .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "GTKSupport", "PickerUI", "PhotopickApp", "PickerModel", "Camera", "PhotoLibrary", "Thumbnails", "CGtk"]),
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.
         .testTarget(name: "GObjectSupportTests", dependencies: ["GObjectSupport", "CGLib"]),
         .executableTarget(name: "crash-journal-probe", dependencies: ["PhotoLibrary"], path: "Tests/CrashJournalProbe"),

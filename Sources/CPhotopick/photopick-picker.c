@@ -41,8 +41,9 @@ static const PhotopickBehaviourFunctions *implementation;
  * can hide it and pack the widgets of [method@Photopick.Picker.get_header_widgets] there.
  *
  * Its commands are actions of the widget (`picker.confirm`, `picker.cancel`, `picker.zoom-in`,
- * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`) with their
- * usual accelerators, active while the focus is in the picker.
+ * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`, and
+ * `picker.location` with [property@Photopick.Picker:accepts-typed-paths]) with their usual
+ * accelerators, active while the focus is in the picker.
  *
  * Several pickers may live in one process: they share the library's index and thumbnail
  * caches, and each keeps its own picks.
@@ -79,6 +80,17 @@ struct _PhotopickPicker {
   gboolean show_header;
   gboolean show_choose_folder;
   char *confirm_label;
+  char *cancel_label;
+  gboolean show_cancel;
+  char *title;
+  gboolean enter_confirms;
+  gboolean accepts_typed_paths;
+  guint cell_size;
+  char *capture_folder;
+  char *camera;
+  gboolean copy_remote_picks;
+  GListStore *filters;
+  GtkFileFilter *filter;
   guint picked_count;
 
   /* The Swift side (a retained PickerBehaviour), from constructed to dispose. */
@@ -98,6 +110,17 @@ enum {
   PROP_SHOW_HEADER,
   PROP_SHOW_CHOOSE_FOLDER,
   PROP_CONFIRM_LABEL,
+  PROP_CANCEL_LABEL,
+  PROP_SHOW_CANCEL,
+  PROP_TITLE,
+  PROP_ENTER_CONFIRMS,
+  PROP_ACCEPTS_TYPED_PATHS,
+  PROP_CELL_SIZE,
+  PROP_CAPTURE_FOLDER,
+  PROP_CAMERA,
+  PROP_COPY_REMOTE_PICKS,
+  PROP_FILTERS,
+  PROP_FILTER,
   PROP_PICKED_COUNT,
   PROP_PICKED_URIS,
   N_PROPS
@@ -173,6 +196,12 @@ photopick_picker_finalize (GObject *object)
   g_strfreev (self->name_patterns);
   g_free (self->album);
   g_free (self->confirm_label);
+  g_free (self->cancel_label);
+  g_free (self->title);
+  g_free (self->capture_folder);
+  g_free (self->camera);
+  g_clear_object (&self->filters);
+  g_clear_object (&self->filter);
   G_OBJECT_CLASS (photopick_picker_parent_class)->finalize (object);
 }
 
@@ -209,6 +238,39 @@ photopick_picker_get_property (GObject *object, guint property_id, GValue *value
       break;
     case PROP_CONFIRM_LABEL:
       g_value_set_string (value, self->confirm_label);
+      break;
+    case PROP_CANCEL_LABEL:
+      g_value_set_string (value, self->cancel_label);
+      break;
+    case PROP_SHOW_CANCEL:
+      g_value_set_boolean (value, self->show_cancel);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_ENTER_CONFIRMS:
+      g_value_set_boolean (value, self->enter_confirms);
+      break;
+    case PROP_ACCEPTS_TYPED_PATHS:
+      g_value_set_boolean (value, self->accepts_typed_paths);
+      break;
+    case PROP_CELL_SIZE:
+      g_value_set_uint (value, self->cell_size);
+      break;
+    case PROP_CAPTURE_FOLDER:
+      g_value_set_string (value, self->capture_folder);
+      break;
+    case PROP_CAMERA:
+      g_value_set_string (value, self->camera);
+      break;
+    case PROP_COPY_REMOTE_PICKS:
+      g_value_set_boolean (value, self->copy_remote_picks);
+      break;
+    case PROP_FILTERS:
+      g_value_set_object (value, self->filters);
+      break;
+    case PROP_FILTER:
+      g_value_set_object (value, self->filter);
       break;
     case PROP_PICKED_COUNT:
       g_value_set_uint (value, self->picked_count);
@@ -254,6 +316,36 @@ photopick_picker_set_property (GObject *object, guint property_id, const GValue 
       break;
     case PROP_CONFIRM_LABEL:
       photopick_picker_set_confirm_label (self, g_value_get_string (value));
+      break;
+    case PROP_CANCEL_LABEL:
+      photopick_picker_set_cancel_label (self, g_value_get_string (value));
+      break;
+    case PROP_SHOW_CANCEL:
+      photopick_picker_set_show_cancel (self, g_value_get_boolean (value));
+      break;
+    case PROP_TITLE:
+      photopick_picker_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_ENTER_CONFIRMS:
+      photopick_picker_set_enter_confirms (self, g_value_get_boolean (value));
+      break;
+    case PROP_ACCEPTS_TYPED_PATHS:
+      photopick_picker_set_accepts_typed_paths (self, g_value_get_boolean (value));
+      break;
+    case PROP_CELL_SIZE:
+      photopick_picker_set_cell_size (self, g_value_get_uint (value));
+      break;
+    case PROP_CAPTURE_FOLDER:
+      photopick_picker_set_capture_folder (self, g_value_get_string (value));
+      break;
+    case PROP_CAMERA:
+      photopick_picker_set_camera (self, g_value_get_string (value));
+      break;
+    case PROP_COPY_REMOTE_PICKS:
+      photopick_picker_set_copy_remote_picks (self, g_value_get_boolean (value));
+      break;
+    case PROP_FILTER:
+      photopick_picker_set_filter (self, g_value_get_object (value));
       break;
     case PROP_PICKED_URIS:
       photopick_picker_set_picked_uris (self, g_value_get_boxed (value));
@@ -318,6 +410,7 @@ static const struct {
   { "zoom-out",     { "<Control>minus", "<Control>KP_Subtract", NULL } },
   { "choose-album", { "<Control>o", NULL } },
   { "take-photo",   { "<Control>t", NULL } },
+  { "location",     { "<Control>l", NULL } },
 };
 
 static void
@@ -479,6 +572,149 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
+   * PhotopickPicker:cancel-label:
+   *
+   * The words of the cancel button ("Close", "Back"); %NULL (the default) says "Cancel".
+   *
+   * Since: 0.3
+   */
+  properties[PROP_CANCEL_LABEL] =
+    g_param_spec_string ("cancel-label", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:show-cancel:
+   *
+   * Whether the picker has a cancel button, and Escape (with no preview, camera or typed path to
+   * go back from) cancels. A program whose window closes by other means (its own title buttons)
+   * sets it to %FALSE: Escape then only goes back.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_SHOW_CANCEL] =
+    g_param_spec_boolean ("show-cancel", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:title:
+   *
+   * What the picker is for ("Attach Photos"), shown in its header's title over the open album's
+   * name; %NULL (the default) shows the album's name alone.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:enter-confirms:
+   *
+   * Whether Enter on a photo confirms, as in a file chooser: the picks, or that photo when
+   * nothing is picked. %FALSE (the default): Enter picks the photo, as Space always does.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_ENTER_CONFIRMS] =
+    g_param_spec_boolean ("enter-confirms", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:accepts-typed-paths:
+   *
+   * Whether Ctrl+L opens an entry where a file's path can be typed, as a file chooser's location
+   * does: a file typed there is the answer ([signal@Photopick.Picker::confirmed] with that one
+   * file), whether the picker shows it or not. %FALSE by default.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_ACCEPTS_TYPED_PATHS] =
+    g_param_spec_boolean ("accepts-typed-paths", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:cell-size:
+   *
+   * The side of a photo in the grid, in pixels, before the grid stretches its columns to fill
+   * its width: one of 72, 96, 120, 160, 200 and 256 (another size takes the nearest, and the
+   * property then says it); 0 (the default) is 120, said once the picker is built. It follows
+   * the person's zoom (Ctrl+plus, Ctrl+minus, Ctrl+scroll), so a program can keep it for next
+   * time.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_CELL_SIZE] =
+    g_param_spec_uint ("cell-size", NULL, NULL, 0, 1024, 0,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:capture-folder:
+   *
+   * Where photos taken with the camera are saved, a path or a `file://` URI; %NULL (the
+   * default) is the Camera folder in the person's Pictures.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_CAPTURE_FOLDER] =
+    g_param_spec_string ("capture-folder", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:camera:
+   *
+   * The camera of the first cell, by its device (`/dev/video2`) or its name; %NULL (the default)
+   * is the first camera found. It follows the camera the person switches to, so a program can
+   * keep it for next time.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_CAMERA] =
+    g_param_spec_string ("camera", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:copy-remote-picks:
+   *
+   * Whether a photo on another machine is copied here as it is picked (with a progress ring on
+   * its cell), and [signal@Photopick.Picker::confirmed] waits for the copies and gives their
+   * `file://` URIs. %FALSE: nothing is copied, and confirmed gives such a photo's own URI
+   * (`sftp://…`), for a program that reads it through GIO. %TRUE by default.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_COPY_REMOTE_PICKS] =
+    g_param_spec_boolean ("copy-remote-picks", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:filters:
+   *
+   * The file chooser filters the person chooses from (as GtkFileChooser's and GtkFileDialog's):
+   * with one or more, the picker shows a list of their names beside its confirm button, and
+   * shows only the files the chosen one matches (a file matches a filter when it matches any of
+   * its MIME types, patterns or suffixes). [property@Photopick.Picker:mime-types] and
+   * [property@Photopick.Picker:name-patterns] still limit every filter.
+   * Changed with [method@Photopick.Picker.add_filter] and [method@Photopick.Picker.remove_filter].
+   *
+   * Since: 0.3
+   */
+  properties[PROP_FILTERS] =
+    g_param_spec_object ("filters", NULL, NULL, G_TYPE_LIST_MODEL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:filter:
+   *
+   * The filter in use, one of [property@Photopick.Picker:filters]: the first added until
+   * another is set, or the person chooses another; %NULL with no filters.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_FILTER] =
+    g_param_spec_object ("filter", NULL, NULL, GTK_TYPE_FILE_FILTER,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
    * PhotopickPicker:picked-count:
    *
    * How many photos are picked now.
@@ -564,6 +800,11 @@ photopick_picker_init (PhotopickPicker *self)
   self->show_camera = TRUE;
   self->show_header = TRUE;
   self->show_choose_folder = TRUE;
+  self->show_cancel = TRUE;
+  self->copy_remote_picks = TRUE;
+  self->filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  /* (On with accepts-typed-paths.) */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "picker.location", FALSE);
 }
 
 /**
@@ -1053,6 +1294,507 @@ photopick_picker_set_confirm_label (PhotopickPicker *self, const char *label)
  *
  * Since: 0.2
  */
+/* The accessors of the properties added in 0.3 share these three. */
+static void
+set_string (PhotopickPicker *self, char **field, const char *value, guint property)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  changed (self, property);
+}
+
+static void
+set_boolean (PhotopickPicker *self, gboolean *field, gboolean value, guint property)
+{
+  value = !!value;
+  if (*field == value)
+    return;
+  *field = value;
+  changed (self, property);
+}
+
+/**
+ * photopick_picker_get_cancel_label:
+ * @self: a picker
+ *
+ * Gets the words of the cancel button ([property@Photopick.Picker:cancel-label]).
+ *
+ * Returns: (nullable): the label, or %NULL for "Cancel"
+ *
+ * Since: 0.3
+ */
+const char *
+photopick_picker_get_cancel_label (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->cancel_label;
+}
+
+/**
+ * photopick_picker_set_cancel_label:
+ * @self: a picker
+ * @label: (nullable): the words, or %NULL for "Cancel"
+ *
+ * Sets the words of the cancel button ([property@Photopick.Picker:cancel-label]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_cancel_label (PhotopickPicker *self, const char *label)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_string (self, &self->cancel_label, label, PROP_CANCEL_LABEL);
+}
+
+/**
+ * photopick_picker_get_show_cancel:
+ * @self: a picker
+ *
+ * Gets whether the picker has a cancel button ([property@Photopick.Picker:show-cancel]).
+ *
+ * Returns: whether it has one
+ *
+ * Since: 0.3
+ */
+gboolean
+photopick_picker_get_show_cancel (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->show_cancel;
+}
+
+/**
+ * photopick_picker_set_show_cancel:
+ * @self: a picker
+ * @show_cancel: whether it has one
+ *
+ * Sets whether the picker has a cancel button and Escape cancels
+ * ([property@Photopick.Picker:show-cancel]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_show_cancel (PhotopickPicker *self, gboolean show_cancel)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_boolean (self, &self->show_cancel, show_cancel, PROP_SHOW_CANCEL);
+}
+
+/**
+ * photopick_picker_get_title:
+ * @self: a picker
+ *
+ * Gets what the picker is for ([property@Photopick.Picker:title]).
+ *
+ * Returns: (nullable): the title
+ *
+ * Since: 0.3
+ */
+const char *
+photopick_picker_get_title (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->title;
+}
+
+/**
+ * photopick_picker_set_title:
+ * @self: a picker
+ * @title: (nullable): the words over the album's name, or %NULL for none
+ *
+ * Sets what the picker is for ([property@Photopick.Picker:title]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_title (PhotopickPicker *self, const char *title)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_string (self, &self->title, title, PROP_TITLE);
+}
+
+/**
+ * photopick_picker_get_enter_confirms:
+ * @self: a picker
+ *
+ * Gets whether Enter on a photo confirms ([property@Photopick.Picker:enter-confirms]).
+ *
+ * Returns: whether it confirms
+ *
+ * Since: 0.3
+ */
+gboolean
+photopick_picker_get_enter_confirms (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->enter_confirms;
+}
+
+/**
+ * photopick_picker_set_enter_confirms:
+ * @self: a picker
+ * @enter_confirms: whether Enter confirms
+ *
+ * Sets whether Enter on a photo confirms ([property@Photopick.Picker:enter-confirms]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_enter_confirms (PhotopickPicker *self, gboolean enter_confirms)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_boolean (self, &self->enter_confirms, enter_confirms, PROP_ENTER_CONFIRMS);
+}
+
+/**
+ * photopick_picker_get_accepts_typed_paths:
+ * @self: a picker
+ *
+ * Gets whether a file's path may be typed ([property@Photopick.Picker:accepts-typed-paths]).
+ *
+ * Returns: whether it may
+ *
+ * Since: 0.3
+ */
+gboolean
+photopick_picker_get_accepts_typed_paths (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->accepts_typed_paths;
+}
+
+/**
+ * photopick_picker_set_accepts_typed_paths:
+ * @self: a picker
+ * @accepts_typed_paths: whether Ctrl+L opens the location entry
+ *
+ * Sets whether a file's path may be typed ([property@Photopick.Picker:accepts-typed-paths]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_accepts_typed_paths (PhotopickPicker *self, gboolean accepts_typed_paths)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_boolean (self, &self->accepts_typed_paths, accepts_typed_paths, PROP_ACCEPTS_TYPED_PATHS);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "picker.location", self->accepts_typed_paths);
+}
+
+/**
+ * photopick_picker_get_cell_size:
+ * @self: a picker
+ *
+ * Gets the side of a photo in the grid ([property@Photopick.Picker:cell-size]).
+ *
+ * Returns: the size in pixels, or 0 for the default
+ *
+ * Since: 0.3
+ */
+guint
+photopick_picker_get_cell_size (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), 0);
+
+  return self->cell_size;
+}
+
+/**
+ * photopick_picker_set_cell_size:
+ * @self: a picker
+ * @cell_size: the size in pixels, or 0 for the default
+ *
+ * Sets the side of a photo in the grid ([property@Photopick.Picker:cell-size]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_cell_size (PhotopickPicker *self, guint cell_size)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  cell_size = MIN (cell_size, 1024);
+  if (self->cell_size == cell_size)
+    return;
+  self->cell_size = cell_size;
+  changed (self, PROP_CELL_SIZE);
+}
+
+/**
+ * photopick_picker_get_capture_folder:
+ * @self: a picker
+ *
+ * Gets where camera photos are saved ([property@Photopick.Picker:capture-folder]).
+ *
+ * Returns: (nullable): the folder, or %NULL for the default
+ *
+ * Since: 0.3
+ */
+const char *
+photopick_picker_get_capture_folder (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->capture_folder;
+}
+
+/**
+ * photopick_picker_set_capture_folder:
+ * @self: a picker
+ * @folder: (nullable): a path or a `file://` URI, or %NULL for the default
+ *
+ * Sets where camera photos are saved ([property@Photopick.Picker:capture-folder]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_capture_folder (PhotopickPicker *self, const char *folder)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_string (self, &self->capture_folder, folder, PROP_CAPTURE_FOLDER);
+}
+
+/**
+ * photopick_picker_get_camera:
+ * @self: a picker
+ *
+ * Gets the camera of the first cell ([property@Photopick.Picker:camera]).
+ *
+ * Returns: (nullable): its device or name, or %NULL for the first found
+ *
+ * Since: 0.3
+ */
+const char *
+photopick_picker_get_camera (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->camera;
+}
+
+/**
+ * photopick_picker_set_camera:
+ * @self: a picker
+ * @camera: (nullable): a device (`/dev/video2`) or a camera's name, or %NULL for the first
+ *
+ * Sets the camera of the first cell ([property@Photopick.Picker:camera]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_camera (PhotopickPicker *self, const char *camera)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_string (self, &self->camera, camera, PROP_CAMERA);
+}
+
+/**
+ * photopick_picker_get_copy_remote_picks:
+ * @self: a picker
+ *
+ * Gets whether photos on another machine are copied here as they are picked
+ * ([property@Photopick.Picker:copy-remote-picks]).
+ *
+ * Returns: whether they are copied
+ *
+ * Since: 0.3
+ */
+gboolean
+photopick_picker_get_copy_remote_picks (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), FALSE);
+
+  return self->copy_remote_picks;
+}
+
+/**
+ * photopick_picker_set_copy_remote_picks:
+ * @self: a picker
+ * @copy_remote_picks: whether they are copied
+ *
+ * Sets whether photos on another machine are copied here as they are picked
+ * ([property@Photopick.Picker:copy-remote-picks]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_copy_remote_picks (PhotopickPicker *self, gboolean copy_remote_picks)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_boolean (self, &self->copy_remote_picks, copy_remote_picks, PROP_COPY_REMOTE_PICKS);
+}
+
+/**
+ * photopick_picker_add_filter:
+ * @self: a picker
+ * @filter: (transfer none): a filter with a name, the person's choice among the picker's filters
+ *
+ * Adds @filter to [property@Photopick.Picker:filters]. The first filter added is the one in use
+ * ([property@Photopick.Picker:filter]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_add_filter (PhotopickPicker *self, GtkFileFilter *filter)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+  g_return_if_fail (GTK_IS_FILE_FILTER (filter));
+
+  if (g_list_store_find (self->filters, filter, NULL))
+    return;
+  g_list_store_append (self->filters, filter);
+  if (self->behaviour)
+    implementation->changed (self->behaviour, "filters");
+  if (self->filter == NULL)
+    photopick_picker_set_filter (self, filter);
+}
+
+/**
+ * photopick_picker_remove_filter:
+ * @self: a picker
+ * @filter: one of the picker's filters
+ *
+ * Removes @filter from [property@Photopick.Picker:filters]; when it was in use, the first of the
+ * others is.
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_remove_filter (PhotopickPicker *self, GtkFileFilter *filter)
+{
+  guint position;
+
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+  g_return_if_fail (GTK_IS_FILE_FILTER (filter));
+
+  if (!g_list_store_find (self->filters, filter, &position))
+    return;
+  g_object_ref (filter);
+  g_list_store_remove (self->filters, position);
+  if (self->behaviour)
+    implementation->changed (self->behaviour, "filters");
+  if (self->filter == filter)
+    {
+      GtkFileFilter *first = g_list_model_get_item (G_LIST_MODEL (self->filters), 0);
+
+      photopick_picker_set_filter (self, first);
+      g_clear_object (&first);
+    }
+  g_object_unref (filter);
+}
+
+/**
+ * photopick_picker_get_filters:
+ * @self: a picker
+ *
+ * Gets the filters the person chooses from ([property@Photopick.Picker:filters]).
+ *
+ * Returns: (transfer none): a list of [class@Gtk.FileFilter]
+ *
+ * Since: 0.3
+ */
+GListModel *
+photopick_picker_get_filters (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return G_LIST_MODEL (self->filters);
+}
+
+/**
+ * photopick_picker_get_filter:
+ * @self: a picker
+ *
+ * Gets the filter in use ([property@Photopick.Picker:filter]).
+ *
+ * Returns: (transfer none) (nullable): the filter
+ *
+ * Since: 0.3
+ */
+GtkFileFilter *
+photopick_picker_get_filter (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->filter;
+}
+
+/**
+ * photopick_picker_set_filter:
+ * @self: a picker
+ * @filter: (nullable): one of the picker's filters, or %NULL for none
+ *
+ * Sets the filter in use ([property@Photopick.Picker:filter]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_filter (PhotopickPicker *self, GtkFileFilter *filter)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+  g_return_if_fail (filter == NULL || GTK_IS_FILE_FILTER (filter));
+
+  if (g_set_object (&self->filter, filter))
+    changed (self, PROP_FILTER);
+}
+
+/**
+ * photopick_picker_show_message:
+ * @self: a picker
+ * @message: a sentence for the person, in their language
+ *
+ * Shows @message for a few seconds over the grid, where the picker says its own problems ("You
+ * can pick up to 3"): for what a program has to tell the person about the picking itself.
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_show_message (PhotopickPicker *self, const char *message)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+  g_return_if_fail (message != NULL);
+
+  ensure_behaviour (self);
+  if (self->behaviour)
+    implementation->show_message (self->behaviour, message);
+}
+
+/**
+ * photopick_picker_reveal_uri:
+ * @self: a picker
+ * @uri: a file's URI, as in [property@Photopick.Picker:picked-uris]
+ *
+ * Scrolls the grid to the photo at @uri, in the open album, and puts the grid's cursor on it:
+ * the keyboard is there when the picker has the focus (it does not take the focus). A file the
+ * album does not show is ignored.
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_reveal_uri (PhotopickPicker *self, const char *uri)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+  g_return_if_fail (uri != NULL);
+
+  ensure_behaviour (self);
+  if (self->behaviour)
+    implementation->reveal_uri (self->behaviour, uri);
+}
+
 void
 photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, GtkWidget **title, GtkWidget **end)
 {

@@ -20,7 +20,7 @@
 G_BEGIN_DECLS
 
 /* Raised whenever either table changes: the shell refuses an implementation of another. */
-#define PHOTOPICK_IMPLEMENTATION_ABI 1
+#define PHOTOPICK_IMPLEMENTATION_ABI 2
 
 /* What the implementation does for the shell. `behaviour` is a retained PickerBehaviour. */
 typedef struct {
@@ -38,6 +38,8 @@ typedef struct {
   void       (*header_widgets)      (gpointer behaviour, GtkWidget **start, GtkWidget **title, GtkWidget **end);
   /* One of the picker.* actions, by its name without "picker." ("confirm"). */
   void       (*activate)            (gpointer behaviour, const char *action);
+  void       (*show_message)        (gpointer behaviour, const char *message);
+  void       (*reveal_uri)          (gpointer behaviour, const char *uri);
 } PhotopickBehaviourFunctions;
 
 /* What the shell does for the implementation: the public functions it calls, and a few of its

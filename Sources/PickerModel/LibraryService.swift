@@ -75,6 +75,14 @@ public final class LibraryService {
         init(_ service: LibraryService) { self.service = service }
     }
 
+    /// The folders a picker given `folders` shows: those, or the person's own when none (the
+    /// default folders that can be shown). `shared` is keyed by them: a program that starts a
+    /// library's scan before its picker is made (the photopick program) starts it in the service
+    /// its picker will join.
+    public static func folders(shownFor folders: [FilePath]) -> [FilePath] {
+        folders.isEmpty ? LibraryFolders.present : folders
+    }
+
     /// The service of the library over `roots` that a picker of this process already uses, or a
     /// new one over the library `open` makes.
     public static func shared(roots: [FilePath], post: @escaping PickerController.Post,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 // The album switcher's GTK wiring: the list box's filter and headings, signals, keys.
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import Glibc
 import PickerModel
 import PhotoLibrary

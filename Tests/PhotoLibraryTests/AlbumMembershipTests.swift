@@ -87,6 +87,24 @@ final class AlbumMembershipTests: XCTestCase {
         XCTAssertFalse(names.isEmpty)
     }
 
+    /// A file chooser's filter (GtkFileFilter, the portal's filters): a file matching any one of
+    /// its rules is shown, and the picker's own limits still hold; a filter with no rule shows
+    /// nothing, as GTK's does.
+    func testAChoiceShowsWhatAnyOfItsRulesMatchWithinTheOtherLimits() throws {
+        let library = project.library
+        let everything = try library.assets(ids: library.fetchAssets(in: .smart(.recents)).allIDs)
+        let either = AssetFilter(choice: .init(mimeTypes: ["video/*"], namePatterns: ["*.png"]))
+        let kept = try library.assets(ids: library.fetchAssets(in: .smart(.recents), filter: either).allIDs)
+        let expected = everything.filter { $0.mimeType?.hasPrefix("video/") == true || fnmatch("*.png", String(decoding: $0.path.lastComponent, as: UTF8.self), 0) == 0 }
+        XCTAssertFalse(expected.isEmpty)
+        XCTAssertEqual(Set(kept.map(\.id)), Set(expected.map(\.id)), "videos or PNGs")
+        var narrowed = either
+        narrowed.mimeTypes = ["video/*"]
+        let videos = try library.assets(ids: library.fetchAssets(in: .smart(.recents), filter: narrowed).allIDs)
+        XCTAssertEqual(Set(videos.map(\.id)), Set(expected.filter { $0.mimeType?.hasPrefix("video/") == true }.map(\.id)), "and the picker's types")
+        XCTAssertEqual(try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(choice: .init())).count, 0)
+    }
+
     /// zenity's --file-filter: shell patterns on the file name, case-sensitive as GTK's chooser.
     func testNamePatternsNarrowAnAlbumAsAShellWould() throws {
         let library = project.library

@@ -11,7 +11,7 @@ final class LicenceTests: XCTestCase {
     /// PhotopickLibrary and photopick-worker with what they depend on.
     private let libraryTargets: Set<String> = [
         "Basics", "CDecodeChannel", "CExiv2Guard", "CGExiv2", "CGLib", "CGdkPixbuf", "CGtk", "CPhotopick",
-        "CSQLite", "CV4L", "Camera", "GObjectSupport", "PhotoLibrary", "PickerModel", "PickerUI", "PhotopickLibrary",
+        "CSQLite", "CV4L", "Camera", "GObjectSupport", "GTKSupport", "PhotoLibrary", "PickerModel", "PickerUI", "PhotopickLibrary",
         "Thumbnails", "photopick-worker",
     ]
 

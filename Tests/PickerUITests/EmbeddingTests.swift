@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 @testable import PickerUI
+import PhotopickApp
 import TestSupport
 import XCTest
 
@@ -139,7 +140,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                 print("uris", picker.get_picked_uris())
                 cancelled = []
                 picker.connect("cancelled", lambda *_: cancelled.append(1))
-                for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "nonsense", "cancel-fetch", "retry-fetch"]:
+                for name in ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "location", "nonsense", "cancel-fetch", "retry-fetch"]:
                     print("action", name, picker.activate_action("picker." + name, None))
                 print("cancelled", len(cancelled))
                 albums = []
@@ -169,20 +170,28 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                              "property album gchararray rw None", "property show-camera gboolean rw True",
                              "property show-header gboolean rw True", "property confirm-label gchararray rw None",
                              "property picked-count guint r 0", "property name-patterns GStrv rw None",
-                             "property picked-uris GStrv rw None", "signal confirmed", "signal cancelled", "signal pick-copied",
+                             "property picked-uris GStrv rw None", "property cancel-label gchararray rw None",
+                             "property show-cancel gboolean rw True", "property title gchararray rw None",
+                             "property enter-confirms gboolean rw False", "property accepts-typed-paths gboolean rw False",
+                             "property cell-size guint rw 0", "property capture-folder gchararray rw None",
+                             "property camera gchararray rw None", "property copy-remote-picks gboolean rw True",
+                             "signal confirmed", "signal cancelled", "signal pick-copied",
                              "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
                              "action nonsense False", "indexes 1",
                              // (A pick's copy's buttons are the view's own actions, not the widget's public ones.)
                              "action cancel-fetch False", "action retry-fetch False",
                              // (The album property says the album that is open: a name no album has is refused.)
                              "albums Favorites Favorites True"]
-                + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo"].map({ "action \($0) True" }) {
+                // (Found, so True, though picker.location is off until accepts-typed-paths: GTK's
+                // activate says whether the action exists.)
+                + ["confirm", "cancel", "zoom-in", "zoom-out", "choose-album", "preview", "take-photo", "location"].map({ "action \($0) True" }) {
                 XCTAssertTrue(lines.contains(expected), "\(expected) in \(lines.sorted())")
             }
             // The shell's actions and accelerators (C, so that a host that never makes a picker
             // loads no Swift) are the commands the program's window lists.
-            let commands = PickerActions.commands().filter { PickerBehaviour.actionNames.contains($0.name) }
-            XCTAssertEqual(Set(commands.map(\.name)), PickerBehaviour.actionNames)
+            let commands = PickerActions.commands().filter(\.isPickers)
+            XCTAssertEqual(Set(commands.map(\.name)), Set(PickerCommands.all.map(\.name)))
+            for command in commands { XCTAssertEqual(command.accelerators, PickerCommands.named(command.name)?.accelerators, command.name) }
             XCTAssertEqual(Set(lines.filter { $0.hasPrefix("shortcut ") }),
                            Set(commands.flatMap { command in command.accelerators.map { "shortcut action(picker.\(command.name)) \($0)" } }))
             XCTAssertFalse(result.error.contains("CRITICAL"), result.error)
@@ -484,6 +493,140 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
             XCTAssertTrue(picked.contains("picked \(uri(3)) \(uri(1))"), "the draft's picks came back, in order: \(lines) \(window.errorText)")
             XCTAssertEqual(picked.last, "picked \(uri(3)) \(uri(1)) \(uri(5))", "the new pick was notified after them: \(lines)")
             XCTAssertEqual(lines.last, "confirmed \(uri(3)) \(uri(1)) \(uri(5))", window.errorText)
+        }
+    }
+
+    /// What the photopick program's window sets on its picker, through the public API as any
+    /// host would (issue 38, point 14): a title, a cancel label, no cancel button (Escape then
+    /// cancels nothing), Enter confirming, a cell size that follows the zoom, the cursor put on a
+    /// photo without the focus taken, a message said over the grid, and a typed path as the answer.
+    nonisolated func testAProgramSetsUpThePickerAsThePhotopickWindowDoes() throws {
+        try MainActor.assumeIsolated {
+            let typed = work.appendingPathComponent("Elsewhere Not In The Library.png")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "8x8", "xc:red", typed.path]).status, 0)
+            let script = try pythonHost("program", title: "Program", width: 800, height: 600, """
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, title="Attach to “Mail”",
+                                          cancel_label="Back", enter_confirms=True, cell_size=200)
+                entry = Gtk.Entry()
+                box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+                box.append(entry)
+                box.append(picker)
+                window.set_child(box)
+                picker.connect("notify::cell-size", lambda picker, _: print("cell-size", picker.props.cell_size, flush=True))
+                picker.connect("cancelled", lambda *_: print("cancelled", flush=True))
+                answers = []
+                def confirmed(picker, uris):
+                    answers.append(list(uris))
+                    print("confirmed", " ".join(uris), flush=True)
+                    if len(answers) == 2:
+                        loop.quit()
+                picker.connect("confirmed", confirmed)
+                def labels(widget):
+                    found = []
+                    child = widget.get_first_child()
+                    while child is not None:
+                        if isinstance(child, Gtk.Label) and child.get_mapped():
+                            found.append(child.get_label())
+                        found += labels(child)
+                        child = child.get_next_sibling()
+                    return found
+                def report(when):
+                    start, title, end = picker.get_header_widgets()
+                    print("labels", when, "|".join(labels(start) + labels(title)), flush=True)
+                    print("message shown", "The draft was saved" in labels(picker), flush=True)
+                    # (GtkEntry's focus is its GtkText's.)
+                    print("focus in entry", window.get_focus() is not None and window.get_focus().is_ancestor(entry), flush=True)
+                    if when == "after":
+                        picker.grab_focus()
+                    return False
+                def set_up(*_):
+                    picker.props.show_cancel = False
+                    picker.props.accepts_typed_paths = True
+                    picker.show_message("The draft was saved")
+                    picker.reveal_uri(sys.argv[2])
+                    GLib.timeout_add(300, report, "after")
+                    return False
+                window.present()
+                entry.grab_focus()
+                GLib.timeout_add(1200, report, "before")
+                GLib.timeout_add(1500, set_up)
+                """)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path, uri(2)],
+                                           dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Program")
+            defer { window.stop() }
+            usleep(2_500_000)
+            // The host's grab_focus lands on p2, where reveal_uri put the grid's cursor.
+            try window.keys("Escape", "ctrl+plus", "Return")
+            usleep(500_000)
+            try window.keys("ctrl+l")
+            usleep(300_000)
+            try display.xdotool(["type", "--delay", "20", typed.path])
+            try window.keys("Return")
+            let (_, lines) = window.finish(timeout: 15)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("labels before Back|Attach to “Mail”") }, "the cancel label, the title: \(lines)")
+            XCTAssertTrue(lines.contains { $0.hasPrefix("labels after Attach to “Mail”") }, "no cancel button once show-cancel is off: \(lines)")
+            XCTAssertTrue(lines.contains("message shown True"), "\(lines)")
+            XCTAssertTrue(lines.contains("focus in entry True"), "reveal_uri took the focus: \(lines)")
+            XCTAssertFalse(lines.contains("cancelled"), "Escape cancelled a picker with no cancel button: \(lines)")
+            XCTAssertTrue(lines.contains("cell-size 256"), "the zoom from 200 is in the property: \(lines)")
+            XCTAssertTrue(lines.contains("confirmed \(uri(2))"), "Enter on the revealed photo confirmed it: \(lines) \(window.errorText)")
+            XCTAssertTrue(lines.contains("confirmed file://" + typed.path.replacingOccurrences(of: " ", with: "%20")),
+                          "the typed path is the answer: \(lines) \(window.errorText)")
+            XCTAssertEqual(window.problems, "")
+        }
+    }
+
+    /// File chooser filters as GtkFileChooser has them (filters, filter, add_filter): a drop-down
+    /// of their names beside the confirm button, each showing only what its rules match (a
+    /// pattern, a MIME type), the one in use followed both ways.
+    nonisolated func testFiltersAsAFileChooserHasThemShowOnlyWhatTheyMatch() throws {
+        try MainActor.assumeIsolated {
+            let png = library.appendingPathComponent("drawing.png")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:navy", png.path]).status, 0)
+            // (The oldest: under no filter it would be last.)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)], ofItemAtPath: png.path)
+            let script = try pythonHost("filters", title: "Filters", width: 800, height: 600, """
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                jpeg, drawings = Gtk.FileFilter(name="JPEG photos"), Gtk.FileFilter(name="Drawings")
+                jpeg.add_pattern("*.jpg")
+                drawings.add_mime_type("image/png")
+                picker.add_filter(jpeg)
+                picker.add_filter(drawings)
+                print("in use", picker.props.filter.get_name(), picker.get_filters().get_n_items(), flush=True)
+                window.set_child(picker)
+                def confirmed(picker, uris):
+                    print("confirmed", " ".join(uris), flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                def shown(*_):
+                    start, title, end = picker.get_header_widgets()
+                    child = end.get_first_child()
+                    while child is not None and not isinstance(child, Gtk.DropDown):
+                        child = child.get_next_sibling()
+                    print("drop-down", child is not None and child.get_mapped() and child.get_selected_item().get_name(), flush=True)
+                    return False
+                def switch(*_):
+                    picker.props.filter = drawings
+                    GLib.timeout_add(300, shown)
+                    GLib.timeout_add(400, lambda *_: picker.grab_focus() and False)
+                    return False
+                # (The host switches once the first photo is picked.)
+                picker.connect("notify::picked-count", lambda *_: picker.props.picked_count == 1 and picker.props.filter == jpeg and GLib.timeout_add(100, switch))
+                window.present()
+                picker.grab_focus()
+                """)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path],
+                                           dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Filters")
+            defer { window.stop() }
+            usleep(1_500_000)
+            try window.keys("space")  // the newest JPEG, p5
+            usleep(1_500_000)  // (the host switches, then gives the picker the focus)
+            try window.keys("space", "ctrl+Return")  // the one drawing, alone under its filter
+            let (_, lines) = window.finish(timeout: 15)
+            XCTAssertTrue(lines.contains("in use JPEG photos 2"), "the first filter added is the one in use: \(lines)")
+            XCTAssertTrue(lines.contains("drop-down Drawings"), "the drop-down shows the filter in use: \(lines)")
+            XCTAssertEqual(lines.last, "confirmed \(uri(5)) file://\(png.path)", "\(lines) \(window.errorText)")
+            XCTAssertEqual(window.problems, "")
         }
     }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
 import Foundation
+import GTKSupport
 import PhotoLibrary
 import TestSupport
 import XCTest
 @testable import PickerUI
+@testable import PickerModel
 
 /// Text the cells show, and the remembered window state, for any value a file can hold.
 final class FormattingTests: XCTestCase {

@@ -89,6 +89,71 @@ void                 photopick_picker_set_confirm_label   (PhotopickPicker    *s
                                                            const char         *label);
 
 PHOTOPICK_AVAILABLE_IN_0_3
+const char          *photopick_picker_get_cancel_label    (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_cancel_label    (PhotopickPicker    *self,
+                                                           const char         *label);
+PHOTOPICK_AVAILABLE_IN_0_3
+gboolean             photopick_picker_get_show_cancel     (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_show_cancel     (PhotopickPicker    *self,
+                                                           gboolean            show_cancel);
+PHOTOPICK_AVAILABLE_IN_0_3
+const char          *photopick_picker_get_title           (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_title           (PhotopickPicker    *self,
+                                                           const char         *title);
+PHOTOPICK_AVAILABLE_IN_0_3
+gboolean             photopick_picker_get_enter_confirms  (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_enter_confirms  (PhotopickPicker    *self,
+                                                           gboolean            enter_confirms);
+PHOTOPICK_AVAILABLE_IN_0_3
+gboolean             photopick_picker_get_accepts_typed_paths (PhotopickPicker *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_accepts_typed_paths (PhotopickPicker *self,
+                                                               gboolean         accepts_typed_paths);
+PHOTOPICK_AVAILABLE_IN_0_3
+guint                photopick_picker_get_cell_size       (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_cell_size       (PhotopickPicker    *self,
+                                                           guint               cell_size);
+PHOTOPICK_AVAILABLE_IN_0_3
+const char          *photopick_picker_get_capture_folder  (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_capture_folder  (PhotopickPicker    *self,
+                                                           const char         *folder);
+PHOTOPICK_AVAILABLE_IN_0_3
+const char          *photopick_picker_get_camera          (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_camera          (PhotopickPicker    *self,
+                                                           const char         *camera);
+PHOTOPICK_AVAILABLE_IN_0_3
+gboolean             photopick_picker_get_copy_remote_picks (PhotopickPicker  *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_copy_remote_picks (PhotopickPicker  *self,
+                                                             gboolean          copy_remote_picks);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_add_filter          (PhotopickPicker    *self,
+                                                           GtkFileFilter      *filter);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_remove_filter       (PhotopickPicker    *self,
+                                                           GtkFileFilter      *filter);
+PHOTOPICK_AVAILABLE_IN_0_3
+GListModel          *photopick_picker_get_filters         (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+GtkFileFilter       *photopick_picker_get_filter          (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_filter          (PhotopickPicker    *self,
+                                                           GtkFileFilter      *filter);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_show_message        (PhotopickPicker    *self,
+                                                           const char         *message);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_reveal_uri          (PhotopickPicker    *self,
+                                                           const char         *uri);
+
+PHOTOPICK_AVAILABLE_IN_0_3
 void                 photopick_picker_dialog_open         (GtkWindow          *parent,
                                                            GCancellable       *cancellable,
                                                            GAsyncReadyCallback callback,

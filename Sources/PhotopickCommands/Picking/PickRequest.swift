@@ -2,7 +2,7 @@
 import GObjectSupport
 import Glibc
 import PhotoLibrary
-import PickerUI
+import PhotopickApp
 
 /// What a `photopick` window invocation asks for: zenity's `--file-selection` options with
 /// zenity's meaning, and Photopick's own. Parsed and checked before anything opens, so that bad
@@ -184,7 +184,7 @@ struct PickRequest {
         } else if given.isEmpty {
             ofDefaultFolders = true
         }
-        options.remembersChosenFolders = !namedFolders
+        options.ofDefaultFolders = ofDefaultFolders
         options.focusedPath = filename.flatMap { $0.isDirectory ? nil : $0 }
     }
 

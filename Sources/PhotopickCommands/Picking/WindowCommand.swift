@@ -4,7 +4,7 @@ import Dispatch
 import GObjectSupport
 import Glibc
 import PhotoLibrary
-import PickerUI
+import PhotopickApp
 
 // MARK: photopick (the window)
 
@@ -61,10 +61,10 @@ import PickerUI
     var options = request.options
     // A wrong album is said before anything else, display or not.
     if let name = request.albumName {
-        guard let album = try library.album(named: name) else {
+        guard try library.album(named: name) != nil else {
             throw UsageError(message: noAlbum(name))
         }
-        options.album = album
+        options.album = name
     }
     for notice in library.notices { warn(notice.message) }
     if !request.remoteRootsToCheck.isEmpty {
@@ -79,7 +79,11 @@ import PickerUI
         // Its album may not be indexed yet (a first run, a folder new to the library): read
         // that one folder now, which takes a moment, not the whole library.
         if try library.album(forFolder: folder) == nil { try library.rescan(folders: [folder]) }
-        options.album = try library.album(forFolder: folder)
+        switch try library.album(forFolder: folder) {
+        case .folder(let id)?: options.album = "folder:\(id)"
+        case .smart(let smart)?: options.album = smart.name
+        case nil: break
+        }
     }
     // The window is the picker widget (PhotopickPicker) with the widget's C shell linked in
     // here, where a host's libphotopick-1.so loads the same implementation.
@@ -99,12 +103,14 @@ import PickerUI
         return codes.error
     case .handedToRunningApp:
         return codes.confirmed
-    case .typed(let typed):
-        return answer([], paths: [typed], request: request, library: library)
-    case .picked(let picked, let copies):
+    case .picked(let files):
+        // A path typed with Ctrl+L that the library does not hold: the files as they are.
+        guard files.allSatisfy({ $0.asset != nil }) else { return answer([], paths: files.map(\.path), request: request, library: library) }
+        var copies: [Int64: FilePath] = [:]
+        for file in files where file.path != file.asset!.path { copies[file.asset!.id] = file.path }
         let assets: [Asset]
         do {
-            assets = try PickOutput.existing(picked, remoteURIs: request.output.givesURIs, copies: copies)
+            assets = try PickOutput.existing(files.map { $0.asset! }, remoteURIs: request.output.givesURIs, copies: copies)
         } catch {
             warn(error.message)
             return codes.error

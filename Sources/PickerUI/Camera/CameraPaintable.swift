@@ -2,6 +2,7 @@
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 /// The camera's picture for a GtkPicture: one paintable whose contents are the newest frame.
 /// Showing a frame invalidates its contents (a redraw), and its size only when the camera's size

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import Basics
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PickerModel
 
 /// Taking a photo: the live camera large over the grid, a round shutter button (Space), Back

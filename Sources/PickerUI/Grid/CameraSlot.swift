@@ -2,6 +2,7 @@
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PickerModel
 
 /// The first cell while it is bound to the camera slot: the live camera, mirrored as webcams

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import GObjectSupport
+import GTKSupport
 import PickerModel
 
 /// Why a cell shows no picture, in a person's words: on the cell, in its accessible name, and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PickerModel
 
 /// What a pick on another machine shows while its local copy is made: a ring that fills with the

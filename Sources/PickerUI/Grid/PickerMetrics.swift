@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 import Thumbnails
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 /// Keeps grid cells square. GtkGridView gives each column the grid's width divided by the
 /// number of columns, which is wider than the requested cell; with a fixed size request the cell

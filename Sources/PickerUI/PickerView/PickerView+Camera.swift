@@ -2,6 +2,7 @@
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 import PickerModel
 
@@ -82,6 +83,17 @@ extension PickerView {
                 gtk_widget_error_bell(self.grid)
             }
         }
+    }
+
+    /// Scrolls to the asset and puts the grid's cursor on it, without taking the focus: the
+    /// grid's next grab_focus lands there. False when the album does not show it.
+    func revealAsset(_ id: Int64) -> Bool {
+        guard let position = model.position(of: id) else { return false }
+        releaseCellsBeyondFirstScreen()
+        // (The action moves the grid's focus tracker, which is what list items call as they take
+        // the focus; it grabs nothing.)
+        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        return true
     }
 
     /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).

@@ -2,6 +2,7 @@
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 import PickerModel
 import Thumbnails

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 
 /// Type-ahead find: typing a file name on the grid focuses the first photo of the album whose

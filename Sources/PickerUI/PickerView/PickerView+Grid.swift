@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import Foundation
 import PhotoLibrary
 import PickerModel
@@ -22,6 +23,7 @@ extension PickerView {
         }
         fitColumns()
         gtk_widget_queue_resize(grid)
+        onCellSizeChanged?(clamped)
     }
 
     /// As many columns as cells of the chosen size fit in the width (GtkGridView keeps 30 rows of

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 /// The picker's keys. Escape (cancel, or back from the preview) and Ctrl+Enter (confirm) work
 /// from anywhere in the window, header bar included; the grid's own keys (Space and Enter pick,

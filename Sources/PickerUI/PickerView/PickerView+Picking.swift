@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import Foundation
 import PhotoLibrary
 import PickerModel
@@ -145,9 +146,9 @@ extension PickerView {
     /// A short message over the grid that goes by itself.
     /// `answering` a key or a click (why a pick was refused): shown at once, in front of a note
     /// that stays (a disk not connected), not queued behind it unseen.
-    func showToast(_ text: String, answering: Bool = false) {
+    func showToast(_ text: String, answering: Bool = false, seconds: guint = 2) {
         let toast = adw_toast_new(markupEscaped(text))!
-        adw_toast_set_timeout(toast, 2)
+        adw_toast_set_timeout(toast, seconds)
         if answering { adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH) }
         adw_toast_overlay_add_toast(toasts.opaque, toast)
     }

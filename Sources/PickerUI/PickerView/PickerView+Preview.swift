@@ -2,6 +2,7 @@
 import CGtk
 import Foundation
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 import PickerModel
 import Thumbnails

@@ -2,6 +2,7 @@
 import Camera
 import CGtk
 import GObjectSupport
+import GTKSupport
 import Glibc
 import Foundation
 import PickerModel
@@ -103,9 +104,11 @@ public final class PickerView {
 
     /// Cell edge in points, and the display scale.
     var cellSize = 120
+    /// The cell size changed (the person zoomed).
+    var onCellSizeChanged: ((Int) -> Void)?
     var scale = 1
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
-    nonisolated static let cellSizes = [72, 96, 120, 160, 200, 256]
+    nonisolated static let cellSizes = PickerState.cellSizes
     var cells: [WeakCell] = []
     /// A video was shown as a film icon for want of a thumbnailer: said once per window.
     var toldNoVideoThumbnailer = false

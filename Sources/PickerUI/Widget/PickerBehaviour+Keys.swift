@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 /// The picker's keys in a host's window (issue 38, point 4).
 ///
@@ -40,7 +41,7 @@ final class HostWindowKeys {
         // The widget's own accelerators (PickerBehaviour.installActions), through its actions, so
         // that a disabled one (the camera's, with no camera) stays so.
         // (The picker outlives this controller on any window: it is detached as the view goes.)
-        for command in PickerActions.commands() where PickerBehaviour.actionNames.contains(command.name) && command.name != "confirm" {
+        for command in PickerCommands.all where command.name != "confirm" {
             for accelerator in command.accelerators {
                 view.addShortcut(to: controller, accelerator) { view in
                     guard owns(view), gtk_widget_activate_action_variant(picker, "picker.\(command.name)", nil) != 0 else { return false }

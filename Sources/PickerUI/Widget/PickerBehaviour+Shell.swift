@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 
 // MARK: The shell and the implementation (photopick-private.h)
 //
@@ -101,6 +102,12 @@ nonisolated(unsafe) private let behaviourFunctions: UnsafeMutablePointer<Photopi
         },
         activate: { pointer, action in
             MainActor.assumeIsolated { behaviour(pointer).activate(String(cString: action!)) }
+        },
+        show_message: { pointer, message in
+            MainActor.assumeIsolated { behaviour(pointer).showMessage(String(cString: message!)) }
+        },
+        reveal_uri: { pointer, uri in
+            MainActor.assumeIsolated { behaviour(pointer).reveal(uri: String(cString: uri!)) }
         }))
     return table
 }

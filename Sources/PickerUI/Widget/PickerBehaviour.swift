@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import Basics
 import Camera
 import CGLib
 import CGtk
 import GObjectSupport
+import GTKSupport
 import Glibc
 import PhotoLibrary
 import PickerModel
@@ -42,6 +44,14 @@ public final class PickerBehaviour {
     private var hostKeysHandlers: [gulong] = []
     /// A photo of this view's grid has had the focus (the grid remembers which).
     private var gridHadFocus = false
+    /// The photo a program put the cursor on (reveal_uri), for the next focus into the grid.
+    var revealedAsset: Int64?
+    /// The camera switched to, followed in the camera property.
+    var cameraObservation: Subscription?
+    /// The file chooser filters' drop-down (PickerBehaviour+Filters), in the end box.
+    private(set) var filterChooser: UnsafeMutablePointer<GtkWidget>!
+    /// The drop-down is being set to the filter in use (not the person's choice).
+    var followingFilter = false
 
     /// One thumbnail loader for every picker of the process while any lives: the caches and the
     /// decode workers are shared, each picker asks for its own cells. It goes with the last
@@ -75,16 +85,17 @@ public final class PickerBehaviour {
         }
     }
 
-    /// The controller of the program's window for the next picker made (see `hosting`).
+    /// The controller of the benchmark's picker, for the next picker made (see `hosting`).
     private static var pendingController: (controller: PickerController, loader: ThumbnailLoader)?
-    /// Whether the view came from the program's window, which opens its album, scans, watches
-    /// and starts the camera itself; false for a picker another program made.
+    /// Whether the view came from the benchmark (`hosting`), which opens its album itself and
+    /// neither scans nor watches; false for every other picker, the program's too.
     private(set) var isHosted = false
 
-    /// The program's window on the widget: a PhotopickPicker over the controller the window
-    /// made (its scan started before GTK did), with no header row of its own (the window packs
-    /// `headerWidgets` in its header bar). Returns the widget (floating) and what drives it.
-    public static func hosting(_ controller: PickerController, loader: ThumbnailLoader) -> (widget: UnsafeMutablePointer<GtkWidget>, behaviour: PickerBehaviour) {
+    /// The picker benchmark's widget: a PhotopickPicker over a controller it made, which does not
+    /// scan (the benchmark's synthetic rows stay), with no header row of its own. Returns the
+    /// widget (floating) and what drives it. (The photopick program makes its picker as any host
+    /// does: PhotopickApp.)
+    @_spi(Testing) public static func hosting(_ controller: PickerController, loader: ThumbnailLoader) -> (widget: UnsafeMutablePointer<GtkWidget>, behaviour: PickerBehaviour) {
         // (GObject constructs the widget inside photopick_picker_new: the controller waits here
         // for the init below, on this thread.)
         pendingController = (controller, loader)
@@ -111,6 +122,9 @@ public final class PickerBehaviour {
         _endBox = Owned(wrappedValue: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6))
         // (Styled as the picker's wherever the host packs them.)
         for box in [startBox, titleBox, endBox] { style(box, Style.partClass) }
+        filterChooser = makeFilterChooser()
+        gtk_box_append(endBox.cast(), filterChooser)
+        followFilters()
         gtk_box_append(content.cast(), header)
         gtk_widget_set_parent(content, widget)
         if let (controller, loader) = Self.pendingController {
@@ -199,6 +213,18 @@ public final class PickerBehaviour {
 
     var widget: UnsafeMutablePointer<GtkWidget> { UnsafeMutableRawPointer(picker).assumingMemoryBound(to: GtkWidget.self) }
 
+    /// The size of the window the picker is in when that window is not shown yet (its default
+    /// size), and whether it is to be maximized (its size then unknown until it is).
+    private var unshownWindowSize: (width: Int, height: Int, maximized: Bool)? {
+        guard gtk_widget_get_mapped(widget) == 0, let root = gtk_widget_get_root(widget),
+              g_type_check_instance_is_a(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GTypeInstance.self), gtk_window_get_type()) != 0 else { return nil }
+        let window = UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWindow.self)
+        var width: Int32 = 0, height: Int32 = 0
+        gtk_window_get_default_size(window, &width, &height)
+        guard width > 0, height > 0 else { return nil }
+        return (Int(width), Int(height), gtk_window_is_maximized(window) != 0)
+    }
+
     /// Once a process: the catalogues beside libphotopick-1.so. (Not libadwaita's styles: a
     /// host that does not use libadwaita keeps its own theme; see Style.)
     private static let prepared: Void = {
@@ -215,8 +241,12 @@ public final class PickerBehaviour {
 
     /// Makes the picker over the library the properties name, replacing the one there was.
     private func build() {
+        // (A rebuild, another set of folders chosen from the empty state, destroys the widget
+        // that had the focus: the focus stays in the picker, on its grid.)
+        let hadFocus = view != nil && focusIsInside
         albumWaits = false
         if buildView() { openTheAlbumAndStart() }
+        if hadFocus { _ = grabFocus() }
     }
 
     /// The first step of a build: the library opened and the view in the widget (false when the
@@ -231,7 +261,7 @@ public final class PickerBehaviour {
         do {
             // Pickers of the same folders in this process share one index, scan and watcher.
             // (None named: the default folders', as the app from the menu shows them.)
-            let folders = roots.isEmpty ? LibraryFolders.present : roots
+            let folders = LibraryService.folders(shownFor: roots)
             service = try LibraryService.shared(roots: folders, post: { MainLoopDispatcher.shared.post($0) }) {
                 roots.isEmpty ? try PhotoLibrary(defaultFoldersAt: .standard) : try PhotoLibrary(roots: folders)
             }
@@ -246,18 +276,21 @@ public final class PickerBehaviour {
             return false
         }
         StartupTrace.mark("embedded picker: library opened")
+        // (The person's setting "camera-always-shown" of Photopick's state file shows the camera's
+        // cell with no camera too, saying so.)
+        let alwaysShown = PickerState.load().cameraAlwaysShown
         let camera = shell.get_show_camera(picker) != 0
-            ? CameraStore(requested: nil, alwaysShown: false, post: { MainLoopDispatcher.shared.post($0) }) : nil
+            ? CameraStore(requested: stringProperty("camera"), alwaysShown: alwaysShown, post: { MainLoopDispatcher.shared.post($0) }) : nil
         let maximum = Int(shell.get_max_picks(picker))
         let controller = PickerController(service: service, maximum: maximum > 0 ? maximum : nil, camera: camera,
-                                          showsCameraAtStart: camera != nil && !CameraDevices.nodes().isEmpty,
+                                          showsCameraAtStart: camera != nil && (alwaysShown || !CameraDevices.nodes().isEmpty),
                                           post: { MainLoopDispatcher.shared.post($0) })
         let view = PickerView(controller: controller, loader: Self.loader)
         StartupTrace.mark("embedded picker: view made")
         // A first run makes its first screen's thumbnails while the files are dated, before the
         // grid is laid out (often before the host shows the picker at all): until the picker has
-        // a size, those of a window of the program's default size.
-        view.expectedSize = (960, 720)
+        // a size, those of its window's, or of a window of the program's default size.
+        view.expectedSize = unshownWindowSize.map { ($0.width, $0.height) } ?? (960, 720)
         show(view)
         if seen.count > Self.folderLimit {
             view.report(i18n("The picker was given {count} folders: it shows the photos of the first {limit}",
@@ -265,8 +298,9 @@ public final class PickerBehaviour {
         }
         applyConfirmLabel()
         applyShowChooseFolder()
-        view.filter = filter
-        view.escapeCancels = true
+        applyFilter()
+        applyProperties()
+        followPersonsChoices(of: view)
         return true
     }
 
@@ -276,12 +310,22 @@ public final class PickerBehaviour {
         guard let view else { return }
         let controller = view.controller, library = view.library, camera = controller.camera
         let isFirstRun = library.isEmpty
+        // In a window not shown yet (a program that builds its window before it presents it, as
+        // the photopick program does), the first frame is the album's first screen: the cells
+        // beyond it wait for that frame, and the thumbnails in sight are read from the disk cache
+        // now (at most 0.1 s; a warm start's first frame then holds every one).
+        let unshown = unshownWindowSize
+        if let unshown, !unshown.maximized { view.holdCellsBeyondFirstScreen(width: unshown.width, height: unshown.height) }
         openAlbum(fallingBack: true)
         StartupTrace.mark("embedded picker: album open")
         for notice in library.notices { view.report(notice.message, printing: false) }
         if let picks = pendingPicks {
             pendingPicks = nil
             setPickedURIs(picks)
+        }
+        if let unshown {
+            view.preloadFirstScreen(width: unshown.width, height: unshown.height)
+            StartupTrace.mark("first screen's thumbnails loaded")
         }
         view.startScan()
         controller.startWatching()
@@ -302,8 +346,17 @@ public final class PickerBehaviour {
     private func show(_ view: PickerView) {
         self.view = view
         gridHadFocus = false
+        revealedAsset = nil
         let focus = gtk_event_controller_focus_new()!
-        Signal.connect(focus.raw, "enter") { [weak self] in self?.gridHadFocus = true }
+        Signal.connect(focus.raw, "enter") { [weak self] in
+            guard let self else { return }
+            self.gridHadFocus = true
+            // (Tab came in: onto the photo a program revealed, once GTK's focus change is over.)
+            if let id = self.revealedAsset {
+                self.revealedAsset = nil
+                MainLoopDispatcher.shared.post { [weak view] in view?.focusAsset(id) }
+            }
+        }
         gtk_widget_add_controller(view.grid, focus)
         gtk_box_append(startBox.cast(), view.cancelButton)
         gtk_box_append(startBox.cast(), view.previewBackButton)
@@ -372,6 +425,8 @@ public final class PickerBehaviour {
         restoredPicks = nil
         controllerObservation?.cancel()
         controllerObservation = nil
+        cameraObservation?.cancel()
+        cameraObservation = nil
         guard let view else {
             // (The status page of a library that could not be opened.)
             if let last = gtk_widget_get_last_child(content), last != header { gtk_box_remove(content.cast(), last) }
@@ -449,15 +504,22 @@ public final class PickerBehaviour {
         assets.compactMap { asset in
             guard let path = view?.controller.answerPath(of: asset) else { return nil }
             if path.isLocationURI { return path.displayString }
-            guard path.withCString({ access($0, F_OK) }) == 0,
-                  let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
+            guard path.withCString({ access($0, F_OK) }) == 0 else {
+                // (For the developer, and a script's standard error: the answer is short of one.)
+                DeveloperLog.say(i18n("{file} was deleted or moved after it was picked, and is left out", ["file": path.displayString]))
+                return nil
+            }
+            guard let uri = path.withCString({ g_filename_to_uri($0, nil, nil) }) else { return nil }
             defer { g_free(uri) }
             return String(cString: uri)
         }
     }
 
     private func confirmed(_ assets: [Asset]) {
-        let picked = uris(assets)
+        emitConfirmed(uris(assets))
+    }
+
+    func emitConfirmed(_ picked: [String]) {
         picked.withCStringArray { array in
             array.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: picked.count + 1) {
                 shell.emit_confirmed(picker, $0)
@@ -482,7 +544,7 @@ public final class PickerBehaviour {
         }
         restoredPicks?.stop()
         view.selection.remove(Set(view.selection.picked))
-        let restorer = SavedPicks(uris, announces: false)
+        let restorer = SavedPicks(uris)
         restorer.restore(into: view, library: view.library)
         restoredPicks = restorer
     }
@@ -511,7 +573,12 @@ public final class PickerBehaviour {
     func grabFocus() -> Bool {
         buildIfWaiting()
         guard let view else { return false }
-        view.focusGrid(returning: gridHadFocus)
+        if let id = revealedAsset {
+            revealedAsset = nil
+            view.focusAsset(id)
+        } else {
+            view.focusGrid(returning: gridHadFocus)
+        }
         return true
     }
 
@@ -520,26 +587,34 @@ public final class PickerBehaviour {
     /// The folders given: paths, or URIs as GFile and GtkFileChooser give them (`file://` ones
     /// as their paths; a file:// URI was taken for a relative path and showed nothing).
     private var libraryFolders: [FilePath] {
-        strings(shell.get_library_folders(picker)).map { given in
-            let folder = FilePath(given)
+        // (Byte for byte: a folder's name that is not UTF-8 stays itself.)
+        cStrings(shell.get_library_folders(picker)).map { given in
+            let folder = FilePath(bytes: Array(UnsafeBufferPointer(start: UnsafeRawPointer(given).assumingMemoryBound(to: UInt8.self), count: strlen(given))))
             return RemoteFiles.localPath(ofFileURI: folder) ?? folder.absolute()
         }
     }
     private var mimeTypes: [String] { strings(shell.get_mime_types(picker)) }
     private var filter: AssetFilter {
-        AssetFilter(mimeTypes: mimeTypes, namePatterns: strings(shell.get_name_patterns(picker)))
+        AssetFilter(mimeTypes: mimeTypes, namePatterns: strings(shell.get_name_patterns(picker)), choice: chosenFilter?.choice)
+    }
+
+    private func applyFilter() {
+        view?.filterName = chosenFilter?.name
+        view?.filter = filter
     }
     private var albumName: String? { shell.get_album(picker).map { String(cString: $0) } }
 
-    private func strings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
+    private func cStrings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [UnsafePointer<CChar>] {
         guard var cursor = vector else { return [] }
-        var strings: [String] = []
+        var strings: [UnsafePointer<CChar>] = []
         while let string = cursor.pointee {
-            strings.append(String(cString: string))
+            strings.append(string)
             cursor += 1
         }
         return strings
     }
+
+    private func strings(_ vector: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] { [String](cStrings: vector) }
 
     /// The most library folders a picker takes: more cost the host seconds (10,000 blocked it for
     /// 10-14 s) and are no one's library.
@@ -549,8 +624,7 @@ public final class PickerBehaviour {
     static let labelLimit = 64
 
     private func applyConfirmLabel() {
-        let label = shell.get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add")
-        view?.confirmLabel = label.count > Self.labelLimit ? String(label.prefix(Self.labelLimit - 1)) + "…" : label
+        view?.confirmLabel = Self.shortened(shell.get_confirm_label(picker).map { String(cString: $0) } ?? i18n("Add"))
     }
 
     /// Choose Folder… in the empty picker, as the program offers it (issue 38, point 12).
@@ -603,6 +677,7 @@ public final class PickerBehaviour {
     /// A property changed after construction.
     func changed(_ property: String) {
         // (Before the build, the build reads every property: the last value wins.)
+        if property == "filters" || property == "filter" { followFilters() }
         guard isBuilt else {
             if property == "show-header" { applyShowHeader() }
             return
@@ -614,12 +689,16 @@ public final class PickerBehaviour {
             let maximum = Int(shell.get_max_picks(picker))
             view?.selection.maximum = maximum > 0 ? maximum : nil
             view?.updateConfirmButton()
-        case "mime-types", "name-patterns": view?.filter = filter
+        case "mime-types", "name-patterns", "filter", "filters": applyFilter()
         case "album": openAlbum(fallingBack: false)
         case "show-header": applyShowHeader()
         case "confirm-label": applyConfirmLabel()
         case "show-choose-folder": applyShowChooseFolder()
-        default: break
+        case "camera":
+            guard let camera = view?.controller.camera, let name = stringProperty(property),
+                  let chosen = CameraDevices.choose(name, from: camera.cameras), chosen != camera.current else { return }
+            camera.switchCamera(to: chosen)
+        default: apply(property)
         }
     }
 
@@ -635,12 +714,8 @@ public final class PickerBehaviour {
     func activate(_ action: String) {
         buildIfWaiting()
         guard let view else { return }
-        PickerActions.commands().first { $0.name == action }?.run(view)
+        PickerCommands.named(action)?.run(view)
     }
-
-    /// The commands an embedded picker offers (the program's window adds its own: the location
-    /// bar, the shortcuts window).
-    static let actionNames: Set<String> = ["confirm", "cancel", "pick", "preview", "zoom-in", "zoom-out", "choose-album", "take-photo"]
 
     static func of(_ widget: UnsafeMutablePointer<GtkWidget>) -> PickerBehaviour? {
         guard g_type_check_instance_is_a(widget.raw.assumingMemoryBound(to: GTypeInstance.self), shell.get_type()) != 0,

@@ -1,21 +1,26 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
 import Dispatch
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 import PickerModel
-import Thumbnails
 
 /// What the app launched from the menu does with the picks, where a script would get their
 /// paths: the primary button copies the files to the clipboard (paste them into Files or a chat),
 /// and a menu beside it opens them in their default app or copies them into a folder. The window
 /// stays open; each outcome is said in a toast ("3 photos copied").
+///
+/// What it does with the picks needs them as local files: it asks the picker to confirm
+/// (photopick_picker_confirm), which waits for the copies of photos on another machine with a
+/// ring on their cells, and acts on the URIs `confirmed` gives.
 @MainActor
 final class DesktopActions {
-    private weak var view: PickerView?
+    private let picker: UnsafeMutablePointer<GtkWidget>
     private let window: UnsafeMutablePointer<GtkWidget>
+    /// What the next `confirmed` is for: the primary button's copy unless a menu entry asked.
+    private var onConfirmed: (@MainActor ([FilePath]) -> Void)?
     private var actions: [OpaquePointer] = []
-    private var selectionObservation: Subscription?
     /// The folder dialog while it is open.
     private var folderDialog: OpaquePointer?
     /// Where the last copy went: the next Copy to Folder… opens there.
@@ -24,9 +29,9 @@ final class DesktopActions {
 
     private let version: String
 
-    init(window: UnsafeMutablePointer<GtkWidget>, picker: UnsafeMutablePointer<GtkWidget>, view: PickerView, version: String) {
+    init(window: UnsafeMutablePointer<GtkWidget>, picker: UnsafeMutablePointer<GtkWidget>, version: String) {
         self.window = window
-        self.view = view
+        self.picker = picker
         self.version = version
         // What to do with the picks, then the app's own entries, as GNOME apps' main menus end.
         let menu = g_menu_new()!
@@ -47,14 +52,12 @@ final class DesktopActions {
         photopick_accessible_set_label(menuButton, i18n("Main menu"))
         g_object_unref(UnsafeMutableRawPointer(menu))
 
-        view.confirmLabel = i18n("Copy")
-        // The app closes rather than cancels: nothing waits for an answer.
-        gtk_button_set_label(view.cancelButton.cast(), i18n("Close"))
-        setTooltip(view.cancelButton, i18n("Close Photopick: the picks stay picked for next time"))
-        setTooltip(view.confirmButton, i18n("Copy the picked photos, to paste them into another app"))
-        Signal.connect(picker.raw, "confirmed", object: { [weak self] _ in
-            guard let self, let view = self.view else { return }
-            self.copyToClipboard(self.picked)
+        Signal.connect(picker.raw, "confirmed", uris: { [weak self] uris in
+            guard let self else { return }
+            let files = uris.compactMap(PickerWindow.path(ofURI:)).filter { !$0.isLocationURI }
+            let then = self.onConfirmed ?? { [weak self] files in self?.copyToClipboard(files) }
+            self.onConfirmed = nil
+            then(files)
         })
         addAction("open-picked") { $0.openPicked() }
         addAction("copy-to-folder") { $0.chooseFolder() }
@@ -63,7 +66,7 @@ final class DesktopActions {
         Signal.connectAction(about) { [weak self] in self?.showAbout() }
         g_action_map_add_action(OpaquePointer(window), about)
         g_object_unref(UnsafeMutableRawPointer(about))
-        selectionObservation = view.selection.observe { [weak self] _ in self?.updateEnabled() }
+        Signal.connect(picker.raw, "notify::picked-count", object: { [weak self] _ in self?.updateEnabled() })
         // Everything held here goes with the window.
         attach(self, to: window.raw, key: "photopick-desktop-actions")
     }
@@ -76,8 +79,10 @@ final class DesktopActions {
         g_object_unref(UnsafeMutableRawPointer(action))
     }
 
+    private var pickerObject: OpaquePointer { OpaquePointer(picker) }
+
     private func updateEnabled() {
-        let any: gboolean = (view?.selection.count ?? 0) > 0 ? 1 : 0
+        let any: gboolean = photopick_picker_get_picked_count(pickerObject) > 0 ? 1 : 0
         for action in actions { g_simple_action_set_enabled(action, any) }
     }
 
@@ -104,31 +109,29 @@ final class DesktopActions {
         gtk_window_present(UnsafeMutableRawPointer(about).assumingMemoryBound(to: GtkWindow.self))
     }
 
-    /// The picks as files here: a photo on another machine as its local copy (Copy, Open and Copy
-    /// to Folder wait for the copies, `PickerView.whenPicksFetched`; one not complete is left out).
-    private var picked: [(asset: Asset, path: FilePath)] {
-        guard let view else { return [] }
-        return view.controller.assets(view.selection.picked).compactMap { asset in
-            guard let path = view.controller.answerPath(of: asset), !path.isLocationURI else { return nil }
-            return (asset, path)
-        }
-    }
-
     private var display: OpaquePointer { gtk_widget_get_display(window) }
 
-    private func copyToClipboard(_ files: [(asset: Asset, path: FilePath)]) {
-        guard let view, !files.isEmpty else { return }
-        FileClipboard.put(files.map(\.path), on: display)
-        view.showToast(Self.copied(files.map(\.asset)))
+    /// The picks as local files (those on another machine once copied), then `then`.
+    private func withPickedFiles(_ then: @escaping @MainActor ([FilePath]) -> Void) {
+        onConfirmed = then
+        photopick_picker_confirm(pickerObject)
+    }
+
+    private func copyToClipboard(_ files: [FilePath]) {
+        guard !files.isEmpty else { return }
+        FileClipboard.put(files, on: display)
+        photopick_picker_show_message(pickerObject, Self.copied(files))
     }
 
     private func openPicked() {
-        guard let view, !view.whenPicksFetched({ [weak self] in self?.openPicked() }) else { return }
-        let outcome = FileLauncher.open(picked, display: display)
-        for problem in outcome.problems { view.report(problem) }
-        if !outcome.opened.isEmpty {
-            view.showToast(outcome.opened.map { ni18n("Opened {count} in {app}", "Opened {count} in {app}", $0.count, ["app": $0.app]) }
-                .joined(separator: i18n("; ")))
+        withPickedFiles { [weak self] files in
+            guard let self else { return }
+            let outcome = FileLauncher.open(files, display: self.display)
+            for problem in outcome.problems { PickerWindow.tell(problem, in: self.pickerObject) }
+            if !outcome.opened.isEmpty {
+                photopick_picker_show_message(self.pickerObject, outcome.opened.map { ni18n("Opened {count} in {app}", "Opened {count} in {app}", $0.count, ["app": $0.app]) }
+                    .joined(separator: i18n("; ")))
+            }
         }
     }
 
@@ -196,22 +199,21 @@ final class DesktopActions {
 
     /// Copy to Folder… once the picks on another machine are local (the primary button counts them).
     private func copyPicks(into folder: FilePath) {
-        guard let view, !view.whenPicksFetched({ [weak self] in self?.copyPicks(into: folder) }) else { return }
-        copy(picked, into: folder)
+        withPickedFiles { [weak self] files in self?.copy(files, into: folder) }
     }
 
-    private func copy(_ files: [(asset: Asset, path: FilePath)], into folder: FilePath) {
-        let assets = files.map(\.asset), sources = files.map(\.path)
+    private func copy(_ sources: [FilePath], into folder: FilePath) {
+        guard !sources.isEmpty else { return }
         let name = String(decoding: folder.lastComponent, as: UTF8.self)
-        let summary = Self.copied(assets, to: name)
+        let summary = Self.copied(sources, to: name)
         // (Nobody waits for a copy: the app may close while it runs, onto a folder on a server.)
         WorkerPool.detached(name: "copy") { [weak self] in
             let result = Result { () throws(FileCopier.Failure) in try FileCopier(into: folder).copy(sources) }
             MainLoopDispatcher.shared.post { [weak self] in
-                guard let view = self?.view else { return }
+                guard let self else { return }
                 switch result {
-                case .success: view.showToast(summary)
-                case .failure(let failure): view.report(i18n("Nothing was copied: {reason}", ["reason": failure.description]))
+                case .success: photopick_picker_show_message(self.pickerObject, summary)
+                case .failure(let failure): PickerWindow.tell(i18n("Nothing was copied: {reason}", ["reason": failure.description]), in: self.pickerObject)
                 }
             }
         }
@@ -219,8 +221,9 @@ final class DesktopActions {
 
     /// "3 photos copied: paste them in Files or another app", "2 videos copied to Holiday": whole
     /// sentences for each noun, since other languages make the verb agree with it.
-    static func copied(_ assets: [Asset], to folder: String? = nil) -> String {
-        let videos = assets.filter { $0.kind == .video }.count, count = assets.count
+    static func copied(_ files: [FilePath], to folder: String? = nil) -> String {
+        // (By their names' types: a copy of a video on another machine is a video too.)
+        let videos = files.filter { ContentType.guess(fileName: $0.lastComponent).mimeType.hasPrefix("video/") }.count, count = files.count
         switch (videos == 0 ? "photo" : videos == count ? "video" : "item", folder) {
         case ("photo", nil):
             return ni18n("{count} photo copied: paste it in Files or another app", "{count} photos copied: paste them in Files or another app", count)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-import CGtk
+import Basics
+import CGLib
 import PhotoLibrary
 
 /// What the picker remembers between runs: the last album, the thumbnail size, the window's size
@@ -9,24 +10,26 @@ import PhotoLibrary
 /// Kept in GSettings (`io.github.photopick.Photopick`) when its schema is installed, as GNOME
 /// apps keep theirs; a run from a checkout has no installed schema and keeps them in a key file,
 /// `$XDG_STATE_HOME/photopick/state.ini`, with the same key names.
-struct PickerState {
-    var album: String?
-    var cellSize: Int?
-    var windowWidth: Int?
-    var windowHeight: Int?
-    var windowMaximized = false
+public struct PickerState {
+    public var album: String?
+    public var cellSize: Int?
+    public var windowWidth: Int?
+    public var windowHeight: Int?
+    public var windowMaximized = false
     /// The camera last chosen in the capture view's switcher (its device node).
-    var camera: String?
-    var cameraAlwaysShown = false
+    public var camera: String?
+    public var cameraAlwaysShown = false
     /// The app from the menu's picks when it last closed, in pick order (file URIs, which carry
     /// any file name): closing it never throws picks away.
-    var picked: [String] = []
+    public var picked: [String] = []
 
-    static let schemaID = "io.github.photopick.Photopick"
-    static var file: FilePath { XDGDirectories.stateHome.appending("photopick/state.ini") }
+    public static let schemaID = "io.github.photopick.Photopick"
+    public static var file: FilePath { XDGDirectories.stateHome.appending("photopick/state.ini") }
 
     /// Window sides that are remembered, in pixels.
-    static let windowSides = 360...16384
+    public static let windowSides = 360...16384
+    /// The grid's cell sizes, in points, that zooming steps through.
+    public static let cellSizes = [72, 96, 120, 160, 200, 256]
 
     /// Where the state lives on this machine.
     enum Store: Equatable {
@@ -41,7 +44,7 @@ struct PickerState {
         return .settings
     }
 
-    static func load() -> PickerState {
+    public static func load() -> PickerState {
         var state = PickerState()
         let values: StateValues? = store == .settings ? SettingsValues() : KeyFileValues(file)
         guard let values else { return state }
@@ -53,14 +56,14 @@ struct PickerState {
         // The file may have been edited by hand or written by something else: a size GTK cannot
         // take (3000000000 traps on the way to a C int, a negative one is a GTK critical) is
         // forgotten, and the cell size is brought into the range the grid offers.
-        state.cellSize = values.integer("cell-size").map { min(max($0, PickerView.cellSizes.first!), PickerView.cellSizes.last!) }
+        state.cellSize = values.integer("cell-size").map { min(max($0, cellSizes.first!), cellSizes.last!) }
         state.windowWidth = values.integer("window-width").flatMap { windowSides.contains($0) ? $0 : nil }
         state.windowHeight = values.integer("window-height").flatMap { windowSides.contains($0) ? $0 : nil }
         return state
     }
 
     /// Saves quietly: a read-only state folder only means nothing is remembered.
-    func save() {
+    public func save() {
         if Self.store == .settings {
             SettingsValues().save(self)
         } else {

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 
 /// GTK's own file chooser, for the zenity lines a photo picker is not for: `--save`,
@@ -69,9 +70,7 @@ public enum FileChooser {
         let asChooser = chooser
         if case .open(let multiple) = request.mode { gtk_file_chooser_set_select_multiple(asChooser, multiple ? 1 : 0) }
         for filter in request.filters {
-            let gtkFilter = gtk_file_filter_new()!
-            gtk_file_filter_set_name(gtkFilter, filter.name)
-            for pattern in filter.patterns { gtk_file_filter_add_pattern(gtkFilter, pattern) }
+            let gtkFilter = filter.gtkFilter()
             gtk_file_chooser_add_filter(asChooser, gtkFilter)
             g_object_unref(UnsafeMutableRawPointer(gtkFilter))
         }

@@ -1,22 +1,25 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
-import Camera
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Basics
 import CGtk
 import GObjectSupport
-import PickerModel
+import GTKSupport
 import PhotoLibrary
-import Thumbnails
+import PickerModel
 
 /// Runs the picker in its own window: `photopick` with no command. Prints nothing itself: the
-/// caller gets the picked assets (in pick order), or hears that it was cancelled or timed out.
+/// caller gets the picked files (in pick order), or hears that it was cancelled or timed out.
+///
+/// The window is a host of the PhotopickPicker widget like any other program (README,
+/// "Embedding"): it makes the picker with photopick_picker_new (), sets its properties, packs its
+/// header widgets in the header bar and listens to confirmed and cancelled. This target cannot
+/// see the widget's insides (PickerUI), so what the program needs of the picker is the public API.
 @MainActor
 public enum PickerWindow {
     /// How the window ended.
     public enum Outcome {
-        /// Confirmed: the picked assets in pick order, and the local copies of those that live on
-        /// another machine (by asset id; none when `fetchesRemotePicks` is off).
-        case picked([Asset], copies: [Int64: FilePath])
-        /// A file whose path the person typed (Ctrl+L), which the library may not hold.
-        case typed(FilePath)
+        /// Confirmed: the answer's files in order (a photo on another machine at its local copy's
+        /// path when `fetchesRemotePicks`, else by its own URI).
+        case picked([PickedFile])
         /// Cancel, Escape or the window closed.
         case cancelled
         /// `timeout` seconds went by first.
@@ -27,6 +30,13 @@ public enum PickerWindow {
         case noDisplay
         /// `beforeShowing` said why the window cannot show (nothing was shown).
         case failed(String)
+    }
+
+    /// One file of the answer: where it is, and the library's row of the photo picked (none for a
+    /// path typed with Ctrl+L that the library does not hold).
+    public struct PickedFile {
+        public let path: FilePath
+        public let asset: Asset?
     }
 
     /// The application id: the desktop file's name, the D-Bus name, the icon's name.
@@ -41,15 +51,26 @@ public enum PickerWindow {
             self.name = name
             self.patterns = patterns
         }
+
+        /// As GTK's choosers and the picker take it (a new reference).
+        func gtkFilter() -> OpaquePointer {
+            let filter = gtk_file_filter_new()!
+            gtk_file_filter_set_name(filter, name)
+            for pattern in patterns { gtk_file_filter_add_pattern(filter, pattern) }
+            return filter
+        }
     }
 
     public struct Options {
+        /// The library's own folders are the person's (the default folders), not folders a script
+        /// named: the picker is then given none, and shows (and adds to) the person's own.
+        public var ofDefaultFolders = true
         /// The live camera as the first cell, when there is a camera (none: no cell).
         public var showsCamera = true
         /// The camera to use (`--camera`: a device node or a name); nil for the first.
         public var cameraDevice: String?
-        /// Where captures are saved.
-        public var captureFolder = CaptureWriter.defaultFolder
+        /// Where captures are saved; nil for the picker's default (Pictures/Camera).
+        public var captureFolder: FilePath?
         public var maximum: Int?
         public var title = i18n("Pick Photos")
         public var confirmLabel = i18n("Add")
@@ -74,8 +95,10 @@ public enum PickerWindow {
         public var enterConfirms = false
         /// Another program's X11 window to stay above (`--attach`).
         public var parentXID: UInt?
-        /// The album to open; nil for Recents, or for the remembered album when `restoresAlbum`.
-        public var album: Album?
+        /// The album to open, as the picker's `album` property takes it (a name, a folder's name
+        /// and a slash, "folder:ID"); nil for Recents, or for the remembered album when
+        /// `restoresAlbum`.
+        public var album: String?
         /// Launched from the desktop's app menu: reopen the album of last time. A script's
         /// picker opens on Recents (or `album`), as phones' pickers do.
         public var restoresAlbum = false
@@ -92,36 +115,29 @@ public enum PickerWindow {
         /// Started by D-Bus activation (`--gapplication-service`): the window opens when the
         /// desktop asks for it.
         public var isDBusService = false
-        /// A folder chosen from the empty state ("Choose Folder…") is added to the default
-        /// library folders for later runs too (false when the caller named the folders).
-        public var remembersChosenFolders = false
         public init() {}
     }
 
     final class Session {
         var outcome = Outcome.cancelled
-        /// The picker's view while its window is open (the widget owns it).
-        weak var view: PickerView?
         /// The window now (a second activation presents it).
         var window: UnsafeMutablePointer<GtkWidget>?
-        /// Replaced when the person adds a folder from the empty state.
+        /// The library the answer's rows come from (the picker opens its own view of the same
+        /// index; a folder chosen from the empty state opens another, followed here).
         var library: PhotoLibrary
-        /// Problems met while the window is rebuilt, said in the new one.
-        var pendingProblems: [String] = []
-        /// The first window's controller, its scan started before GTK starts up.
-        var earlyController: PickerController?
-        /// The app from the menu's picks of last time not picked yet (their folder missing).
-        var savedPicks: SavedPicks?
-        /// The index was empty when the window started: its grid will wait on decodes.
-        var isFirstRun = false
-        let loader: ThumbnailLoader
+        /// The scan of the first window's library, started before GTK starts up: the picker
+        /// joins it (LibraryService shares one scan per library in a process).
+        var earlyScan: PickerController?
+        /// The app from the menu's picks of last time, and which are still away.
+        var keptPicks: KeptPicks?
+        /// Remote picks' local copies (pick-copied): the copy's URI, the pick's own.
+        var copyOrigins: [String: String] = [:]
         var options: Options
         /// When `run` began (monotonic seconds): a `timeout` counts from here, whatever the
         /// start-up waited for.
         let began = monotonicSeconds()
-        init(library: PhotoLibrary, loader: ThumbnailLoader, options: Options) {
+        init(library: PhotoLibrary, options: Options) {
             self.library = library
-            self.loader = loader
             self.options = options
         }
     }
@@ -131,10 +147,7 @@ public enum PickerWindow {
 
     /// Shows the window until the person confirms or cancels, or the timeout.
     public static func run(library: PhotoLibrary, options: Options = Options()) -> Outcome {
-        let loader = ThumbnailLoader()
-        // The answer must not wait for a decode nobody will see: the process ends right after.
-        defer { loader.shutdown(waitsForRunningWork: false) }
-        let session = Session(library: library, loader: loader, options: options)
+        let session = Session(library: library, options: options)
         // AdwApplication: its style manager follows the desktop's dark, high-contrast and
         // accent settings, and its stylesheet gives the named colours the picker's CSS uses.
         // The app from the menu is one per user: a second launch hands its activation to the
@@ -145,15 +158,10 @@ public enum PickerWindow {
         // The scan is what a first run waits for, and GTK takes 0.2-0.4 s to start up: it starts
         // first, on the library the first window shows. (A service started by D-Bus waits until it
         // is asked for a window.)
-        if !options.isDBusService {
-            let controller = makeController(session, state: PickerState.load())
-            session.isFirstRun = session.library.isEmpty
-            controller.startScan()
-            session.earlyController = controller
-        }
+        if !options.isDBusService { startScanEarly(session) }
         // (GtkApplication would end the process when it cannot open one.)
         guard gtk_init_check() != 0 else {
-            session.earlyController?.close()
+            session.earlyScan?.close()
             return .noDisplay
         }
         StartupTrace.mark("display opened")
@@ -175,15 +183,29 @@ public enum PickerWindow {
             StartupTrace.mark("startup")
         }
         _ = g_application_run(application.cast(), 0, nil)
-        session.earlyController?.close()
-        session.earlyController = nil
+        session.earlyScan?.close()
+        session.earlyScan = nil
         if !startedHere { return .handedToRunningApp }
-        session.view?.controller.close()
-        // The view's callbacks hold the session: let go of the view so that nothing of the
-        // window (its library, model, widgets) outlives `run`.
-        session.view = nil
         session.window = nil
         return session.outcome
+    }
+
+    /// The folders the picker is given: none for the person's own (it shows, and adds to, the
+    /// default folders), else the library's.
+    static func pickerFolders(_ session: Session) -> [FilePath] {
+        session.options.ofDefaultFolders ? [] : session.library.roots
+    }
+
+    /// Starts the scan of the library the picker will show, in the service the picker will join
+    /// (LibraryService.shared, by the same folders).
+    private static func startScanEarly(_ session: Session) {
+        let library = session.library
+        let folders = LibraryService.folders(shownFor: pickerFolders(session))
+        guard let service = try? LibraryService.shared(roots: folders, post: { MainLoopDispatcher.shared.post($0) }, open: { library }) else { return }
+        let scan = PickerController(service: service, maximum: nil, camera: nil, showsCameraAtStart: false,
+                                    post: { MainLoopDispatcher.shared.post($0) })
+        scan.startScan()
+        session.earlyScan = scan
     }
 
     static func build(_ session: Session, application: UnsafeMutablePointer<AdwApplication>) {
@@ -198,74 +220,55 @@ public enum PickerWindow {
                 return
             }
         }
+        let options = session.options
         let window = adw_application_window_new(application.cast(GtkApplication.self))!
         session.window = window
         Signal.connect(window.raw, "destroy") { [weak session] () -> Void in
             if session?.window == window { session?.window = nil }
         }
-        gtk_window_set_title(window.cast(), session.options.title)
+        gtk_window_set_title(window.cast(), options.title)
         let state = PickerState.load()
-        let startWidth = session.options.width ?? state.windowWidth ?? 960, startHeight = session.options.height ?? state.windowHeight ?? 720
+        let startWidth = options.width ?? state.windowWidth ?? 960, startHeight = options.height ?? state.windowHeight ?? 720
         gtk_window_set_default_size(window.cast(), Int32(max(startWidth, minimumWidth)), Int32(max(startHeight, minimumHeight)))
-        let maximized = state.windowMaximized && session.options.width == nil && session.options.height == nil
+        let maximized = state.windowMaximized && options.width == nil && options.height == nil
         if maximized { gtk_window_maximize(window.cast()) }
         // Narrow enough for a phone-sized window, wide enough for the header's three controls.
         gtk_widget_set_size_request(window, Int32(minimumWidth), Int32(minimumHeight))
-        let scanning = session.earlyController != nil
-        // The window is the picker widget's first user, as another program's would be
-        // (README: Embedding): the widget's header widgets go in the window's header bar, and its
-        // confirmed and cancelled signals end the window.
-        let (picker, behaviour) = PickerBehaviour.hosting(session.earlyController ?? makeController(session, state: state), loader: session.loader)
-        let view = behaviour.view!
-        session.earlyController = nil
-        view.controller.fetchesRemotePicks = session.options.fetchesRemotePicks
-        view.controller.fetchesRemotePicks = session.options.fetchesRemotePicks
-        let camera = view.controller.camera
-        view.captureFolder = session.options.captureFolder
-        view.confirmLabel = session.options.confirmLabel
-        gtk_button_set_label(view.cancelButton.cast(), session.options.cancelLabel)
-        view.filter = AssetFilter(mimeTypes: session.options.mimeTypes, namePatterns: session.options.fileFilters.first?.patterns ?? [])
-        view.filterName = session.options.fileFilters.first?.name
-        if let size = state.cellSize { view.setCellSize(size) }
-        session.view = view
+
+        let isApp = options.isDesktopApp
+        let widget = makePicker(session, state: state)
+        let picker = OpaquePointer(widget)
         // A picker's header: Cancel, the album, the primary action. No close button: Cancel is it.
         let header = adw_header_bar_new()!
-        view.title = session.options.title
-        let headerWidgets = behaviour.headerWidgets
-        adw_header_bar_set_title_widget(header.opaque, headerWidgets.title)
+        var start: UnsafeMutablePointer<GtkWidget>?, title: UnsafeMutablePointer<GtkWidget>?, end: UnsafeMutablePointer<GtkWidget>?
+        photopick_picker_get_header_widgets(picker, &start, &title, &end)
+        adw_header_bar_set_title_widget(header.opaque, title)
         // The app from the menu is a window like any other: the desktop's title buttons (its
         // decoration layout), Ctrl+W and Ctrl+Q; a script's picker is a dialog, closed by Cancel.
-        let isApp = session.options.isDesktopApp
         adw_header_bar_set_show_start_title_buttons(header.opaque, isApp ? 1 : 0)
         adw_header_bar_set_show_end_title_buttons(header.opaque, isApp ? 1 : 0)
-        if isApp { gtk_widget_set_visible(view.cancelButton, 0) }
-        // (Cancel, and the preview's back button and the indexing progress; the preview's pick
-        // button and the confirm button, which the preview shows instead of the others.)
-        adw_header_bar_pack_start(header.opaque, headerWidgets.start)
-        adw_header_bar_pack_end(header.opaque, headerWidgets.end)
-        // Shown for a single filter too, as zenity shows it: the person sees why files are hidden.
-        if !session.options.fileFilters.isEmpty {
-            adw_header_bar_pack_end(header.opaque, fileFilterChooser(session.options, view: view))
-        }
+        adw_header_bar_pack_start(header.opaque, start)
+        adw_header_bar_pack_end(header.opaque, end)
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(content.cast(), header)
-        gtk_box_append(content.cast(), picker)
+        gtk_box_append(content.cast(), widget)
         adw_application_window_set_content(window.cast(), content)
 
-        let remember = { [weak view] in
-            guard let view else { return }
+        let remember: @MainActor () -> Void = { [weak session] in
+            guard let session else { return }
             var state = PickerState.load()
             // Only the app from the menu remembers its album: a script's Recents must not
             // replace the album the person left the app on.
-            if session.options.restoresAlbum { state.album = view.albumKey }
-            state.cellSize = view.cellSize
-            if let chosen = view.controller.camera?.chosenCamera { state.camera = chosen.path.displayString }
+            if session.options.restoresAlbum { state.album = photopick_picker_get_album(picker).map { String(cString: $0) } }
+            let size = Int(photopick_picker_get_cell_size(picker))
+            if size > 0 { state.cellSize = size }
+            if let camera = photopick_picker_get_camera(picker) { state.camera = String(cString: camera) }
             // The app from the menu keeps its picks for the next launch: nothing waits for them,
             // and closing must not throw them away.
             if session.options.isDesktopApp {
-                let picked = view.controller.assets(view.selection.picked).compactMap { fileURI($0.path) }
+                let picked = strings(photopick_picker_get_picked_uris(picker), freeing: true)
                 // (With those of last time that still wait for their folder: a quit never loses them.)
-                state.picked = session.savedPicks?.kept(with: picked) ?? picked
+                state.picked = session.keptPicks?.kept(with: picked) ?? picked
             }
             // A size a script asked for (--width, --height) is not the person's.
             if session.options.width == nil && session.options.height == nil {
@@ -278,7 +281,7 @@ public enum PickerWindow {
             }
             state.save()
         }
-        let close = {
+        let close: @MainActor () -> Void = {
             remember()
             if isApp && FileClipboard.keepsServing(window: window, application: application) { return }
             gtk_window_destroy(window.cast())
@@ -288,24 +291,17 @@ public enum PickerWindow {
             remember()
             return isApp && FileClipboard.keepsServing(window: window, application: application)
         })
+        // The local copies of remote picks: the answer names the photo picked, at its copy.
+        Signal.connect(widget.raw, "pick-copied", strings: { [weak session] uri, copy in session?.copyOrigins[copy] = uri })
         if !isApp {
             // (The app from the menu copies instead, and stays: DesktopActions.)
-            Signal.connect(picker.raw, "confirmed", object: { [weak session, weak view] _ in
-                // (The picker read these rows a moment ago to confirm: it said so if it could not.)
-                guard let session, let view, let picked = try? view.controller.readAssets(view.selection.picked) else { return }
-                var copies: [Int64: FilePath] = [:]
-                for asset in picked where view.controller.isRemote(asset.path) { copies[asset.id] = view.controller.fetches.copy(of: asset.id) }
-                session.outcome = .picked(picked, copies: copies)
+            Signal.connect(widget.raw, "confirmed", uris: { [weak session] uris in
+                guard let session else { return }
+                session.outcome = .picked(answer(uris, session: session))
                 close()
             })
         }
-        if !session.options.isDesktopApp {
-            view.onTypedPath = { [weak session] path in
-                session?.outcome = .typed(path)
-                close()
-            }
-        }
-        if let seconds = session.options.timeout {
+        if let seconds = options.timeout {
             // Owned by the window: it goes with it. (Counted from the start, as zenity does.)
             let timer = MainLoopSource()
             let left = max(0, Double(min(seconds, 40 * 86_400)) - (monotonicSeconds() - session.began))
@@ -315,76 +311,88 @@ public enum PickerWindow {
             }
             attach(timer, to: window.raw, key: "photopick-timeout")
         }
-        Signal.connect(picker.raw, "cancelled") { close() }
-        view.escapeCancels = !session.options.isDesktopApp
-        view.enterConfirms = session.options.enterConfirms
-        PickerActions.install(window: window, application: application.cast(GtkApplication.self), view: view,
-                              desktop: session.options.isDesktopApp)
-        if session.options.isDesktopApp {
-            let desktop = DesktopActions(window: window, picker: picker, view: view, version: session.options.version)
+        Signal.connect(widget.raw, "cancelled") { close() }
+        // A folder chosen from the empty state joins the picker's (it opens them itself): the
+        // answer's rows come from the library it shows now.
+        Signal.connect(widget.raw, "notify::library-folders", object: { [weak session] _ in
+            guard let session else { return }
+            let folders = strings(photopick_picker_get_library_folders(picker)).map { FilePath($0) }
+            if let library = try? PhotoLibrary(roots: folders) { session.library = library }
+        })
+        PickerActions.install(window: window, application: application.cast(GtkApplication.self), picker: widget,
+                              desktop: isApp, camera: options.showsCamera, location: !isApp, close: close)
+        if isApp {
+            let desktop = DesktopActions(window: window, picker: widget, version: options.version)
             adw_header_bar_pack_end(header.opaque, desktop.menuButton)
         }
-        view.onChooseFolder = { [weak view, weak session] folder in
-            guard let view, let session else { return }
-            reopen(session, application: application, window: window, adding: folder, in: view)
-        }
-        let remembered = session.options.restoresAlbum ? state.album.flatMap(view.album(forKey:)) : nil
-        var width: Int32 = 0, height: Int32 = 0
-        gtk_window_get_default_size(window.cast(), &width, &height)
-        // (A maximized window's size is not known yet: it shows all its cells from the start.
-        // GTK says it is maximized only once the window manager has done it.)
-        if !maximized { view.holdCellsBeyondFirstScreen(width: Int(width), height: Int(height)) }
-        do {
-            try view.showAlbums(selecting: session.options.album ?? remembered ?? .smart(.recents))
-        } catch {
-            DeveloperLog.say("cannot read the albums: \(error)")
-            view.report(i18n("The albums cannot be read"), printing: false)
-        }
-        // (The command line has printed them already.)
-        for notice in session.library.notices { view.report(notice.message, printing: false) }
-        for problem in ConfigurationFile.takeProblems() { view.report(problem) }
-        for problem in session.pendingProblems { view.report(problem) }
-        session.pendingProblems = []
-        if session.options.isDesktopApp { restorePicks(state.picked, in: view, session: session) }
-        view.preloadFirstScreen(width: Int(width), height: Int(height))
-        StartupTrace.mark("first screen's thumbnails loaded")
-        if scanning { view.updateEmptyState() } else { view.startScan() }
-        view.controller.startWatching()
-        if session.options.modal { gtk_window_set_modal(window.cast(), 1) }
-        if let parent = session.options.parentXID {
+        // The picker is built now (its grab_focus builds it), before the window first shows: its
+        // first frame has the album and, warm, every thumbnail in sight.
+        _ = gtk_widget_grab_focus(widget)
+        session.earlyScan?.close()
+        session.earlyScan = nil
+        for problem in ConfigurationFile.takeProblems() { tell(problem, in: picker) }
+        if isApp { restorePicks(state.picked, in: picker, session: session) }
+        if options.modal { gtk_window_set_modal(window.cast(), 1) }
+        if let parent = options.parentXID {
             // Before the window is mapped, so the window manager places it over its parent.
             gtk_widget_realize(window)
             if photopick_window_set_transient_for_xid(window, UInt(parent)) == 0 {
-                view.report(i18n("--attach works on X11 only: the window is not attached"))
+                tell(i18n("--attach works on X11 only: the window is not attached"), in: picker)
             }
         }
         if StartupTrace.isOn { traceFirstFrames(of: window) }
-        // A first run's grid waits on its first screen's decodes: the decode workers start once
-        // the window is up (before, they took the cores from GTK's start-up and the mapping came
-        // 0.1 s later), while the scan dates the files, not when the first decode is asked for.
-        if session.isFirstRun {
-            let loader = session.loader
-            Signal.connect(window.raw, "map") { () -> Void in loader.thumbnailer.workers?.prestart() }
-        }
         gtk_window_present(window.cast())
         StartupTrace.mark("presented")
-        // After the window is on its way: opening devices never delays its first frame.
-        camera?.start()
-        if let path = session.options.focusedPath, let asset = try? session.library.asset(path: path) {
-            view.focusAsset(asset.id)
-        } else {
-            view.focusFirstPhoto()
+        if let path = options.focusedPath, let uri = fileURI(path) { photopick_picker_reveal_uri(picker, uri) }
+    }
+
+    /// The picker as the options and the remembered state set it up.
+    private static func makePicker(_ session: Session, state: PickerState) -> UnsafeMutablePointer<GtkWidget> {
+        let options = session.options
+        let widget = photopick_picker_new()!
+        let picker = OpaquePointer(widget)
+        withCStrings(pickerFolders(session)) { photopick_picker_set_library_folders(picker, $0) }
+        // (The header's widgets go in the window's header bar.)
+        photopick_picker_set_show_header(picker, 0)
+        photopick_picker_set_max_picks(picker, guint(options.maximum ?? 0))
+        photopick_picker_set_show_camera(picker, options.showsCamera ? 1 : 0)
+        photopick_picker_set_camera(picker, options.cameraDevice ?? state.camera)
+        if let folder = options.captureFolder { folder.withCString { photopick_picker_set_capture_folder(picker, $0) } }
+        photopick_picker_set_title(picker, options.title)
+        photopick_picker_set_confirm_label(picker, options.isDesktopApp ? i18n("Copy") : options.confirmLabel)
+        photopick_picker_set_cancel_label(picker, options.cancelLabel)
+        // The app from the menu closes by its title buttons, Ctrl+W and Ctrl+Q: no Cancel, and
+        // Escape only goes back. A script's picker takes a typed path (Ctrl+L).
+        photopick_picker_set_show_cancel(picker, options.isDesktopApp ? 0 : 1)
+        photopick_picker_set_accepts_typed_paths(picker, options.isDesktopApp ? 0 : 1)
+        photopick_picker_set_enter_confirms(picker, options.enterConfirms ? 1 : 0)
+        photopick_picker_set_copy_remote_picks(picker, options.fetchesRemotePicks ? 1 : 0)
+        options.mimeTypes.withCStringArray { photopick_picker_set_mime_types(picker, $0) }
+        if let size = state.cellSize { photopick_picker_set_cell_size(picker, guint(size)) }
+        // Shown for a single filter too, as zenity shows it: the person sees why files are hidden.
+        for choice in options.fileFilters {
+            let filter = choice.gtkFilter()
+            photopick_picker_add_filter(picker, filter)
+            g_object_unref(UnsafeMutableRawPointer(filter))
+        }
+        // The album of last time, if the library still has it (the picker would say it has not).
+        let remembered = options.restoresAlbum ? state.album.flatMap { name in (try? session.library.album(named: name)) != nil ? name : nil } : nil
+        if let album = options.album ?? remembered { photopick_picker_set_album(picker, album) }
+        return widget
+    }
+
+    /// The confirmed URIs as the answer's files, with the library's rows.
+    private static func answer(_ uris: [String], session: Session) -> [PickedFile] {
+        uris.compactMap { uri in
+            let picked = session.copyOrigins[uri] ?? uri
+            guard let path = path(ofURI: uri) else { return nil }
+            return PickedFile(path: path, asset: self.path(ofURI: picked).flatMap { try? session.library.asset(path: $0) })
         }
     }
 
-    /// The controller of a window about to be built, with its camera.
-    private static func makeController(_ session: Session, state: PickerState) -> PickerController {
-        // The camera is looked for in the background; its cell has its place from the start when
-        // there are video device nodes at all (no shift when it is found), none otherwise.
-        let camera = session.options.showsCamera
-            ? CameraStore(requested: session.options.cameraDevice ?? state.camera, alwaysShown: state.cameraAlwaysShown,
-                          post: { MainLoopDispatcher.shared.post($0) }) : nil
-        return PickerView.controller(library: session.library, maximum: session.options.maximum, camera: camera,
-                                     showsCameraAtStart: camera != nil && (state.cameraAlwaysShown || !CameraDevices.nodes().isEmpty))
+    /// A sentence for the person (in the window) and for the log (standard error).
+    static func tell(_ problem: String, in picker: OpaquePointer) {
+        DeveloperLog.say(problem)
+        photopick_picker_show_message(picker, problem)
     }
 }

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
+import Foundation
 
 /// The installed AppStream metainfo, read for the About window's release notes (libadwaita 1.2
 /// has no `adw_about_window_new_from_appdata`; 1.4 does).

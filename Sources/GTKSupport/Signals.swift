@@ -15,7 +15,7 @@ extension Signal {
     /// (A name of its own: as an overload of `connect`, a trailing closure for another object's
     /// two-argument "activate" could pick it.)
     @discardableResult
-    static func connectAction(_ action: OpaquePointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
+    public static func connectAction(_ action: OpaquePointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
         let signal = "activate", instance = UnsafeMutableRawPointer(action)
         let thunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
             let handler: @MainActor () -> Void = Signal.handler(data)
@@ -26,7 +26,7 @@ extension Signal {
 
     /// `void (*)(GtkGestureClick *, int n_press, double x, double y, gpointer)`.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, presses handler: @escaping @MainActor (Int) -> Void) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, presses handler: @escaping @MainActor (Int) -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, _, _, data in
             let handler: @MainActor (Int) -> Void = Signal.handler(data)
             MainActor.assumeIsolated { handler(Int(presses)) }
@@ -38,7 +38,7 @@ extension Signal {
     /// is NULL for a mouse's). (A name of its own: as an overload of `connect`, the trailing
     /// closures of other signals picked it.)
     @discardableResult
-    static func connectEnd(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
+    public static func connectEnd(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping @MainActor () -> Void) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
             let handler: @MainActor () -> Void = Signal.handler(data)
             MainActor.assumeIsolated { handler() }
@@ -49,7 +49,7 @@ extension Signal {
     /// `gboolean (*)(GtkWidget *, int x, int y, gboolean keyboard, GtkTooltip *, gpointer)`:
     /// query-tooltip.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, tooltip handler: @escaping @MainActor (OpaquePointer) -> Bool) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, tooltip handler: @escaping @MainActor (OpaquePointer) -> Bool) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, gboolean, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = { _, _, _, _, tooltip, data in
             guard let tooltip else { return 0 }
             let handler: @MainActor (OpaquePointer) -> Bool = Signal.handler(data)
@@ -61,7 +61,7 @@ extension Signal {
 
     /// `GdkContentProvider *(*)(GtkDragSource *, double x, double y, gpointer)`: a drag's prepare.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, prepare handler: @escaping @MainActor () -> UnsafeMutableRawPointer?) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, prepare handler: @escaping @MainActor () -> UnsafeMutableRawPointer?) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { _, _, _, data in
             let handler: @MainActor () -> UnsafeMutableRawPointer? = Signal.handler(data)
             nonisolated(unsafe) var provider: UnsafeMutableRawPointer?
@@ -73,7 +73,7 @@ extension Signal {
 
     /// `gboolean (*)(GtkDropTarget *, const GValue *, double x, double y, gpointer)`: a drop.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, drop handler: @escaping @MainActor (UnsafePointer<GValue>) -> Bool) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, drop handler: @escaping @MainActor (UnsafePointer<GValue>) -> Bool) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<GValue>?, Double, Double, UnsafeMutableRawPointer?) -> gboolean = { _, value, _, _, data in
             let handler: @MainActor (UnsafePointer<GValue>) -> Bool = Signal.handler(data)
             nonisolated(unsafe) let argument = value!
@@ -84,7 +84,7 @@ extension Signal {
 
     /// `gboolean (*)(GtkEventControllerScroll *, double dx, double dy, gpointer)`.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, delta handler: @escaping @MainActor (Double) -> Bool) -> gulong {
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, delta handler: @escaping @MainActor (Double) -> Bool) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> gboolean = { _, _, dy, data in
             let handler: @MainActor (Double) -> Bool = Signal.handler(data)
             return MainActor.assumeIsolated { handler(dy) } ? 1 : 0
@@ -94,7 +94,7 @@ extension Signal {
 
     /// `gboolean (*)(GtkEventControllerKey *, guint keyval, guint keycode, GdkModifierType, gpointer)`.
     @discardableResult
-    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
                         key handler: @escaping @MainActor (_ keyval: UInt32, _ modifiers: UInt32) -> Bool) -> gulong {
         let thunk: @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean = { _, keyval, _, state, data in
             let handler: @MainActor (UInt32, UInt32) -> Bool = Signal.handler(data)
@@ -105,13 +105,13 @@ extension Signal {
 }
 
 /// Adds CSS classes to a widget.
-@MainActor func style(_ widget: UnsafeMutablePointer<GtkWidget>, _ classes: String...) {
+@MainActor public func style(_ widget: UnsafeMutablePointer<GtkWidget>, _ classes: String...) {
     for name in classes { gtk_widget_add_css_class(widget, name) }
 }
 
 /// Places `widget` over `overlay`'s child at one of its corners or edges (FILL covers it all).
 /// Decorations (badges, rings, captions) let clicks through to the photo unless `targetable`.
-@MainActor func place(_ widget: UnsafeMutablePointer<GtkWidget>, over overlay: UnsafeMutablePointer<GtkWidget>,
+@MainActor public func place(_ widget: UnsafeMutablePointer<GtkWidget>, over overlay: UnsafeMutablePointer<GtkWidget>,
            _ horizontal: GtkAlign = GTK_ALIGN_FILL, _ vertical: GtkAlign = GTK_ALIGN_FILL, targetable: Bool = false) {
     gtk_widget_set_halign(widget, horizontal)
     gtk_widget_set_valign(widget, vertical)
@@ -122,7 +122,7 @@ extension Signal {
 /// A menu button's tooltip covers the popover it opens (GTK shows it while the pointer rests on
 /// the button): no tooltip while the popover is open.
 @MainActor
-func hideTooltipWhileOpen(_ menuButton: UnsafeMutablePointer<GtkWidget>) {
+public func hideTooltipWhileOpen(_ menuButton: UnsafeMutablePointer<GtkWidget>) {
     guard let popover = gtk_menu_button_get_popover(OpaquePointer(menuButton)) else { return }
     Signal.connect(UnsafeMutableRawPointer(popover), "show") { () -> Void in gtk_widget_set_has_tooltip(menuButton, 0) }
     Signal.connect(UnsafeMutableRawPointer(popover), "hide") { () -> Void in gtk_widget_set_has_tooltip(menuButton, 1) }

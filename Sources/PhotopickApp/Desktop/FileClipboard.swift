@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 
 /// Puts files on the clipboard the way GNOME Files copies them, so that pasting into Files, a

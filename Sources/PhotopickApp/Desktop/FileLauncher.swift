@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
 import GObjectSupport
+import GTKSupport
 import PhotoLibrary
 
 /// Opens files in the desktop's default app for their type (Image Viewer, Videos …) through
@@ -13,18 +14,21 @@ enum FileLauncher {
         var problems: [String] = []
     }
 
-    /// Opens each file at `path` as what its `asset` is.
-    static func open(_ files: [(asset: Asset, path: FilePath)], display: OpaquePointer) -> Outcome {
+    /// Opens each file as what its name says it is (a copy of a photo on another machine too).
+    static func open(_ files: [FilePath], display: OpaquePointer) -> Outcome {
         var outcome = Outcome()
         // Files grouped by their app, in pick order.
-        var groups: [(app: OpaquePointer, files: [(asset: Asset, path: FilePath)])] = []
+        var groups: [(app: OpaquePointer, files: [FilePath])] = []
         for file in files {
-            let asset = file.asset
-            let contentType = g_content_type_from_mime_type(asset.mimeType ?? "application/octet-stream")
+            let mimeType = ContentType.guess(fileName: file.lastComponent).mimeType
+            let contentType = g_content_type_from_mime_type(mimeType)
             defer { g_free(contentType) }
             guard let app = g_app_info_get_default_for_type(contentType, 0) else {
-                outcome.problems.append(i18n("No app is set to open {file} ({type})",
-                                             ["file": asset.displayName, "type": asset.mimeType ?? i18n("unknown type")]))
+                let name = file.withCString { g_filename_display_basename($0) }.map { name in
+                    defer { g_free(name) }
+                    return String(cString: name)
+                } ?? ""
+                outcome.problems.append(i18n("No app is set to open {file} ({type})", ["file": name, "type": mimeType]))
                 continue
             }
             if let index = groups.firstIndex(where: { g_app_info_equal($0.app, app) != 0 }) {
@@ -40,7 +44,7 @@ enum FileLauncher {
             defer { g_object_unref(UnsafeMutableRawPointer(group.app)) }
             var list: UnsafeMutablePointer<GList>?
             for file in group.files {
-                list = g_list_append(list, UnsafeMutableRawPointer(file.path.withCString { g_file_new_for_path($0) }))
+                list = g_list_append(list, UnsafeMutableRawPointer(file.withCString { g_file_new_for_path($0) }))
             }
             defer { g_list_free_full(list) { g_object_unref($0) } }
             var error: UnsafeMutablePointer<GError>?

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Basics
+import CGtk
+import Foundation
+import GObjectSupport
+import GTKSupport
+
+/// Every command of the picker as a GAction of its window ("win.confirm" …) with the accelerators
+/// GNOME apps use, and the shortcuts window (Ctrl+?) written from the same table, so the two
+/// never disagree. The picker's own commands run its picker.* actions (the widget's, with the
+/// same accelerators while the focus is in it: a test holds the two tables together). Application accelerators act before any widget sees the key, so only keys
+/// with a modifier are registered there; plain keys (Escape, Space, P) stay with the widgets that
+/// give them their meaning in context (the search entry, the preview), and the shortcuts window
+/// lists them too.
+@MainActor
+public enum PickerActions {
+    public struct Command {
+        /// The action's name, without "win.".
+        public let name: String
+        /// What the shortcuts window says.
+        public let title: String
+        /// Accelerators registered with the application (GTK's syntax).
+        public let accelerators: [String]
+        /// Keys the widgets handle themselves, listed beside the accelerators.
+        public let keys: [String]
+        let section: String
+        /// Whether it is the picker's picker.* action of the same name; else the window's own.
+        public let isPickers: Bool
+
+        init(_ name: String, _ title: String, accelerators: [String] = [], keys: [String] = [], section: String, window: Bool = false) {
+            self.name = name
+            self.title = title
+            self.accelerators = accelerators
+            self.keys = keys
+            self.section = section
+            self.isPickers = !window
+        }
+    }
+
+    /// The commands of a script's picker, or of the app from the menu (`desktop`): there the
+    /// primary button copies, Escape only goes back, and Ctrl+W and Ctrl+Q close the app as in
+    /// every GNOME app. Computed: the titles are in the language in use when the window is built.
+    public static func commands(desktop: Bool = false) -> [Command] {
+        let picking = i18n("Picking"), viewing = i18n("Viewing"), camera = i18n("Camera"), general = i18n("General")
+        var commands = [
+            Command("confirm", desktop ? i18n("Copy the picked photos") : i18n("Add the picked photos"),
+                    accelerators: ["<Control>Return", "<Control>KP_Enter"], section: picking),
+            desktop
+                ? Command("cancel", i18n("Go back from the preview or the camera"), keys: ["Escape"], section: picking)
+                : Command("cancel", i18n("Cancel, or go back from the preview or the camera"), keys: ["Escape"], section: picking),
+            Command("pick", i18n("Pick or unpick the focused photo"), keys: ["space", "Return"], section: picking),
+            Command("preview", i18n("Show the focused photo large"), accelerators: ["<Alt>Return"], section: viewing),
+            Command("zoom-in", i18n("Larger thumbnails"), accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: viewing),
+            Command("zoom-out", i18n("Smaller thumbnails"), accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: viewing),
+            Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing),
+            Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera),
+            Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking),
+            Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general, window: true),
+        ]
+        if desktop {
+            // The picks are kept for the next launch (PickerWindow), so closing loses nothing.
+            commands.append(Command("close", i18n("Close the window"), accelerators: ["<Control>w"], section: general, window: true))
+            commands.append(Command("quit", i18n("Quit"), accelerators: ["<Control>q"], section: general, window: true))
+        }
+        return commands
+    }
+
+    /// Adds the actions to `window` and their accelerators to `application`, and gives the
+    /// window its shortcuts window. The picker's commands go to its picker.* actions (one
+    /// implementation, acting as in any host): the window's accelerators reach them from its
+    /// header bar too, where the picker's own shortcuts cannot. Without a camera (`camera`) or a
+    /// typed path (`location`), those commands are off and not listed. `close` ends the window
+    /// (Ctrl+W, Ctrl+Q).
+    static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>,
+                        picker: UnsafeMutablePointer<GtkWidget>, desktop: Bool, camera: Bool, location: Bool,
+                        close: @escaping @MainActor () -> Void) {
+        let offered = commands(desktop: desktop).filter { (camera || $0.name != "take-photo") && (location || $0.name != "location") }
+        for command in offered where command.name != "show-help-overlay" {
+            let action = g_simple_action_new(command.name, nil)!
+            let name = command.name, isPickers = command.isPickers
+            Signal.connectAction(action) {
+                if isPickers { _ = gtk_widget_activate_action_variant(picker, "picker.\(name)", nil) } else { close() }
+            }
+            g_action_map_add_action(OpaquePointer(window), action)
+            g_object_unref(UnsafeMutableRawPointer(action))
+        }
+        for command in offered where !command.accelerators.isEmpty {
+            command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
+        }
+        // GtkApplicationWindow makes "win.show-help-overlay" from it.
+        installShortcutsWindow(on: window, listing: offered)
+    }
+
+    /// A GtkShortcutsWindow listing `commands`, from GtkBuilder XML written here.
+    static func installShortcutsWindow(on window: UnsafeMutablePointer<GtkWidget>, listing commands: [Command]) {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property><property name="title">"#
+            + escaped(i18n("Keyboard Shortcuts"))
+            + #"</property><child><object class="GtkShortcutsSection"><property name="section-name">picker</property>"#
+        var sections: [String] = []
+        for command in commands where !sections.contains(command.section) { sections.append(command.section) }
+        for section in sections {
+            xml += #"<child><object class="GtkShortcutsGroup"><property name="title">\#(escaped(section))</property>"#
+            for command in commands where command.section == section {
+                let accelerator = (command.accelerators.prefix(1) + command.keys).joined(separator: " ")
+                xml += #"<child><object class="GtkShortcutsShortcut"><property name="title">\#(escaped(command.title))</property><property name="accelerator">\#(escaped(accelerator))</property></object></child>"#
+            }
+            xml += "</object></child>"
+        }
+        xml += "</object></child></object></interface>"
+        let builder = gtk_builder_new_from_string(xml, -1)!
+        defer { g_object_unref(UnsafeMutableRawPointer(builder)) }
+        guard let object = gtk_builder_get_object(builder, "shortcuts") else { return }
+        // The application window takes its own reference (and destroys it with itself).
+        gtk_application_window_set_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self),
+                                                OpaquePointer(object))
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

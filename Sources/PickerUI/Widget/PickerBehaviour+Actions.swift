@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import CGtk
+import GObjectSupport
+import GTKSupport
+
+/// The picker.* actions: what each does, and the accelerators the shell installs with it
+/// (photopick-picker.c's `picker_actions`, which a test holds to this table). A host's window,
+/// the photopick program's among them, reaches them by name ("picker.zoom-in").
+@MainActor
+enum PickerCommands {
+    struct Command {
+        let name: String
+        let accelerators: [String]
+        let run: @MainActor (PickerView) -> Void
+    }
+
+    static let all: [Command] = [
+        Command(name: "confirm", accelerators: ["<Control>Return", "<Control>KP_Enter"]) { $0.confirm() },
+        Command(name: "cancel", accelerators: []) { $0.cancelOrGoBack() },
+        Command(name: "pick", accelerators: []) { view in
+            if let position = view.focusedPosition { view.toggle(at: position) }
+        },
+        Command(name: "preview", accelerators: ["<Alt>Return"]) { view in
+            if let position = view.focusedPosition { view.openPreview(at: position) }
+        },
+        Command(name: "zoom-in", accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"]) { $0.zoom(by: 1) },
+        Command(name: "zoom-out", accelerators: ["<Control>minus", "<Control>KP_Subtract"]) { $0.zoom(by: -1) },
+        Command(name: "choose-album", accelerators: ["<Control>o"]) { $0.albumSwitcherPopup() },
+        Command(name: "take-photo", accelerators: ["<Control>t"]) { $0.openCapture() },
+        Command(name: "location", accelerators: ["<Control>l"]) { $0.openLocation() },
+    ]
+
+    static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+}
+
+extension PickerView {
+    /// Escape: back from the preview or the capture view, else cancel (where Escape cancels).
+    func cancelOrGoBack() {
+        if locationIsOpen { closeLocation() } else if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() }
+        else if escapeCancels { onCancel?() }
+    }
+
+    /// Ctrl+O: the album list opens, its search taking the keys.
+    func albumSwitcherPopup() {
+        // (A popover needs its button on screen: an embedded picker's host may not have packed
+        // the header's widgets, or not shown the picker yet.)
+        guard !preview.isVisible, !captureView.isVisible, gtk_widget_get_mapped(albumSwitcher) != 0 else { return }
+        switcher.popup()
+    }
+}
