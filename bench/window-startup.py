@@ -5,7 +5,9 @@ a host of the widget, through its public API, instead of reaching into it).
 
 Starts `photopick --library LIBRARY --no-camera --timeout 3` of each build in turn, ROUNDS times
 interleaved (A, B, A, B …), with PHOTOPICK_TRACE_STARTUP=1, and reads from the trace, in
-milliseconds since the process started: when the window was mapped, and when its first and
+milliseconds since the process started: when GTK has started and the window is made (activate:
+what comes before is GTK's and libadwaita's start, the index opened, the scan started), when the
+window was mapped, and when its first and
 third frames were drawn (warm, the first holds every thumbnail in sight: the window reads them
 from the disk cache before it maps). The index and the thumbnail cache
 are made once, by a first run of each build that is not counted, and shared (warm); with --cold
@@ -33,7 +35,8 @@ library = os.path.abspath(arguments[2])
 rounds = int(arguments[3]) if len(arguments) > 3 else 10
 
 work = tempfile.mkdtemp(prefix="window-startup-")
-marks = {"mapped": re.compile(r"startup (\d+) ms  mapped$"),
+marks = {"activate": re.compile(r"startup (\d+) ms  activate$"),
+         "mapped": re.compile(r"startup (\d+) ms  mapped$"),
          "first frame": re.compile(r"startup (\d+) ms  frame 0 drawn$"),
          "third frame": re.compile(r"startup (\d+) ms  frame 2 drawn$")}
 

@@ -262,7 +262,9 @@ public enum PickerWindow {
             if session.options.restoresAlbum { state.album = photopick_picker_get_album(picker).map { String(cString: $0) } }
             let size = Int(photopick_picker_get_cell_size(picker))
             if size > 0 { state.cellSize = size }
-            if let camera = photopick_picker_get_camera(picker) { state.camera = String(cString: camera) }
+            // (The camera the person switched to in the capture view; not one a script named.)
+            let camera = photopick_picker_get_camera(picker).map { String(cString: $0) }
+            if let camera, camera != session.options.cameraDevice ?? state.camera { state.camera = camera }
             // The app from the menu keeps its picks for the next launch: nothing waits for them,
             // and closing must not throw them away.
             if session.options.isDesktopApp {
