@@ -65,7 +65,7 @@ enum Style {
     .pick-circle { background-color: alpha(black, 0.15); opacity: 0; transition: opacity 150ms ease-out;
       box-shadow: 0 1px 3px alpha(black, 0.35); }
     .cell:hover .pick-circle { opacity: 1; }
-    .cell.broken .pick-circle { opacity: 0; }
+    .cell.picked .pick-circle, .cell.broken .pick-circle { opacity: 0; }
     .pick-badge.small { min-width: 20px; min-height: 20px; margin: 3px; font-size: 0.8em; }
     .duration {
       margin: 6px; padding: 1px 5px; border-radius: 6px; color: white;

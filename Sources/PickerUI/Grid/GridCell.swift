@@ -80,10 +80,13 @@ final class GridCell {
         // The pick ring is the cell's and the picture's CSS outlines (Style: `.cell.picked`),
         // which GTK draws over a widget's children: no widget of its own.
 
-        // The pick's number in its corner; unpicked, the same label is an empty circle shown on
-        // hover (this tile can be picked): one widget for both (showNumber).
+        // An empty circle where the number goes, shown on hover: this tile can be picked.
+        let circle = gtk_label_new(nil)!
+        style(circle, "pick-circle")
+        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START)
+
         badge = gtk_label_new(nil)
-        style(badge, "pick-circle")
+        style(badge, "pick-badge")
         place(badge, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
         let root = root
@@ -381,13 +384,10 @@ final class GridCell {
         shownNumber = number
         if let number {
             gtk_label_set_text(badge.opaque, String(number))
-            gtk_widget_remove_css_class(badge, "pick-circle")
-            gtk_widget_add_css_class(badge, "pick-badge")
+            gtk_widget_set_visible(badge, 1)
             gtk_widget_add_css_class(root, "picked")
         } else {
-            gtk_label_set_text(badge.opaque, "")
-            gtk_widget_remove_css_class(badge, "pick-badge")
-            gtk_widget_add_css_class(badge, "pick-circle")
+            gtk_widget_set_visible(badge, 0)
             gtk_widget_remove_css_class(root, "picked")
         }
     }
