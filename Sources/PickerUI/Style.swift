@@ -38,11 +38,8 @@ enum Style {
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
-    /* The pick ring: an accent line at the edge with a white one inside it, so that it shows on
-       a photo of the accent's own colour (blue sky under a blue ring). Outlines, which GTK draws
-       over a widget's content: the cell's over the picture, the picture's over its thumbnail. */
-    .cell.picked { outline: 3px solid @accent_bg_color; outline-offset: -3px; }
-    .cell.picked .thumbnail { outline: 2px solid alpha(white, 0.9); outline-offset: -5px; }
+    .pick-ring { border-radius: 8px; border: 3px solid transparent; }
+    .cell.picked .pick-ring { border-color: @accent_bg_color; box-shadow: inset 0 0 0 2px alpha(white, 0.9); }
     @keyframes photopick-refused-shake {
       0% { margin-left: 0; margin-right: 0; }
       20% { margin-left: 10px; margin-right: -10px; }

@@ -77,8 +77,11 @@ final class GridCell {
         style(picture, "thumbnail")
         gtk_box_append(root.cast(), picture)
 
-        // The pick ring is the cell's and the picture's CSS outlines (Style: `.cell.picked`),
-        // which GTK draws over a widget's children: no widget of its own.
+        // The pick ring: an accent border with a white inner line, so that it shows on a photo
+        // of the accent's own colour (blue sky under a blue ring).
+        let ring = gtk_label_new(nil)!
+        style(ring, "pick-ring")
+        place(ring, over: root)
 
         // An empty circle where the number goes, shown on hover: this tile can be picked.
         let circle = gtk_label_new(nil)!
