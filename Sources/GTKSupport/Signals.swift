@@ -111,19 +111,12 @@ extension Signal {
 
 /// Places `widget` over `overlay`'s child at one of its corners or edges (FILL covers it all).
 /// Decorations (badges, rings, captions) let clicks through to the photo unless `targetable`.
-/// `overlay` is a GtkOverlay, or a container whose layout gives each child its whole area (a
-/// grid cell's SquareLayout: GTK then places the child by its alignment); the child is drawn
-/// over those before it.
 @MainActor public func place(_ widget: UnsafeMutablePointer<GtkWidget>, over overlay: UnsafeMutablePointer<GtkWidget>,
            _ horizontal: GtkAlign = GTK_ALIGN_FILL, _ vertical: GtkAlign = GTK_ALIGN_FILL, targetable: Bool = false) {
     gtk_widget_set_halign(widget, horizontal)
     gtk_widget_set_valign(widget, vertical)
     if !targetable { gtk_widget_set_can_target(widget, 0) }
-    if g_type_check_instance_is_a(UnsafeMutableRawPointer(overlay).assumingMemoryBound(to: GTypeInstance.self), gtk_overlay_get_type()) != 0 {
-        gtk_overlay_add_overlay(overlay.opaque, widget)
-    } else {
-        gtk_widget_insert_before(widget, overlay, nil)
-    }
+    gtk_overlay_add_overlay(overlay.opaque, widget)
 }
 
 /// A menu button's tooltip covers the popover it opens (GTK shows it while the pointer rests on

@@ -34,6 +34,8 @@ final class GridCell {
     /// While a pick on another machine is copied here: its progress, or why it failed. Made the
     /// first time this cell shows a copy (its six widgets would cost every cell a little more to make).
     private var fetchRing: FetchRing?
+    /// The overlay over the picture that the badges are placed on.
+    private let content: UnsafeMutablePointer<GtkWidget>
     private weak var host: CellHost?
 
     /// The list item this cell is the child of (set at setup, for positions).
@@ -65,50 +67,49 @@ final class GridCell {
 
     init(host: CellHost) {
         self.host = host
-        // A square whose side follows the column width (SquareLayout): the picture and, over
-        // it, the decorations, each given the whole square and placed there by its alignment
-        // (no GtkOverlay between: one widget fewer in each of the grid's 200 cells to make,
-        // lay out and unmap).
+        // A square whose side follows the column width (SquareLayout), holding an overlay.
         root = SquareLayout.makeContainer()
         style(root, "cell")
+        content = gtk_overlay_new()!
+        gtk_box_append(root.cast(), content)
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
         gtk_picture_set_can_shrink(picture.opaque, 1)
         style(picture, "thumbnail")
-        gtk_box_append(root.cast(), picture)
+        gtk_overlay_set_child(content.opaque, picture)
 
         // The pick ring: an accent border with a white inner line, so that it shows on a photo
         // of the accent's own colour (blue sky under a blue ring).
         let ring = gtk_label_new(nil)!
         style(ring, "pick-ring")
-        place(ring, over: root)
+        place(ring, over: content)
 
         // An empty circle where the number goes, shown on hover: this tile can be picked.
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")
-        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START)
+        place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
-        place(badge, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+        place(badge, over: content, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
-        let root = root
+        let content = content
         duration = CellPart {
             let duration = gtk_label_new(nil)!
             style(duration, "duration")
-            place(duration, over: root, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
+            place(duration, over: content, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
             return duration
         }
         heart = CellPart {
             let heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")!
             style(heart, "favorite")
-            place(heart, over: root, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
+            place(heart, over: content, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
             return heart
         }
         cloud = CellPart {
             let cloud = gtk_image_new_from_icon_name("weather-overcast-symbolic")!
             style(cloud, "remote")
-            place(cloud, over: root, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
+            place(cloud, over: content, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
             return cloud
         }
         statusParts = CellPart {
@@ -124,7 +125,7 @@ final class GridCell {
             gtk_widget_set_visible(problem, 0)
             gtk_box_append(statusBox.cast(), status)
             gtk_box_append(statusBox.cast(), problem)
-            place(statusBox, over: root, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
+            place(statusBox, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
             return statusBox
         }
         resize(to: host.cellSide)
@@ -212,7 +213,7 @@ final class GridCell {
         if fetchRing == nil, state != nil {
             let ring = FetchRing(side: 48, captioned: true, withButtons: true)
             // Over the picture's middle (the corner badges are clear of it).
-            place(ring.root, over: root, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
+            place(ring.root, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
             fetchRing = ring
         }
         fetchRing?.show(state, of: id)

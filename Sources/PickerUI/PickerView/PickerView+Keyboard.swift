@@ -69,7 +69,7 @@ extension PickerView {
         gtk_widget_add_controller(widget, controller)
     }
 
-    /// Whether the picker's keys are its own now: always in the program's window; in a host's
+    /// Whether the picker's keys are its own now: always in a window of its own; in a host's
     /// window (`sharesWindow`), while the focus is inside the picker, its header widgets
     /// included wherever the host packed them.
     var ownsKeys: Bool { !sharesWindow || focusIsInside }

@@ -10,8 +10,8 @@ import PhotoLibrary
 import Thumbnails
 
 /// The picker: a grid of the library with an album switcher, ordered picks with numbered badges
-/// and a strip of what is picked. A widget another GTK4 program can embed as a panel; a window
-/// (PickerWindow) only hosts it and puts `albumSwitcher` and `confirmButton` in its header bar.
+/// and a strip of what is picked. The PhotopickPicker widget's insides (PickerBehaviour builds it
+/// and hands its header widgets to the host); tests and the picker benchmark make one directly.
 @MainActor
 public final class PickerView {
     /// What the picker knows (library, albums, selection, scan, changes), without GTK.
@@ -154,10 +154,10 @@ public final class PickerView {
     /// Whether Escape, with nothing to go back from, cancels (a script's picker, a dialog). The
     /// app from the menu is not a dialog: Escape there never closes it (Ctrl+W and Ctrl+Q do).
     public var escapeCancels = true
-    /// Whether the picker shares its window with a host's widgets (an app's PhotopickPicker):
-    /// its keys are then its own only while the focus is inside it, and Tab leaves it at its
-    /// edges. The program's window is the picker's own: its keys work from anywhere in it and
-    /// Tab cycles between its regions.
+    /// Whether the picker shares its window with a host's widgets (every PhotopickPicker, the
+    /// photopick program's too): its keys are then its own only while the focus is inside it
+    /// (its header widgets included), and Tab leaves it at its edges. False for a view a test or
+    /// the benchmark puts in a window of its own: its keys work from anywhere in it.
     public var sharesWindow = false
     /// Widgets beside the view's own whose focus counts as inside the picker (the widget that
     /// holds the view, with its header row).

@@ -39,7 +39,7 @@ public final class PickerBehaviour {
     private var restoredPicks: SavedPicks?
     private var controllerObservation: Subscription?
     private var mapHandler: gulong = 0
-    /// The picker's keys on the host's window while it is mapped (not in the program's window).
+    /// The picker's keys on the host's window while it is mapped (not the benchmark's).
     private var hostKeys: HostWindowKeys?
     private var hostKeysHandlers: [gulong] = []
     /// A photo of this view's grid has had the focus (the grid remembers which).
@@ -63,7 +63,7 @@ public final class PickerBehaviour {
         return made
     }
     private static var sharedLoader: ThumbnailLoader?
-    /// The pickers a host made that are alive (not the program's window's).
+    /// The pickers a host made that are alive (the photopick program's too; not the benchmark's).
     private static var livePickers = 0
 
     /// The last picker of a host went (issue 38, point 5: two decode workers, a metadata worker
@@ -150,7 +150,7 @@ public final class PickerBehaviour {
     private var afterPaintHandler: (clock: GObjectRef, id: gulong)?
     /// The view is in, its album still to open (the second step of a build on screen).
     private var albumWaits = false
-    /// Whether the picker was built (always, in the program's window).
+    /// Whether the picker was built (always, the benchmark's).
     private var isBuilt: Bool { isHosted || (!waitingToBuild && !albumWaits) }
 
     /// Builds the picker now, or its last step, if it waits for the host's setup to end or for
@@ -683,7 +683,7 @@ public final class PickerBehaviour {
             return
         }
         switch property {
-        // (The program's window made the library and the camera: it opens another window instead.)
+        // (The benchmark made the library: it has no other.)
         case "library-folders", "show-camera": if !isHosted { build() }
         case "max-picks":
             let maximum = Int(shell.get_max_picks(picker))
