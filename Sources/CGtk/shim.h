@@ -48,6 +48,17 @@ static inline gboolean photopick_accessible_property_is(GtkWidget *widget, GtkAc
     return equal;
 }
 
+// A GtkWidget subclass written in Swift (GTKSupport's WidgetType): the instance owns one Swift
+// object, its state, which dispose releases after the widget's children are unparented.
+typedef struct {
+    GtkWidget parent;
+    void *state;  // a retained Swift object; NULL before it is adopted and after dispose
+} PhotopickSwiftWidgetInstance;
+
+typedef struct {
+    GtkWidgetClass parent_class;
+} PhotopickSwiftWidgetClass;
+
 // PhotopickCameraPaintable (PickerUI): a GdkPaintable that shows the newest camera frame. New
 // frames change its contents, not its object: a GtkPicture then only redraws, where a new
 // paintable each frame made it measure and lay out the whole grid again.

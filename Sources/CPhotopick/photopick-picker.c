@@ -55,9 +55,12 @@ static const PhotopickBehaviourFunctions *implementation;
  * the picker's own content and its popovers carry the `.photopick-part` style class: the
  * picker's style rules are scoped under `photopick-picker` and `.photopick-part`, so they reach
  * its widgets wherever a program packs them and never the program's own. Inside, the grid has
- * the `.photo-grid` style class, each photo `.cell` (`.cell.picked` when picked, with its number
- * in a `.pick-badge`), the strip of picks `.picked-strip`, the large preview `.preview` and the
- * camera's capture view `.capture`. A program may restyle them under `photopick-picker`.
+ * the `.photo-grid` style class; each photo is a `photopick-cell` node with the `.cell` style
+ * class (`.cell.picked` when picked, with its number in a `.pick-badge`); the strip of picks is a
+ * `photopick-strip` node (its row `.picked-strip`), the large preview a `photopick-preview` node
+ * (`.preview`), the camera's capture view a `photopick-capture` node (`.capture`) and the album
+ * switcher a `photopick-album-switcher` node (`.album-switcher`). A program may restyle them
+ * under `photopick-picker`.
  *
  * The picker takes the look of the program it is in: libadwaita's colours (accent included) in a
  * libadwaita program, the GTK theme's in a plain GTK one, light or dark as the program is.

@@ -110,13 +110,18 @@ extension Signal {
 }
 
 /// Places `widget` over `overlay`'s child at one of its corners or edges (FILL covers it all).
+/// `overlay` is a GtkOverlay, or a widget of our own laid out as one (`LaidOutAsOverlay`).
 /// Decorations (badges, rings, captions) let clicks through to the photo unless `targetable`.
 @MainActor public func place(_ widget: UnsafeMutablePointer<GtkWidget>, over overlay: UnsafeMutablePointer<GtkWidget>,
            _ horizontal: GtkAlign = GTK_ALIGN_FILL, _ vertical: GtkAlign = GTK_ALIGN_FILL, targetable: Bool = false) {
     gtk_widget_set_halign(widget, horizontal)
     gtk_widget_set_valign(widget, vertical)
     if !targetable { gtk_widget_set_can_target(widget, 0) }
-    gtk_overlay_add_overlay(overlay.opaque, widget)
+    if g_type_check_instance_is_a(overlay.raw.assumingMemoryBound(to: GTypeInstance.self), gtk_overlay_get_type()) != 0 {
+        gtk_overlay_add_overlay(overlay.opaque, widget)
+    } else {
+        gtk_widget_set_parent(widget, overlay)
+    }
 }
 
 /// A menu button's tooltip covers the popover it opens (GTK shows it while the pointer rests on

@@ -13,11 +13,19 @@ import Thumbnails
 /// of words, then the rest, each in the list's order), Enter opens the first match,
 /// Down moves into the list, Escape closes the popover. Covers are asked for only for the rows on
 /// screen (and half a screen around), and cancelled when rows scroll away or the popover closes.
+///
+/// A widget of its own type, `PhotopickAlbumSwitcher` (CSS node `photopick-album-switcher`, style
+/// class `.album-switcher`) around its GtkMenuButton; the widget owns this object.
 @MainActor
-final class AlbumSwitcher {
-    /// The header button (a GtkMenuButton). The switcher holds its own reference: the host packs
-    /// the button, and may drop it, at any time.
-    @Owned var widget: UnsafeMutablePointer<GtkWidget>
+final class AlbumSwitcher: SwiftWidget {
+    static let widgetType = WidgetType("PhotopickAlbumSwitcher", cssName: "photopick-album-switcher",
+                                       layout: gtk_bin_layout_get_type(), focusesChild: true)
+
+    /// What the header shows: the switcher's widget. The picker holds a reference of its own (a
+    /// host packs it, and may drop it, at any time); the widget holds this object.
+    let widget: UnsafeMutablePointer<GtkWidget>
+    /// The header button that opens the list.
+    let button: UnsafeMutablePointer<GtkWidget>
     /// An album was chosen; the popover is already closed.
     var onChoose: ((Album) -> Void)?
     /// Runs after `onChoose`: closing the popover leaves the keyboard focus on the header
@@ -54,11 +62,12 @@ final class AlbumSwitcher {
     init(coverPaths: @escaping (Album) -> [FilePath], loader: ThumbnailLoader) {
         self.coverPaths = coverPaths
         self.loader = loader
-        let widget: UnsafeMutablePointer<GtkWidget> = gtk_menu_button_new()
-        _widget = Owned(wrappedValue: widget)
+        widget = Self.widgetType.make()
         style(widget, "album-switcher", Style.partClass)
-        gtk_menu_button_set_has_frame(widget.opaque, 0)
-        setTooltip(widget, i18n("Choose an album"))
+        button = gtk_menu_button_new()
+        gtk_widget_set_parent(button, widget)
+        gtk_menu_button_set_has_frame(button.opaque, 0)
+        setTooltip(button, i18n("Choose an album"))
         // The face: an optional title (what the picker is for) over the album's name and arrow.
         let face = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         titleLabel = gtk_label_new(nil)
@@ -76,7 +85,7 @@ final class AlbumSwitcher {
         gtk_box_append(album.cast(), buttonLabel)
         gtk_box_append(album.cast(), gtk_image_new_from_icon_name("pan-down-symbolic"))
         gtk_box_append(face.cast(), album)
-        gtk_menu_button_set_child(widget.opaque, face)
+        gtk_menu_button_set_child(button.opaque, face)
 
         popover = gtk_popover_new()
         // (A popover is a CSS root of its own: it carries the picker's scope itself.)
@@ -104,20 +113,22 @@ final class AlbumSwitcher {
         gtk_box_append(content.cast(), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL))
         gtk_box_append(content.cast(), scroller)
         gtk_popover_set_child(popover.cast(), content)
-        gtk_menu_button_set_popover(widget.opaque, popover)
-        hideTooltipWhileOpen(widget)
+        gtk_menu_button_set_popover(button.opaque, popover)
+        hideTooltipWhileOpen(button)
         // Typing while a row has the focus goes on with the search.
         gtk_search_entry_set_key_capture_widget(search.opaque, list)
 
         installListFunctions()
         connectSignals()
         Style.install()
+        Self.widgetType.adopt(self, by: widget)
     }
 
-    // Isolated: the picker lets go of its switcher on the GTK thread.
-    isolated deinit {
+    /// The covers asked for are cancelled, and the scroll's tick goes with the list.
+    func widgetDisposed() {
         rows.forEach { $0.cancelCover() }
         if scrollTick != 0 { gtk_widget_remove_tick_callback(scroller, scrollTick) }
+        scrollTick = 0
     }
 
     // MARK: Albums
@@ -172,7 +183,7 @@ final class AlbumSwitcher {
         // A short name never shortens: at 360 px it read "Rec…" ("Недавн…" in Russian) while
         // the title over it had room to give. Longer names still may end in "…".
         gtk_label_set_ellipsize(buttonLabel.opaque, name.count <= 14 ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END)
-        photopick_accessible_set_label(widget, i18n("Album: {name}", ["name": name]))
+        photopick_accessible_set_label(button, i18n("Album: {name}", ["name": name]))
     }
 
     /// The words over the album's name (empty: none); the album's name is then its subtitle.

@@ -10,9 +10,16 @@ import Thumbnails
 /// unpicks it. Items slide in when picked and out when unpicked; the strip itself slides in with
 /// the first pick and out with the last. For the keyboard the strip is one Tab stop: the arrow
 /// keys (and Home, End) move between its items, Space or Enter unpicks one, and Tab leaves.
+///
+/// A widget of its own type, `PhotopickPickedStrip` (CSS node `photopick-strip`, its row of
+/// items `.picked-strip`); the widget owns this object.
 @MainActor
-final class PickedStrip {
+final class PickedStrip: SwiftWidget {
+    static let widgetType = WidgetType("PhotopickPickedStrip", cssName: "photopick-strip", layout: gtk_bin_layout_get_type())
+
     let widget: UnsafeMutablePointer<GtkWidget>
+    /// Slides the strip in with the first pick and out with the last.
+    private let revealer: UnsafeMutablePointer<GtkWidget>
     private let row: UnsafeMutablePointer<GtkWidget>
     private var items: [Int64: Item] = [:]
     /// The picks in the strip's order.
@@ -66,26 +73,35 @@ final class PickedStrip {
     }
 
     init() {
-        widget = gtk_revealer_new()
-        gtk_revealer_set_transition_type(widget.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP)
+        widget = Self.widgetType.make()
+        revealer = gtk_revealer_new()
+        gtk_widget_set_parent(revealer, widget)
+        gtk_revealer_set_transition_type(revealer.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP)
         let scroller = gtk_scrolled_window_new()!
         gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
         row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
         style(row, "picked-strip")
         gtk_scrolled_window_set_child(scroller.opaque, row)
-        gtk_revealer_set_child(widget.opaque, scroller)
+        gtk_revealer_set_child(revealer.opaque, scroller)
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
             self?.key(keyval, modifiers) ?? false
         })
         gtk_widget_add_controller(row, keys)
+        Self.widgetType.adopt(self, by: widget)
+    }
+
+    /// No thumbnail is waited for, and no removal runs, after the strip went.
+    func widgetDisposed() {
+        cancelAll()
+        leaving.removeAll()
     }
 
     /// Gives the keyboard focus to the strip: the item it was last on, or the first.
     @discardableResult
     func focus() -> Bool {
-        guard gtk_revealer_get_reveal_child(widget.opaque) != 0,
+        guard gtk_revealer_get_reveal_child(revealer.opaque) != 0,
               let id = lastFocused.flatMap({ items[$0] != nil ? $0 : nil }) ?? order.first else { return false }
         return focus(id)
     }
@@ -198,7 +214,7 @@ final class PickedStrip {
             setTooltip(item.revealer, i18n("Unpick {number}", ["number": String(index + 1)]))
             previous = item.revealer
         }
-        gtk_revealer_set_reveal_child(widget.opaque, picked.isEmpty ? 0 : 1)
+        gtk_revealer_set_reveal_child(revealer.opaque, picked.isEmpty ? 0 : 1)
         order = picked.filter { items[$0] != nil }
         if let focused, !wanted.contains(focused) {
             if let focusNext { focus(focusNext) } else { onFocusLost?() }

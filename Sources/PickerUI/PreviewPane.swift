@@ -11,8 +11,13 @@ import Thumbnails
 /// buttons, Back and the pick toggle, belong in the window's header bar (PickerView hands them to
 /// the host and shows them only while the preview does). Videos play muted in a GtkVideo; a
 /// video that cannot play shows its thumbnail and a line saying why.
+///
+/// A widget of its own type, `PhotopickPreview` (CSS node `photopick-preview`, style class
+/// `.preview`), laid out as an overlay; the widget owns this object.
 @MainActor
-final class PreviewPane {
+final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
+    static let widgetType = WidgetType("PhotopickPreview", cssName: "photopick-preview", sizing: true)
+
     let widget: UnsafeMutablePointer<GtkWidget>
     /// "Back to the grid": a header bar button, hidden unless the preview shows.
     @Owned var backButton: UnsafeMutablePointer<GtkWidget>
@@ -46,7 +51,7 @@ final class PreviewPane {
     var captionText: String { gtk_label_get_text(caption.opaque).map { String(cString: $0) } ?? "" }
 
     init() {
-        widget = gtk_overlay_new()
+        widget = Self.widgetType.make()
         style(widget, "preview")
         gtk_widget_set_visible(widget, 0)
         // Takes the focus when the host did not put the header buttons in a window.
@@ -62,7 +67,7 @@ final class PreviewPane {
         gtk_widget_set_visible(video, 0)
         gtk_box_append(content.cast(), picture)
         gtk_box_append(content.cast(), video)
-        gtk_overlay_set_child(widget.opaque, content)
+        gtk_widget_set_parent(content, widget)
 
         caption = gtk_label_new(nil)
         style(caption, "preview-caption")
@@ -91,7 +96,10 @@ final class PreviewPane {
             // A refused pick (the maximum) changes nothing: put the button back as it was.
             self.update(number: self.assetID.flatMap { self.selection?.number(of: $0) })
         }
+        Self.widgetType.adopt(self, by: widget)
     }
+
+    func widgetDisposed() { cancel() }
 
     /// Shows `asset` at grid `position`. `describe` gives the caption for the asset's pick number.
     /// - Parameter file: where the asset can be read here: its path, or a remote video's local

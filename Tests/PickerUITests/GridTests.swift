@@ -240,6 +240,53 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The picker is a tree of widgets of its own types, as GTK's inspector and a stylesheet see
+    /// it (issue 38, point 14): each photo a `PhotopickGridCell` (CSS node `photopick-cell`) that
+    /// lays out its picture and badges itself, with no box or overlay between; the strip, the
+    /// preview, the capture view and the album switcher each a widget of its own. A part's state
+    /// lives exactly as long as its widget: when the window goes, every cell goes with it.
+    nonisolated func testThePickerIsATreeOfItsOwnWidgetsWhoseStateGoesWithThem() throws {
+        try MainActor.assumeIsolated {
+            var (view, window) = try openPicker(count: 2_000, pausedLoader: true) as (PickerView?, UnsafeMutablePointer<GtkWidget>)
+            let cells = view!.cells, loader = view!.loader
+            var types: [String: Int] = [:]
+            var overlaysInCells = 0
+            func typeName(_ widget: UnsafeMutablePointer<GtkWidget>) -> String {
+                let type = widget.raw.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class!.pointee.g_type
+                return String(cString: g_type_name(type))
+            }
+            func walk(_ widget: UnsafeMutablePointer<GtkWidget>, inCell: Bool) {
+                let name = typeName(widget)
+                types[name, default: 0] += 1
+                if inCell && name == "GtkOverlay" { overlaysInCells += 1 }
+                var child = gtk_widget_get_first_child(widget)
+                while let current = child {
+                    walk(current, inCell: inCell || name == "PhotopickGridCell")
+                    child = gtk_widget_get_next_sibling(current)
+                }
+            }
+            walk(view!.widget, inCell: false)
+            walk(view!.albumSwitcher, inCell: false)
+            let mapped = view!.cells.compactMap(\.cell).filter { gtk_widget_get_mapped($0.root) != 0 }
+            XCTAssertGreaterThan(mapped.count, 20)
+            XCTAssertGreaterThanOrEqual(types["PhotopickGridCell"] ?? 0, mapped.count, "every cell is a PhotopickGridCell: \(types)")
+            XCTAssertEqual(String(cString: gtk_widget_get_css_name(mapped[0].root)), "photopick-cell")
+            XCTAssertEqual(overlaysInCells, 0, "a cell lays out its own badges")
+            XCTAssertEqual(Set(mapped.compactMap { gtk_widget_get_parent($0.root).map(typeName) }), ["GtkListItemWidget"], "the cell is the list item's child")
+            for part in ["PhotopickPickedStrip", "PhotopickPreview", "PhotopickCaptureView", "PhotopickAlbumSwitcher"] {
+                XCTAssertEqual(types[part], 1, "\(part) in the tree: \(types)")
+            }
+            XCTAssertEqual(GridCell.of(mapped[0].root) === mapped[0], true, "the widget holds its cell")
+            // (The cells found are held no longer than this.)
+            _ = consume mapped
+            view = nil
+            gtk_window_destroy(window.cast())
+            pump(seconds: 0.5)
+            loader.shutdown()
+            XCTAssertEqual(cells.compactMap(\.cell).count, 0, "no cell outlives its widget")
+        }
+    }
+
     nonisolated func testCellsStaySquareAndFillTheWidthInNarrowAndWideWindows() throws {
         try MainActor.assumeIsolated {
             for width: Int32 in [380, 500, 960] {

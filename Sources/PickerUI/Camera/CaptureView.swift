@@ -9,8 +9,13 @@ import PickerModel
 /// Taking a photo: the live camera large over the grid, a round shutter button (Space), Back
 /// (Escape), and a switcher when there is more than one camera. What the camera cannot do is
 /// said in words where the picture would be.
+///
+/// A widget of its own type, `PhotopickCaptureView` (CSS node `photopick-capture`, style class
+/// `.capture`), laid out as an overlay; the widget owns this object.
 @MainActor
-final class CaptureView {
+final class CaptureView: LaidOutAsOverlay, SwiftWidget {
+    static let widgetType = WidgetType("PhotopickCaptureView", cssName: "photopick-capture", sizing: true)
+
     let widget: UnsafeMutablePointer<GtkWidget>
     let shutter: UnsafeMutablePointer<GtkWidget>
     let backButton: UnsafeMutablePointer<GtkWidget>
@@ -33,7 +38,7 @@ final class CaptureView {
     private(set) var framesShown = 0
 
     init() {
-        widget = gtk_overlay_new()
+        widget = Self.widgetType.make()
         style(widget, "capture")
         gtk_widget_set_visible(widget, 0)
         gtk_widget_set_focusable(widget, 1)
@@ -41,7 +46,7 @@ final class CaptureView {
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_CONTAIN)
         gtk_picture_set_can_shrink(picture.opaque, 1)
         style(picture, "camera-preview")
-        gtk_overlay_set_child(widget.opaque, picture)
+        gtk_widget_set_parent(picture, widget)
 
         // A white veil that blinks when a photo is taken.
         let veil = gtk_label_new(nil)!
@@ -78,6 +83,15 @@ final class CaptureView {
         Signal.connect(shutter.raw, "clicked") { [weak self] in self?.onShutter?() }
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
         Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
+        Self.widgetType.adopt(self, by: widget)
+    }
+
+    /// The camera stops streaming to a view that went.
+    func widgetDisposed() {
+        observation?.cancel()
+        observation = nil
+        if let viewing { camera?.endViewing(viewing) }
+        viewing = nil
     }
 
     /// Whether `widget` is Back or the camera switcher (or inside them): Space there is theirs.

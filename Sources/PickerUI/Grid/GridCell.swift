@@ -12,9 +12,17 @@ import Thumbnails
 /// clicks, drag and keys are the view's (PickerView+Cells). Binding subscribes to this asset's
 /// pick number and row, and asks for its picture; unbinding cancels all three, so a recycled
 /// cell never shows another photo's result and no view walks its cells.
+///
+/// The cell is a widget of its own type, `PhotopickGridCell` (CSS node `photopick-cell`, style
+/// class `.cell`): a square whose side follows the column's width, its picture and decorations
+/// laid out by the cell itself (no box and overlay between: two widgets fewer in each of the
+/// grid's 200 cells to make, lay out, unmap and dispose). The widget owns this object.
 @MainActor
-final class GridCell {
-    static let key = "photopick-cell"
+final class GridCell: LaidOutAsOverlay, SwiftWidget {
+    static let widgetType = WidgetType("PhotopickGridCell", cssName: "photopick-cell", role: GTK_ACCESSIBLE_ROLE_GROUP, sizing: true)
+
+    /// The cell of a grid's list item, or of the cell widget itself.
+    static func of(_ widget: UnsafeMutablePointer<GtkWidget>?) -> GridCell? { widgetType.state(of: widget) }
 
     let root: UnsafeMutablePointer<GtkWidget>
     let picture: UnsafeMutablePointer<GtkWidget>
@@ -34,8 +42,8 @@ final class GridCell {
     /// While a pick on another machine is copied here: its progress, or why it failed. Made the
     /// first time this cell shows a copy (its six widgets would cost every cell a little more to make).
     private var fetchRing: FetchRing?
-    /// The overlay over the picture that the badges are placed on.
-    private let content: UnsafeMutablePointer<GtkWidget>
+    /// The side the cell asks for, in points (the column may give it less, or more).
+    private var side = 1
     private weak var host: CellHost?
 
     /// The list item this cell is the child of (set at setup, for positions).
@@ -67,49 +75,46 @@ final class GridCell {
 
     init(host: CellHost) {
         self.host = host
-        // A square whose side follows the column width (SquareLayout), holding an overlay.
-        root = SquareLayout.makeContainer()
+        root = Self.widgetType.make()
         style(root, "cell")
-        content = gtk_overlay_new()!
-        gtk_box_append(root.cast(), content)
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_COVER)
         gtk_picture_set_can_shrink(picture.opaque, 1)
         style(picture, "thumbnail")
-        gtk_overlay_set_child(content.opaque, picture)
+        gtk_widget_set_parent(picture, root)
 
         // The pick ring: an accent border with a white inner line, so that it shows on a photo
         // of the accent's own colour (blue sky under a blue ring).
         let ring = gtk_label_new(nil)!
         style(ring, "pick-ring")
-        place(ring, over: content)
+        place(ring, over: root)
 
         // An empty circle where the number goes, shown on hover: this tile can be picked.
         let circle = gtk_label_new(nil)!
         style(circle, "pick-circle")
-        place(circle, over: content, GTK_ALIGN_END, GTK_ALIGN_START)
+        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START)
 
         badge = gtk_label_new(nil)
         style(badge, "pick-badge")
-        place(badge, over: content, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+        place(badge, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
-        let content = content
+        let root = root
         duration = CellPart {
             let duration = gtk_label_new(nil)!
             style(duration, "duration")
-            place(duration, over: content, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
+            place(duration, over: root, GTK_ALIGN_END, GTK_ALIGN_END, targetable: true)
             return duration
         }
         heart = CellPart {
             let heart = gtk_image_new_from_icon_name("emblem-favorite-symbolic")!
             style(heart, "favorite")
-            place(heart, over: content, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
+            place(heart, over: root, GTK_ALIGN_START, GTK_ALIGN_END, targetable: true)
             return heart
         }
         cloud = CellPart {
             let cloud = gtk_image_new_from_icon_name("weather-overcast-symbolic")!
             style(cloud, "remote")
-            place(cloud, over: content, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
+            place(cloud, over: root, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
             return cloud
         }
         statusParts = CellPart {
@@ -125,9 +130,10 @@ final class GridCell {
             gtk_widget_set_visible(problem, 0)
             gtk_box_append(statusBox.cast(), status)
             gtk_box_append(statusBox.cast(), problem)
-            place(statusBox, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
+            place(statusBox, over: root, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
             return statusBox
         }
+        Self.widgetType.adopt(self, by: root)
         resize(to: host.cellSide)
         gtk_widget_set_has_tooltip(root, 1)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
@@ -140,7 +146,32 @@ final class GridCell {
     }
 
     func resize(to size: Int) {
-        SquareLayout.setSide(size, of: root)
+        guard max(1, size) != side else { return }
+        side = max(1, size)
+        gtk_widget_queue_resize(root)
+    }
+
+    // MARK: Its layout
+
+    // GtkGridView gives each column the grid's width divided by the number of columns, wider
+    // than the side asked for: "as tall as I am wide" keeps the cell square (with a fixed size
+    // request it was 177x120 in a 380 px window).
+    var requestMode: GtkSizeRequestMode { GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH }
+
+    func measure(_ orientation: GtkOrientation, for size: Int) -> (minimum: Int, natural: Int) {
+        if orientation == GTK_ORIENTATION_VERTICAL && size > 0 { return (size, size) }
+        // Narrower than the chosen side is allowed (a narrow window keeps one column of smaller
+        // squares).
+        return (min(side, 48), side)
+    }
+
+    // (Laid out as an overlay: the picture fills the square, each decoration is placed over it
+    // by its alignment.)
+    var widget: UnsafeMutablePointer<GtkWidget> { root }
+
+    /// Lets go of what the cell asked for before its widgets go.
+    func widgetDisposed() {
+        clear()
     }
 
     // MARK: Binding
@@ -213,7 +244,7 @@ final class GridCell {
         if fetchRing == nil, state != nil {
             let ring = FetchRing(side: 48, captioned: true, withButtons: true)
             // Over the picture's middle (the corner badges are clear of it).
-            place(ring.root, over: content, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
+            place(ring.root, over: root, GTK_ALIGN_CENTER, GTK_ALIGN_CENTER, targetable: true)
             fetchRing = ring
         }
         fetchRing?.show(state, of: id)

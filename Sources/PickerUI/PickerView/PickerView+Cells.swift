@@ -17,13 +17,11 @@ extension PickerView {
         if StartupTrace.isOn && (cells.count == 1 || cells.count % 50 == 0) { StartupTrace.mark("grid: \(cells.count) cells made") }
         cell.listItem = listItem
         gtk_list_item_set_child(listItem, cell.root)
-        attach(cell, to: UnsafeMutableRawPointer(listItem), key: GridCell.key)
-        attach(cell, to: cell.root.raw, key: GridCell.key)
         addGestures(to: cell)
     }
 
     func cell(_ listItem: OpaquePointer) -> GridCell? {
-        attached(GridCell.self, on: UnsafeMutableRawPointer(listItem), key: GridCell.key)
+        GridCell.of(gtk_list_item_get_child(listItem))
     }
 
     /// The bound cell showing `id`, if any.

@@ -85,7 +85,7 @@ extension PickerView {
     /// The grid position of the focused cell.
     var focusedPosition: Int? {
         guard let focused = gtk_widget_get_focus_child(grid), let child = gtk_widget_get_first_child(focused),
-              let cell = attached(GridCell.self, on: child.raw, key: GridCell.key), let item = cell.listItem else { return nil }
+              let cell = GridCell.of(child), let item = cell.listItem else { return nil }
         return Int(gtk_list_item_get_position(item))
     }
 

@@ -28,8 +28,8 @@ public final class PickerView {
 
     /// The picker's content: grid, empty state and strip, in a vertical box.
     public let widget: UnsafeMutablePointer<GtkWidget>
-    /// The album switcher's button (the switcher holds it).
-    public let albumSwitcher: UnsafeMutablePointer<GtkWidget>
+    /// The album switcher's widget (which holds the switcher).
+    @Owned public var albumSwitcher: UnsafeMutablePointer<GtkWidget>
     /// The header bar's title: what the picker is for ("Attach Photos", a script's `--title`)
     /// over the open album's name, as GNOME's window titles show a title and a subtitle. The
     /// whole of it is the album switcher's button: a click anywhere there opens the list.
@@ -289,7 +289,7 @@ public final class PickerView {
         gtk_box_append(widget.cast(), strip.widget)
 
         switcher = AlbumSwitcher(coverPaths: { [controller] album in controller.coverPaths(of: album) }, loader: loader)
-        albumSwitcher = switcher.widget
+        _albumSwitcher = Owned(wrappedValue: switcher.widget)
         let confirmButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Add"))
         _confirmButton = Owned(wrappedValue: confirmButton)
         style(confirmButton, "suggested-action")
