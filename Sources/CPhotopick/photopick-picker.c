@@ -54,8 +54,9 @@ static const PhotopickBehaviourFunctions *implementation;
  * the `.picker-header` style class. The widgets of [method@Photopick.Picker.get_header_widgets],
  * the picker's own content and its popovers carry the `.photopick-part` style class: the
  * picker's style rules are scoped under `photopick-picker` and `.photopick-part`, so they reach
- * its widgets wherever a program packs them and never the program's own. Inside, the grid has
- * the `.photo-grid` style class; each photo is a `photopick-cell` node with the `.cell` style
+ * its widgets wherever a program packs them and never the program's own. Inside, the grid is a
+ * `photopick-grid` node around a grid with the `.photo-grid` style class; each photo is a
+ * `photopick-cell` node with the `.cell` style
  * class (`.cell.picked` when picked, with its number in a `.pick-badge`); the strip of picks is a
  * `photopick-strip` node (its row `.picked-strip`), the large preview a `photopick-preview` node
  * (`.preview`), the camera's capture view a `photopick-capture` node (`.capture`) and the album

@@ -140,14 +140,14 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             // As a first run does: the dates are known before the grid is laid out, and the size
             // the window will have includes its header bar (the grid's page is 520 points high:
             // 4 rows of 7 in sight, the 4th in part; the window's 570 make 5).
-            view.expectedSize = (960, 570)
-            view.makeThumbnailsEarly(for: newest)
-            XCTAssertEqual(view.firstScreenGate?.waitingFor.contains(video), true, "the early screen takes the row below the grid's screen")
+            view.photoGrid.expectedSize = (960, 570)
+            view.photoGrid.makeThumbnailsEarly(for: newest)
+            XCTAssertEqual(view.photoGrid.firstScreenGate?.waitingFor.contains(video), true, "the early screen takes the row below the grid's screen")
             let started = Date()
             gtk_window_present(window.cast())
             while view.firstScreenIsHeld && Date().timeIntervalSince(started) < 5 { InProcessGTK.pump(seconds: 0.02) }
             let shownAfter = Date().timeIntervalSince(started)
-            let inSight = try XCTUnwrap(view.inSight)
+            let inSight = try XCTUnwrap(view.photoGrid.inSight)
             XCTAssertFalse(inSight.contains(30), "the video's row is off the screen: \(inSight)")
             XCTAssertLessThan(shownAfter, 1.5, "the grid showed once the cells in sight were made, not at its 2 s deadline")
             XCTAssertTrue(view.cells.compactMap(\.cell).filter { ($0.position ?? .max) < inSight.upperBound }.allSatisfy(\.showsPicture),

@@ -67,9 +67,9 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             while Date() < deadline && (photos().isEmpty || view.metrics!.cellsWaiting > 0) { pump(seconds: 0.1) }
             let shown = photos().filter(\.showsPicture)
             XCTAssertGreaterThan(shown.count, 5)
-            let before = view.flavor
+            let before = view.photoGrid.flavor
             view.zoom(by: 1)
-            XCTAssertNotEqual(view.flavor, before, "a step to larger thumbnails")
+            XCTAssertNotEqual(view.photoGrid.flavor, before, "a step to larger thumbnails")
             XCTAssertEqual(shown.filter { !$0.showsPicture }.count, 0, "no cell went blank")
         }
     }
@@ -242,9 +242,9 @@ final class GridTests: XCTestCase, @unchecked Sendable {
 
     /// The picker is a tree of widgets of its own types, as GTK's inspector and a stylesheet see
     /// it (issue 38, point 14): each photo a `PhotopickGridCell` (CSS node `photopick-cell`) that
-    /// lays out its picture and badges itself, with no box or overlay between; the strip, the
-    /// preview, the capture view and the album switcher each a widget of its own. A part's state
-    /// lives exactly as long as its widget: when the window goes, every cell goes with it.
+    /// lays out its picture and badges itself, with no box or overlay between; the grid, the
+    /// strip, the preview, the capture view and the album switcher each a widget of its own. A
+    /// part's state lives exactly as long as its widget: when the window goes, every cell goes.
     nonisolated func testThePickerIsATreeOfItsOwnWidgetsWhoseStateGoesWithThem() throws {
         try MainActor.assumeIsolated {
             var (view, window) = try openPicker(count: 2_000, pausedLoader: true) as (PickerView?, UnsafeMutablePointer<GtkWidget>)
@@ -273,7 +273,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(String(cString: gtk_widget_get_css_name(mapped[0].root)), "photopick-cell")
             XCTAssertEqual(overlaysInCells, 0, "a cell lays out its own badges")
             XCTAssertEqual(Set(mapped.compactMap { gtk_widget_get_parent($0.root).map(typeName) }), ["GtkListItemWidget"], "the cell is the list item's child")
-            for part in ["PhotopickPickedStrip", "PhotopickPreview", "PhotopickCaptureView", "PhotopickAlbumSwitcher"] {
+            for part in ["PhotopickGrid", "PhotopickPickedStrip", "PhotopickPreview", "PhotopickCaptureView", "PhotopickAlbumSwitcher"] {
                 XCTAssertEqual(types[part], 1, "\(part) in the tree: \(types)")
             }
             XCTAssertEqual(GridCell.of(mapped[0].root) === mapped[0], true, "the widget holds its cell")

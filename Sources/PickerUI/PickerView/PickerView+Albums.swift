@@ -26,19 +26,15 @@ extension PickerView {
     /// the cells in sight only (as the window's first frame, holdCellsBeyondFirstScreen).
     func albumOpening() {
         guard gtk_widget_get_mapped(grid) != 0 else { return }
-        holdCellsBeyondFirstScreen(width: Int(gtk_widget_get_width(scroller)), height: Int(gtk_widget_get_height(scroller)))
+        photoGrid.holdCellsBeyondFirstScreen(width: Int(gtk_widget_get_width(scroller)), height: Int(gtk_widget_get_height(scroller)))
     }
 
     /// The grid holds another album now.
     func albumOpened() {
-        prefetcher?.reset()
-        // Once GTK has laid the new album out and its cells asked for their thumbnails, those in
-        // sight are made first.
-        inSight = nil
-        inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
+        photoGrid.albumOpened()
         updateEmptyState()
         // A first run's album opens once every date is known: the focus waiting for it goes in.
-        focusFirstPhotoIfStillWanted()
+        photoGrid.focusFirstPhotoIfStillWanted()
     }
 
     /// The album as remembered between runs: a smart album's name or a folder's path.

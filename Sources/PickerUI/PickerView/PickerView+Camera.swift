@@ -23,11 +23,11 @@ extension PickerView {
         guard let camera = controller.camera, !captureView.isVisible else { return }
         if preview.isVisible { closePreview() }
         installPreviewKeys()
-        let width = Int(gtk_widget_get_width(widget)) * scale, height = Int(gtk_widget_get_height(widget)) * scale
+        let width = Int(gtk_widget_get_width(widget)) * photoGrid.scale, height = Int(gtk_widget_get_height(widget)) * photoGrid.scale
         captureView.show(camera, width: max(width, 320), height: max(height, 240))
         // The grid behind the opaque view is neither drawn nor reachable by Tab. (Drawn, it made
         // GTK 4.8's cairo renderer spend seconds a frame in its shadow blur while frames came in.)
-        setGridHidden(true)
+        photoGrid.setHidden(true)
         // The shutter is insensitive until the first frame: the view itself holds the focus
         // meanwhile (never the grid behind it, where Space would mean something else).
         if gtk_widget_grab_focus(captureView.shutter) == 0 { gtk_widget_grab_focus(captureView.widget) }
@@ -37,7 +37,7 @@ extension PickerView {
     func closeCapture() {
         guard captureView.isVisible else { return }
         captureView.hide()
-        setGridHidden(false)
+        photoGrid.setHidden(false)
         let cameraCell = cells.compactMap(\.cell).first { $0.isCamera }
         if let cameraCell, let item = gtk_widget_get_parent(cameraCell.root), gtk_widget_grab_focus(item) != 0 { return }
         gtk_widget_grab_focus(grid)
@@ -83,29 +83,5 @@ extension PickerView {
                 gtk_widget_error_bell(self.grid)
             }
         }
-    }
-
-    /// Scrolls to the asset and puts the grid's cursor on it, without taking the focus: the
-    /// grid's next grab_focus lands there. False when the album does not show it.
-    func revealAsset(_ id: Int64) -> Bool {
-        guard let position = model.position(of: id) else { return false }
-        releaseCellsBeyondFirstScreen()
-        // (The action moves the grid's focus tracker, which is what list items call as they take
-        // the focus; it grabs nothing.)
-        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
-        return true
-    }
-
-    /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
-    public func focusAsset(_ id: Int64, attempts: Int = 3) {
-        guard let position = model.position(of: id) else { return }
-        releaseCellsBeyondFirstScreen()
-        if position < 2 * max(1, Int(gtk_grid_view_get_max_columns(grid.opaque))), let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
-        if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
-           let item = gtk_widget_get_parent(cell.root), gtk_widget_grab_focus(item) != 0 { return }
-        // Far down (`--filename` naming a file): bring its row into view; its cell binds.
-        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
-        guard attempts > 0 else { return }
-        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusAsset(id, attempts: attempts - 1) }
     }
 }

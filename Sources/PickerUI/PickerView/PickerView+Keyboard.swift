@@ -29,23 +29,6 @@ extension PickerView {
             return self.gridKey(keyval, modifiers)
         })
         gtk_widget_add_controller(widget, keys)
-        // Ctrl+scroll zooms, as in image viewers and file managers.
-        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
-        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
-        Signal.connect(scroll.raw, "scroll", delta: { [weak self] dy in
-            // (A scroll while the rows below come in goes on to the album's end.)
-            if dy > 0 { self?.releaseCellsBeyondFirstScreen() }
-            guard let self, let event = gtk_event_controller_get_current_event(scroll),
-                  gdk_event_get_modifier_state(event).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
-            // Touchpads send many small steps: zoom once per whole notch.
-            self.scrollDelta += dy
-            if abs(self.scrollDelta) >= 1 {
-                self.zoom(by: self.scrollDelta < 0 ? 1 : -1)
-                self.scrollDelta = 0
-            }
-            return true
-        })
-        gtk_widget_add_controller(scroller, scroll)
     }
 
     /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has

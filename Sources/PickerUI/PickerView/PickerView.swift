@@ -12,6 +12,8 @@ import Thumbnails
 /// The picker: a grid of the library with an album switcher, ordered picks with numbered badges
 /// and a strip of what is picked. The PhotopickPicker widget's insides (PickerBehaviour builds it
 /// and hands its header widgets to the host); tests and the picker benchmark make one directly.
+/// It puts together widgets of their own (the grid, the strip, the preview, the capture view,
+/// the album switcher) and does what the person asks of them: picking, previewing, the keys.
 @MainActor
 public final class PickerView {
     /// What the picker knows (library, albums, selection, scan, changes), without GTK.
@@ -43,8 +45,10 @@ public final class PickerView {
     @Owned public var confirmButton: UnsafeMutablePointer<GtkWidget>
     @Owned public var cancelButton: UnsafeMutablePointer<GtkWidget>
 
-    let grid: UnsafeMutablePointer<GtkWidget>
-    let scroller: UnsafeMutablePointer<GtkWidget>
+    /// The grid of the open album (Grid/PhotoGrid).
+    let photoGrid: PhotoGrid
+    var grid: UnsafeMutablePointer<GtkWidget> { photoGrid.grid }
+    var scroller: UnsafeMutablePointer<GtkWidget> { photoGrid.scroller }
     let strip: PickedStrip
     let preview = PreviewPane()
     /// Taking a photo with the camera, over the grid.
@@ -69,7 +73,6 @@ public final class PickerView {
     public var onChooseFolder: ((FilePath) -> Void)?
     var folderChooser: UnsafeMutablePointer<GtkNativeDialog>? { folderChooserReference?.pointer(as: GtkNativeDialog.self) }
     var folderChooserReference: GObjectRef?
-    var scrollDelta = 0.0
     var selectionObservation: Subscription?
     /// The copies of picks on another machine (PickerView+Fetching).
     var fetchObservation: Subscription?
@@ -85,55 +88,23 @@ public final class PickerView {
     /// The controller's events (listenToController).
     var controllerObservation: Subscription?
     let switcher: AlbumSwitcher
-    /// Runs fitColumns after a layout pass that changed the width.
-    let columnFitting = MainLoopSource()
-    /// Focuses the first photo once a new album is laid out.
-    let focusRetry = MainLoopSource()
-    /// Puts the thumbnails of the cells in sight first once a new album is laid out.
-    let inSightFirst = MainLoopSource()
-    /// The positions in sight when their thumbnails were last put first.
-    var inSight: Range<Int>?
-    /// The size the window is about to have, before it is laid out (its first screen).
-    var expectedSize: (width: Int, height: Int)?
-    /// A first run's grid held hidden until its first screen's thumbnails are made.
-    var firstScreenGate: FirstScreenGate?
-    /// Between the album and the grid (owned by the grid's selection model).
-    let gridSlice: OpaquePointer
-    /// Ends the hold on the cells beyond the first screen if no frame is drawn meanwhile.
-    let firstScreenHoldEnd = MainLoopSource()
-
-    /// Cell edge in points, and the display scale.
-    var cellSize = 120
+    /// The cells the grid made (tests).
+    var cells: [PhotoGrid.WeakCell] { photoGrid.cells }
+    /// Cell edge in points.
+    var cellSize: Int { photoGrid.cellSize }
     /// The cell size changed (the person zoomed).
-    var onCellSizeChanged: ((Int) -> Void)?
-    var scale = 1
+    var onCellSizeChanged: ((Int) -> Void)? {
+        get { photoGrid.onCellSizeChanged }
+        set { photoGrid.onCellSizeChanged = newValue }
+    }
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
     nonisolated static let cellSizes = PickerState.cellSizes
-    var cells: [WeakCell] = []
     /// A video was shown as a film icon for want of a thumbnailer: said once per window.
     var toldNoVideoThumbnailer = false
-    /// Where the asset at the top of the view was, while a change goes in.
-    struct Anchor {
-        var position: Int
-        var value: Double
-        var columns: Int
-        var rowHeight: Double
-        /// The scroll position that puts it back on its row.
-        var target: Double?
-    }
-    var anchor: Anchor?
-    var anchorLayoutHandler: gulong = 0
-    var anchorClock: GObjectRef?
     /// Every problem told so far (tests check what a person was told, and how often).
     var reported: [String] = []
     /// Passing words told so far (a capture saved but not picked).
     var notices: [String] = []
-    var prefetcher: Prefetcher?
-
-    struct WeakCell { weak var cell: GridCell? }
-    /// The thumbnail size for the cells. Cells drawn up to 8 % larger than a flavour keep it (a
-    /// 130-point cell takes the 128-pixel flavour, not one with four times the pixels).
-    var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize) * 92 / 100, scale: scale) }
 
     /// The picked assets in order, when the person confirms.
     public var onConfirm: (([Asset]) -> Void)?
@@ -179,20 +150,8 @@ public final class PickerView {
     public var confirmLabel = i18n("Add") { didSet { updateConfirmButton() } }
 
     // State the extensions in the files beside this one work with.
-    /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
-    var focusWhenFilled = false
-    /// The side of a cell as drawn, in points (the chosen size stretched to share the width).
-    var shownCellSize = 120
     /// The key controller on the window that catches the preview's keys (installPreviewKeys).
     var previewKeys: GObjectRef?
-    /// Handlers on objects that can still signal while the widgets are being disposed (the
-    /// scroller's adjustments, which a box disposes before its own destroy is emitted): the
-    /// objects are held until tearDown disconnects them.
-    var tornDownHandlers: [(instance: GObjectRef, id: gulong)] = []
-    /// The grid's tick callback that ends the first screen's hold (holdCellsBeyondFirstScreen).
-    var firstFrameTick: guint = 0
-    /// The cells there were when the last row came in (letInNextRow).
-    var cellsWhenRowLetIn: Int?
 
     /// - Parameter camera: the live camera for the first cell; `showsCameraAtStart` gives the cell
     ///   its place before the camera is found (see PickerController).
@@ -222,32 +181,9 @@ public final class PickerView {
         // (Its parts carry the picker's scope wherever they are put: Style.)
         style(widget, "picker", Style.partClass)
 
-        // The grid directly in a scrolled window: GtkGridView stops making widgets otherwise.
-        // gtk_grid_view_new takes ownership of the selection model and the factory.
-        let factory = gtk_signal_list_item_factory_new()!
-        // The grid sees the album through a slice, whole but for the window's first frame
-        // (holdCellsBeyondFirstScreen).
-        let slice = gtk_slice_list_model_new(OpaquePointer(g_object_ref(controller.model.object)!), 0, guint.max)!
-        gridSlice = slice
-        let noSelection = gtk_no_selection_new(slice)
-        grid = gtk_grid_view_new(noSelection, factory)
-        // GtkGridView keeps up to 30 rows × max-columns cells: the maximum follows the width
-        // (fitColumns), or a 40-column maximum would make 1,200 cells for a 7-column window.
-        gtk_grid_view_set_max_columns(grid.opaque, 7)
-        gtk_grid_view_set_min_columns(grid.opaque, 1)
-        // Columns from the cells' natural width (the chosen size), not their minimum: cells are
-        // squares that may shrink below it only when one column does not fit.
-        gtk_scrollable_set_hscroll_policy(grid.opaque, GTK_SCROLL_NATURAL)
-        // Clicks are handled per cell (one click picks, a double click previews); Enter and
-        // Space by the key controller.
-        style(grid, "photo-grid")
-        scroller = gtk_scrolled_window_new()
-        gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
-        gtk_scrolled_window_set_child(scroller.opaque, grid)
-        gtk_widget_set_vexpand(scroller, 1)
-
+        photoGrid = PhotoGrid(controller: controller, loader: loader)
         let overlay = gtk_overlay_new()!
-        gtk_overlay_set_child(overlay.opaque, scroller)
+        gtk_overlay_set_child(overlay.opaque, photoGrid.widget)
         emptyState = adw_status_page_new()
         style(emptyState, "empty-state")
         gtk_widget_set_visible(emptyState, 0)
@@ -297,29 +233,10 @@ public final class PickerView {
         let cancelButton: UnsafeMutablePointer<GtkWidget> = gtk_button_new_with_label(i18n("Cancel"))
         _cancelButton = Owned(wrappedValue: cancelButton)
 
-        Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
-        Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
-        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.unbind() })
         switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
         switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
         Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
-        if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
-            untilTearDown(adjustment, Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() })
-            // Laid out (or resized): the cells in sight are known now, and go first.
-            untilTearDown(adjustment, Signal.connect(adjustment.raw, "notify::page-size", object: { [weak self] _ in
-                self?.inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
-            }))
-        }
-        if let adjustment = gtk_scrolled_window_get_hadjustment(scroller.opaque) {
-            // The width changes inside GTK's layout pass (the grid configures this adjustment
-            // while it allocates its rows). Changing max-columns there makes the grid drop and
-            // create rows under its own allocation loop (gtkgridview.c asserts row_height >= 0
-            // and aborts): fit the columns once layout is over.
-            untilTearDown(adjustment, Signal.connect(adjustment.raw, "changed") { [weak self] in
-                self?.columnFitting.scheduleUnlessPending(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.fitColumns() }
-            })
-        }
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.onCancel?() }
         Signal.connect(chooseFolderButton.raw, "clicked") { [weak self] in self?.chooseFolder() }
         locationBar = makeLocationBar()
@@ -329,11 +246,12 @@ public final class PickerView {
         installKeys()
         installFetchActions()
         listenToController()
-        // HiDPI: thumbnails must cover the cell's device pixels, and the factor can change
-        // when the window moves to another monitor. Cells bind before the window exists: start
-        // from the display's first monitor.
-        scale = Self.likelyScaleFactor
-        Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
+        photoGrid.onToggle = { [weak self] position in self?.toggle(at: position) }
+        photoGrid.onOpen = { [weak self] position in self?.openPreview(at: position) }
+        photoGrid.dragContent = { [weak self] id in self?.dragContent(for: id) }
+        photoGrid.onNoVideoThumbnailer = { [weak self] in self?.noteNoVideoThumbnailer() }
+        photoGrid.onFirstScreenShown = { [weak self] in self?.updateEmptyState() }
+        photoGrid.metrics = StartupTrace.isOn ? PickerMetrics() : nil
 
         strip.onRemove = { [weak self] id in self?.selection.remove([id]) }
         strip.onLeave = { [weak self] forward in self?.leaveStrip(forward: forward) }
@@ -368,31 +286,17 @@ public final class PickerView {
     /// the view after this), timers, handlers and requests go, and the widget lets go of the view.
     func tearDown() {
         controller.close()
-        for (instance, id) in tornDownHandlers { g_signal_handler_disconnect(instance.pointer, id) }
-        tornDownHandlers = []
         if let keys = previewKeys, let owner = gtk_event_controller_get_widget(OpaquePointer(keys.pointer)) {
             gtk_widget_remove_controller(owner, OpaquePointer(keys.pointer))
         }
         // (The window holds the controller too; its finalize unsets the controller's widget.)
         previewKeys = nil
-        // (Not the grid's tick callback: a box disposes its children before its own destroy, and
-        // the grid's destroy took its tick callbacks with it.)
-        // (A clock disposed with its window has dropped its handlers already.)
-        if let anchorClock, anchorLayoutHandler != 0, g_signal_handler_is_connected(anchorClock.pointer, anchorLayoutHandler) != 0 {
-            g_signal_handler_disconnect(anchorClock.pointer, anchorLayoutHandler)
-        }
-        anchorClock = nil
-        anchorLayoutHandler = 0
-        columnFitting.cancel()
-        focusRetry.cancel()
-        inSightFirst.cancel()
-        firstScreenHoldEnd.cancel()
+        // (The grid's timers and handlers went with its widget: PhotoGrid.widgetDisposed.)
         findEnd.cancel()
         if let chooser = folderChooser {
             gtk_native_dialog_destroy(chooser)
             folderChooserReference = nil
         }
-        prefetcher?.reset()
         preview.cancel()  // its widgets may be gone already: touch none
         strip.cancelAll()
         // The last reference but a host's own: what still holds the view weakly finds it gone.
@@ -401,20 +305,18 @@ public final class PickerView {
 
     private static let attachmentKey = "photopick-picker-view"
 
-    /// Keeps `instance` (an adjustment) until tearDown disconnects its handler `id`.
-    private func untilTearDown(_ instance: UnsafeMutablePointer<GtkAdjustment>, _ id: gulong) {
-        tornDownHandlers.append((GObjectRef(instance, transfer: .none), id))
-    }
-
     // MARK: Measuring (bench/)
 
     /// What the benchmarks and tests count (binds, their time, badges, cells waiting for a
     /// picture); nil counts nothing. Set it before the view is shown.
     /// (The trace of a start, PHOTOPICK_TRACE_STARTUP, gives every picker one.)
-    @_spi(Testing) public var metrics: PickerMetrics? = StartupTrace.isOn ? PickerMetrics() : nil
+    @_spi(Testing) public var metrics: PickerMetrics? {
+        get { photoGrid.metrics }
+        set { photoGrid.metrics = newValue }
+    }
     /// Camera frames the camera cell has shown (the camera benchmark).
     @_spi(Testing) public var cameraCellFrames: Int { cells.compactMap(\.cell).filter(\.isCamera).map(\.cameraFramesShown).reduce(0, +) }
-    @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
+    @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { photoGrid.verticalAdjustment }
 }
 
 extension FilePath {

@@ -290,7 +290,7 @@ public final class PickerBehaviour {
         // A first run makes its first screen's thumbnails while the files are dated, before the
         // grid is laid out (often before the host shows the picker at all): until the picker has
         // a size, those of its window's, or of a window of the program's default size.
-        view.expectedSize = unshownWindowSize.map { ($0.width, $0.height) } ?? (960, 720)
+        view.photoGrid.expectedSize = unshownWindowSize.map { ($0.width, $0.height) } ?? (960, 720)
         show(view)
         if seen.count > Self.folderLimit {
             view.report(i18n("The picker was given {count} folders: it shows the photos of the first {limit}",

@@ -8,8 +8,9 @@ import PickerModel
 import Thumbnails
 
 /// The grid's cells: made and given their gestures here, as Nautilus' grid view does; a cell
-/// itself only shows (Grid/GridCell) and asks this view for what it shows through `CellHost`.
-extension PickerView {
+/// itself only shows (GridCell) and asks the grid for what it shows through `CellHost`. What a
+/// gesture means for the picks is the picker's (onToggle, onOpen, dragContent).
+extension PhotoGrid {
     func setUpCell(_ listItem: OpaquePointer) {
         let cell = GridCell(host: self)
         cells.removeAll { $0.cell == nil }
@@ -30,7 +31,7 @@ extension PickerView {
     }
 
     /// One click picks or unpicks; a double click undoes that and opens the preview; a drag hands
-    /// the photo (or every pick) to another app. The handlers hold the view and the cell weakly.
+    /// the photo (or every pick) to another app. The handlers hold the grid and the cell weakly.
     private func addGestures(to cell: GridCell) {
         /// The pick number before the first press of a double click or a drag (restored after).
         final class PressState { var numberBefore: Int? }
@@ -47,11 +48,11 @@ extension PickerView {
                 // Until the press ends, as a click or a drag that undoes it, the pick's copy
                 // neither starts nor stops.
                 self.controller.holdFetches()
-                self.toggle(at: position)
+                self.onToggle?(position)
             } else if presses == 2 {
                 // The first press is undone: a picked photo keeps its place in the order.
                 self.undoPress(on: cell, at: position, numberBefore: press.numberBefore)
-                self.openPreview(at: position)
+                self.onOpen?(position)
             }
         })
         // (Also when a drag began: GTK then resets the click, after the drag's prepare.)
@@ -66,14 +67,14 @@ extension PickerView {
             if self.selection.number(of: id) != press.numberBefore {
                 self.undoPress(on: cell, at: position, numberBefore: press.numberBefore)
             }
-            return self.dragContent(for: id)
+            return self.dragContent?(id)
         })
         gtk_widget_add_controller(cell.root, OpaquePointer(drag.raw))
     }
 
     /// Toggles back what a press toggled, and puts a pick back at the number it had.
     private func undoPress(on cell: GridCell, at position: Int, numberBefore: Int?) {
-        toggle(at: position)
+        onToggle?(position)
         if let number = numberBefore, let id = cell.assetID,
            let now = selection.picked.firstIndex(of: id), now != number - 1 {
             selection.move(from: now, to: number - 1)
@@ -81,7 +82,7 @@ extension PickerView {
     }
 }
 
-extension PickerView: CellHost {
+extension PhotoGrid: CellHost {
     func row(_ id: Int64) -> RowLookup { controller.row(id) }
 
     func pickState(of id: Int64) -> SelectionStore.PickState { selection.state(of: id) }
@@ -119,7 +120,7 @@ extension PickerView: CellHost {
                     deliver(.picture(pixbuf))
                 } else {
                     // (A remote video has its icon whether a thumbnailer is installed or not.)
-                    if !asset.path.isLocationURI { noteNoVideoThumbnailer() }
+                    if !asset.path.isLocationURI { onNoVideoThumbnailer?() }
                     deliver(.videoIcon)
                 }
             case .failure(let failure):

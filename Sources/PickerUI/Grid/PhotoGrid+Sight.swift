@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import CGtk
+import GObjectSupport
+import GTKSupport
+import Foundation
+import PhotoLibrary
+import PickerModel
+import Thumbnails
+
+/// What is in sight: scrolling, the thumbnails in sight first and those next warmed, the focus on
+/// a photo, and the photo at the top kept in place while photos arrive above it.
+extension PhotoGrid {
+    /// Warms the thumbnails of the next screen in the direction of scrolling.
+    func scrolled() {
+        if let metrics { metrics.measureScroll { prefetchAroundView() } } else { prefetchAroundView() }
+        // GtkGridView keeps cells bound well beyond the view: the camera streams only while its
+        // cell is actually in sight.
+        for cell in cells.compactMap(\.cell) { cell.camera?.updateViewing() }
+        // Back at the top, the newest photos are in sight: nothing newer waits above.
+        if controller.newerAbove > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
+           gtk_adjustment_get_value(adjustment) <= 0 {
+            controller.sawNewest()
+        }
+    }
+
+    /// Whether the first row (the camera's) is at least partly in view.
+    var cameraSlotInView: Bool {
+        guard model.showsCamera, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return false }
+        return gtk_adjustment_get_value(adjustment) < Double(max(shownCellSize, cellSize) + Style.cellGap)
+    }
+
+    func prefetchAroundView() {
+        // Before the grid is laid out its page is empty: the cells in sight are not known yet (a
+        // range worked out then named one cell, and put the first screen's early jobs behind
+        // the rows bound below it). The view tries again once GTK has laid it out.
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque),
+              gtk_adjustment_get_page_size(adjustment) > 0, gtk_widget_get_width(grid) > 1 else { return }
+        let width = max(1, Int(gtk_widget_get_width(grid)))
+        let cellSpan = max(shownCellSize, cellSize) + Style.cellGap
+        let columns = max(1, width / cellSpan)
+        let firstRow = Int(gtk_adjustment_get_value(adjustment)) / cellSpan
+        let rows = Int(gtk_adjustment_get_page_size(adjustment)) / cellSpan + 1
+        let visible = (firstRow * columns)..<min(model.count, (firstRow + rows) * columns)
+        guard !visible.isEmpty else { return }
+        // The rows of the cells GTK may bind next, in one query instead of one per cell: GtkGridView
+        // keeps about 30 rows of cells around the view and binds them as they enter that band.
+        let band = 16 * columns
+        let ahead = max(0, visible.lowerBound - band)..<min(model.count, visible.upperBound + band)
+        controller.readRows(at: ahead)
+        if visible != inSight {
+            inSight = visible
+            let paths = visible.compactMap { controller.path(at: $0) }
+            loader.putFirst(paths, flavor: flavor)
+            narrowFirstScreenGate(to: paths)
+        }
+        if prefetcher == nil { prefetcher = Prefetcher(loader: loader, flavor: flavor) }
+        prefetcher?.update(visible: visible, count: model.count) { [controller] position in controller.path(at: position) }
+    }
+
+    /// The grid holds another album now: once GTK has laid it out and its cells asked for their
+    /// thumbnails, those in sight are made first.
+    func albumOpened() {
+        prefetcher?.reset()
+        inSight = nil
+        inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
+    }
+
+    /// Puts the keyboard focus on the first photo (after the camera slot).
+    /// On a first run the grid is empty when the window opens: the first photo takes the focus
+    /// when it arrives (unless the person has put the focus somewhere meanwhile).
+    func focusFirstPhoto() {
+        focusFirstPhoto(attempts: 3)
+    }
+
+    func focusFirstPhoto(attempts: Int) {
+        let first = model.showsCamera ? 1 : 0
+        guard model.count > first else {
+            // Hold the focus in the empty grid meanwhile: otherwise GTK gives it to the first
+            // button of the header, Cancel, where a Space meant for a photo would cancel.
+            gtk_widget_grab_focus(grid)
+            focusWhenFilled = true
+            return
+        }
+        focusWhenFilled = false
+        // The grid would give the focus back to the position it remembers (from the album
+        // shown before): focus the first photo's own item widget, at the top.
+        if let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
+        let firstCell = cells.compactMap(\.cell).first { cell in
+            cell.assetID != nil && cell.listItem.map { Int(gtk_list_item_get_position($0)) } == first
+        }
+        if let firstCell, let item = gtk_widget_get_parent(firstCell.root), gtk_widget_grab_focus(item) != 0 { return }
+        // Not laid out yet (the album was just replaced): again once GTK has laid it out.
+        gtk_widget_grab_focus(grid)
+        guard attempts > 0 else { return }
+        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusFirstPhoto(attempts: attempts - 1) }
+    }
+
+    /// The keyboard focus into the grid: back on the photo it was last on (GtkGridView
+    /// remembers it) when `returning`, else on the first photo.
+    func focusGrid(returning: Bool) {
+        if returning, gtk_widget_grab_focus(grid) != 0 { return }
+        focusFirstPhoto()
+    }
+
+    func focusFirstPhotoIfStillWanted() {
+        guard focusWhenFilled, model.count > (model.showsCamera ? 1 : 0) else { return }
+        let focus = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) }
+        if focus == nil || focus == grid { focusFirstPhoto() } else { focusWhenFilled = false }
+    }
+
+    /// Scrolls to the asset and puts the grid's cursor on it, without taking the focus: the
+    /// grid's next grab_focus lands there. False when the album does not show it.
+    func revealAsset(_ id: Int64) -> Bool {
+        guard let position = model.position(of: id) else { return false }
+        releaseCellsBeyondFirstScreen()
+        // (The action moves the grid's focus tracker, which is what list items call as they take
+        // the focus; it grabs nothing.)
+        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        return true
+    }
+
+    /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
+    func focusAsset(_ id: Int64, attempts: Int = 3) {
+        guard let position = model.position(of: id) else { return }
+        releaseCellsBeyondFirstScreen()
+        if position < 2 * max(1, Int(gtk_grid_view_get_max_columns(grid.opaque))), let adjustment = verticalAdjustment { gtk_adjustment_set_value(adjustment, 0) }
+        if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
+           let item = gtk_widget_get_parent(cell.root), gtk_widget_grab_focus(item) != 0 { return }
+        // Far down (`--filename` naming a file): bring its row into view; its cell binds.
+        _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        guard attempts > 0 else { return }
+        focusRetry.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.focusAsset(id, attempts: attempts - 1) }
+    }
+
+    // MARK: Photos arriving above the view
+
+    /// The asset at the top of the view: the first cell at least half in sight. Nil at the very
+    /// top, where what arrives should simply be seen first. What is needed to keep it there is
+    /// remembered: the scroll position and the grid's columns and row height, from the cells.
+    func assetAtTop() -> Int64? {
+        anchor = nil
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque), gtk_adjustment_get_value(adjustment) > 0 else { return nil }
+        var best: (position: Int, id: Int64)?
+        var columns: Set<Int> = [], rows: Set<Int> = []
+        for cell in cells.compactMap(\.cell) {
+            guard let position = cell.position, let id = cell.assetID, let (x, y) = place(of: cell) else { continue }
+            columns.insert(Int(x.rounded()))
+            rows.insert(Int(y.rounded()))
+            guard y + Double(gtk_widget_get_height(cell.root)) / 2 >= 0 else { continue }
+            if best == nil || position < best!.position { best = (position, id) }
+        }
+        let tops = rows.sorted()
+        guard let best, tops.count >= 2 else { return nil }
+        anchor = Anchor(position: best.position, value: gtk_adjustment_get_value(adjustment),
+                        columns: max(1, columns.count), rowHeight: Double(tops[1] - tops[0]))
+        return best.id
+    }
+
+    /// A cell's place in the scrolled window, when it is on screen.
+    private func place(of cell: GridCell) -> (x: Double, y: Double)? {
+        guard gtk_widget_get_mapped(cell.root) != 0 else { return nil }
+        var x = 0.0, y = 0.0
+        return gtk_widget_translate_coordinates(cell.root, scroller, 0, 0, &x, &y) != 0 ? (x, y) : nil
+    }
+
+    /// Keeps the asset at the top on its row: the view moves by as many rows as the asset did.
+    /// GtkGridView keeps an anchor of its own, near the middle of the view, and reflows around
+    /// that as it lays the grid out again; this runs after that layout and before the frame is
+    /// drawn, so the person never sees the grid move.
+    func keepAnchor(from: Int, to: Int) {
+        guard var anchor, anchor.position == from, let clock = gtk_widget_get_frame_clock(grid) else { self.anchor = nil; return }
+        anchor.target = anchor.value + Double(to / anchor.columns - from / anchor.columns) * anchor.rowHeight
+        self.anchor = anchor
+        if anchorLayoutHandler == 0 {
+            anchorLayoutHandler = Signal.connect(UnsafeMutableRawPointer(clock), "layout", after: true) { [weak self] in
+                self?.restoreAnchor()
+            }
+            // Held until the view goes, so the handler can be disconnected from a live object.
+            anchorClock = GObjectRef(UnsafeMutableRawPointer(clock), transfer: .none)
+        }
+        gtk_widget_queue_allocate(grid)
+    }
+
+    private func restoreAnchor() {
+        guard let target = anchor?.target, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else { return }
+        anchor = nil
+        if abs(gtk_adjustment_get_value(adjustment) - target) >= 0.5 { gtk_adjustment_set_value(adjustment, target) }
+    }
+}
