@@ -47,8 +47,10 @@ public final class MainLoopSource {
 
     public init() {}
 
-    // Isolated: the owner goes on the GTK thread, where this runs at once.
-    isolated deinit { cancel() }
+    // The owner goes on the GTK thread: run at once there, trap anywhere else. (Not `isolated
+    // deinit`: from a GLib callback the runtime queues that to the main actor's executor, which
+    // ran it on a libdispatch thread.)
+    deinit { MainActor.assumeIsolated { cancel() } }
 
     /// Runs `body` once, after `milliseconds`, or when the loop is idle when nil. Replaces a run
     /// that is still pending.

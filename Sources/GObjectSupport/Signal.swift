@@ -25,7 +25,7 @@ public enum Signal {
     /// Connects `thunk` (a non-capturing `@convention(c)` function cast to GCallback whose last
     /// parameter is the user data) with `handler` boxed as its user data. The box is released when
     /// the handler is disconnected or the instance is finalized, on the GTK thread: what the
-    /// handler captures goes where it lived (a main-actor object's isolated deinit runs at once).
+    /// handler captures goes where it lived (a main-actor object's deinit runs at once).
     /// With `after`, the handler runs after the default handler and those connected without it.
     @discardableResult
     public static func connect<Handler>(_ instance: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,

@@ -27,13 +27,17 @@ public final class AssetListModel {
         instance.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    // Isolated: GTK is told on its own thread (the model goes with its controller, there).
-    isolated deinit {
-        // GTK may hold the model a little longer: it then reads as empty, and says so.
-        let count = self.count
-        instance.pointee.owner = nil
-        if count > 0 { g_list_model_items_changed(listModel, 0, guint(count), 0) }
-        // (`reference` drops the model's reference after this)
+    // GTK is told on its own thread (the model goes with its controller, there). Not an
+    // `isolated deinit`: released from a GLib callback, that is queued and ran on a libdispatch
+    // thread (see Subscription's deinit); this runs at once, and traps off the GTK thread.
+    deinit {
+        MainActor.assumeIsolated {
+            // GTK may hold the model a little longer: it then reads as empty, and says so.
+            let count = self.count
+            instance.pointee.owner = nil
+            if count > 0 { g_list_model_items_changed(listModel, 0, guint(count), 0) }
+            // (`reference` drops the model's reference after this)
+        }
     }
 
     private var instance: UnsafeMutablePointer<Instance> {

@@ -13,8 +13,11 @@ public final class Subscription {
         cancelAction = nil
     }
 
-    // Isolated: a cell or pane lets go of its subscription on the GTK thread.
-    isolated deinit { cancel() }
+    // Not `isolated deinit`: released from a GLib callback (no Swift executor is current there),
+    // the runtime does not run an isolated deinit at once but queues it to the main actor's
+    // executor, and it ran on a libdispatch thread, beside the GTK thread. A cell or pane lets
+    // go of its subscription on the GTK thread: run it here, and trap anywhere else.
+    deinit { MainActor.assumeIsolated { cancel() } }
 }
 
 /// Handlers by key (an asset id), each called when its key's value is published.
