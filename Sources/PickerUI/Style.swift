@@ -38,8 +38,11 @@ enum Style {
     /* The theme gives boxes in grid children a 12 px margin; a cell is a box. */
     .photo-grid > child > .cell { margin: 0; border-radius: 8px; }
     .cell .thumbnail { border-radius: 8px; background-color: alpha(currentColor, 0.08); }
-    .pick-ring { border-radius: 8px; border: 3px solid transparent; }
-    .cell.picked .pick-ring { border-color: @accent_bg_color; box-shadow: inset 0 0 0 2px alpha(white, 0.9); }
+    /* The pick ring: an accent line at the edge with a white one inside it, so that it shows on
+       a photo of the accent's own colour (blue sky under a blue ring). Outlines, which GTK draws
+       over a widget's content: the cell's over the picture, the picture's over its thumbnail. */
+    .cell.picked { outline: 3px solid @accent_bg_color; outline-offset: -3px; }
+    .cell.picked .thumbnail { outline: 2px solid alpha(white, 0.9); outline-offset: -5px; }
     @keyframes photopick-refused-shake {
       0% { margin-left: 0; margin-right: 0; }
       20% { margin-left: 10px; margin-right: -10px; }
@@ -62,7 +65,7 @@ enum Style {
     .pick-circle { background-color: alpha(black, 0.15); opacity: 0; transition: opacity 150ms ease-out;
       box-shadow: 0 1px 3px alpha(black, 0.35); }
     .cell:hover .pick-circle { opacity: 1; }
-    .cell.picked .pick-circle, .cell.broken .pick-circle { opacity: 0; }
+    .cell.broken .pick-circle { opacity: 0; }
     .pick-badge.small { min-width: 20px; min-height: 20px; margin: 3px; font-size: 0.8em; }
     .duration {
       margin: 6px; padding: 1px 5px; border-radius: 6px; color: white;

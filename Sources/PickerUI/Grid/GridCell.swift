@@ -15,8 +15,9 @@ import Thumbnails
 ///
 /// The cell is a widget of its own type, `PhotopickGridCell` (CSS node `photopick-cell`, style
 /// class `.cell`): a square whose side follows the column's width, its picture and decorations
-/// laid out by the cell itself (no box and overlay between: two widgets fewer in each of the
-/// grid's 200 cells to make, lay out, unmap and dispose). The widget owns this object.
+/// laid out by the cell itself (no box and overlay between), its pick ring CSS outlines and its
+/// number and hover circle one label: three widgets a cell where there were six, in each of the
+/// grid's 200 cells to make, lay out, unmap and dispose. The widget owns this object.
 @MainActor
 final class GridCell: LaidOutAsOverlay, SwiftWidget {
     static let widgetType = WidgetType("PhotopickGridCell", cssName: "photopick-cell", role: GTK_ACCESSIBLE_ROLE_GROUP, sizing: true)
@@ -83,19 +84,13 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         style(picture, "thumbnail")
         gtk_widget_set_parent(picture, root)
 
-        // The pick ring: an accent border with a white inner line, so that it shows on a photo
-        // of the accent's own colour (blue sky under a blue ring).
-        let ring = gtk_label_new(nil)!
-        style(ring, "pick-ring")
-        place(ring, over: root)
+        // The pick ring is the cell's and the picture's CSS outlines (Style: `.cell.picked`),
+        // which GTK draws over a widget's children: no widget of its own.
 
-        // An empty circle where the number goes, shown on hover: this tile can be picked.
-        let circle = gtk_label_new(nil)!
-        style(circle, "pick-circle")
-        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START)
-
+        // The pick's number in its corner; unpicked, the same label is an empty circle shown on
+        // hover (this tile can be picked): one widget for both (showNumber).
         badge = gtk_label_new(nil)
-        style(badge, "pick-badge")
+        style(badge, "pick-circle")
         place(badge, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
         let root = root
@@ -419,10 +414,13 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         shownNumber = number
         if let number {
             gtk_label_set_text(badge.opaque, String(number))
-            gtk_widget_set_visible(badge, 1)
+            gtk_widget_remove_css_class(badge, "pick-circle")
+            gtk_widget_add_css_class(badge, "pick-badge")
             gtk_widget_add_css_class(root, "picked")
         } else {
-            gtk_widget_set_visible(badge, 0)
+            gtk_label_set_text(badge.opaque, "")
+            gtk_widget_remove_css_class(badge, "pick-badge")
+            gtk_widget_add_css_class(badge, "pick-circle")
             gtk_widget_remove_css_class(root, "picked")
         }
     }
