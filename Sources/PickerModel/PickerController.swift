@@ -208,6 +208,8 @@ public final class PickerController {
     public func reloadAlbums(selecting album: Album? = nil) throws {
         let wanted = album ?? currentAlbum ?? .smart(.recents)
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        // (Every album's count, on the GTK thread: a step of the picker's first frame, issue 38.)
+        StartupTrace.mark("albums counted")
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
         open(shown)
         publish(.albumsChanged)
@@ -230,8 +232,10 @@ public final class PickerController {
         // A new fetch shows everything: nothing is held above it.
         heldArrivals = []
         publish(.newerAbove(0))
+        StartupTrace.mark("album fetched")
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
+        StartupTrace.mark("first rows read")
         publish(.albumOpening)
         model.replace(with: result)
         StartupTrace.mark("album in the grid")
