@@ -102,10 +102,7 @@ extension PickerView {
     var modifierMask: UInt32 { GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SHIFT_MASK.rawValue | GDK_SUPER_MASK.rawValue }
 
     /// Whether the keyboard focus is on a photo of the grid.
-    var focusIsInGrid: Bool {
-        guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
-        return focus == grid || gtk_widget_is_ancestor(focus, grid) != 0
-    }
+    var focusIsInGrid: Bool { photoGrid.hasFocus }
 
     func gridKey(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
         let control = modifiers & GDK_CONTROL_MASK.rawValue != 0

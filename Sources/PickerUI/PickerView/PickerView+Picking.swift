@@ -83,11 +83,7 @@ extension PickerView {
     }
 
     /// The grid position of the focused cell.
-    var focusedPosition: Int? {
-        guard let focused = gtk_widget_get_focus_child(grid), let child = gtk_widget_get_first_child(focused),
-              let cell = GridCell.of(child), let item = cell.listItem else { return nil }
-        return Int(gtk_list_item_get_position(item))
-    }
+    var focusedPosition: Int? { photoGrid.focusedPosition }
 
     public func confirm() {
         guard selection.count > 0, !whenPicksFetched({ [weak self] in self?.confirm() }) else { return }
