@@ -3,7 +3,7 @@
  * Properties, signals, actions and the child's layout are here, in C, where GObject's class
  * machinery (variadic g_signal_new, param specs, g_object_notify_by_pspec) is at home and where
  * g-ir-scanner reads the documentation below. What the picker does is Swift's, reached through
- * the table of photopick-private.h (PickerUI/Widget/PickerBehaviour). In libphotopick-1.so this
+ * the table of photopick-private.h (PickerUI/Picker/Picker). In libphotopick-1.so this
  * file is the whole library a host links, and it loads the Swift implementation when the first
  * picker is made ("The implementation", at the end).
  *
@@ -19,11 +19,11 @@
 #include "photopick-1/photopick.h"
 #include "photopick-private.h"
 
-static void make_behaviour (PhotopickPicker *self);
-static void ensure_behaviour (PhotopickPicker *self);
+static void make_state (PhotopickPicker *self);
+static void ensure_state (PhotopickPicker *self);
 static void forget_waiting (PhotopickPicker *self);
 /* The implementation's table, once attached (the end of this file). */
-static const PhotopickBehaviourFunctions *implementation;
+static const PhotopickImplementationFunctions *implementation;
 
 /**
  * PhotopickPicker:
@@ -97,8 +97,8 @@ struct _PhotopickPicker {
   GtkFileFilter *filter;
   guint picked_count;
 
-  /* The Swift side (a retained PickerBehaviour), from constructed to dispose. */
-  gpointer behaviour;
+  /* The Swift side (a retained Picker), from constructed to dispose. */
+  gpointer state;
 };
 
 G_DEFINE_FINAL_TYPE (PhotopickPicker, photopick_picker, GTK_TYPE_WIDGET)
@@ -160,8 +160,8 @@ static void
 changed (PhotopickPicker *self, guint property)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[property]);
-  if (self->behaviour)
-    implementation->changed (self->behaviour, g_param_spec_get_name (properties[property]));
+  if (self->state)
+    implementation->changed (self->state, g_param_spec_get_name (properties[property]));
 }
 
 /* Every writable property is a construct property, so the picker is built once, here, with
@@ -174,19 +174,19 @@ photopick_picker_constructed (GObject *object)
 
   G_OBJECT_CLASS (photopick_picker_parent_class)->constructed (object);
   /* (Without its implementation, a picker is an empty widget that says so in the log.) */
-  make_behaviour (self);
+  make_state (self);
 }
 
 static void
 photopick_picker_dispose (GObject *object)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (object);
-  gpointer behaviour = g_steal_pointer (&self->behaviour);
+  gpointer state = g_steal_pointer (&self->state);
 
   forget_waiting (self);
   /* The Swift side unparents the child and lets go of the library, timers and handlers. */
-  if (behaviour)
-    implementation->dispose (behaviour);
+  if (state)
+    implementation->dispose (state);
   G_OBJECT_CLASS (photopick_picker_parent_class)->dispose (object);
 }
 
@@ -364,8 +364,8 @@ photopick_picker_grab_focus (GtkWidget *widget)
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
-  ensure_behaviour (self);
-  return self->behaviour ? implementation->grab_focus (self->behaviour) : FALSE;
+  ensure_state (self);
+  return self->state ? implementation->grab_focus (self->state) : FALSE;
 }
 
 /* Tab and Shift+Tab move through the picker's widgets in their order (the header row, the
@@ -422,9 +422,9 @@ activate_action (GtkWidget *widget, const char *action_name, GVariant *parameter
 {
   PhotopickPicker *self = PHOTOPICK_PICKER (widget);
 
-  ensure_behaviour (self);
-  if (self->behaviour != NULL)
-    implementation->activate (self->behaviour, action_name + strlen ("picker."));
+  ensure_state (self);
+  if (self->state != NULL)
+    implementation->activate (self->state, action_name + strlen ("picker."));
 }
 
 static void
@@ -842,10 +842,10 @@ photopick_picker_get_picked_uris (PhotopickPicker *self)
 {
   g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
 
-  ensure_behaviour (self);
-  if (!self->behaviour)
+  ensure_state (self);
+  if (!self->state)
     return g_new0 (char *, 1);
-  return implementation->picked_uris (self->behaviour);
+  return implementation->picked_uris (self->state);
 }
 
 /**
@@ -866,9 +866,9 @@ photopick_picker_set_picked_uris (PhotopickPicker *self, const char * const *uri
 
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->set_picked_uris (self->behaviour, uris ? uris : none);
+  ensure_state (self);
+  if (self->state)
+    implementation->set_picked_uris (self->state, uris ? uris : none);
 }
 
 /**
@@ -903,9 +903,9 @@ photopick_picker_confirm (PhotopickPicker *self)
 {
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->confirm (self->behaviour);
+  ensure_state (self);
+  if (self->state)
+    implementation->confirm (self->state);
 }
 
 /**
@@ -921,9 +921,9 @@ photopick_picker_clear (PhotopickPicker *self)
 {
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->clear (self->behaviour);
+  ensure_state (self);
+  if (self->state)
+    implementation->clear (self->state);
 }
 
 /**
@@ -1661,8 +1661,8 @@ photopick_picker_add_filter (PhotopickPicker *self, GtkFileFilter *filter)
   if (g_list_store_find (self->filters, filter, NULL))
     return;
   g_list_store_append (self->filters, filter);
-  if (self->behaviour)
-    implementation->changed (self->behaviour, "filters");
+  if (self->state)
+    implementation->changed (self->state, "filters");
   if (self->filter == NULL)
     photopick_picker_set_filter (self, filter);
 }
@@ -1689,8 +1689,8 @@ photopick_picker_remove_filter (PhotopickPicker *self, GtkFileFilter *filter)
     return;
   g_object_ref (filter);
   g_list_store_remove (self->filters, position);
-  if (self->behaviour)
-    implementation->changed (self->behaviour, "filters");
+  if (self->state)
+    implementation->changed (self->state, "filters");
   if (self->filter == filter)
     {
       GtkFileFilter *first = g_list_model_get_item (G_LIST_MODEL (self->filters), 0);
@@ -1772,9 +1772,9 @@ photopick_picker_show_message (PhotopickPicker *self, const char *message)
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
   g_return_if_fail (message != NULL);
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->show_message (self->behaviour, message);
+  ensure_state (self);
+  if (self->state)
+    implementation->show_message (self->state, message);
 }
 
 /**
@@ -1794,9 +1794,9 @@ photopick_picker_reveal_uri (PhotopickPicker *self, const char *uri)
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
   g_return_if_fail (uri != NULL);
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->reveal_uri (self->behaviour, uri);
+  ensure_state (self);
+  if (self->state)
+    implementation->reveal_uri (self->state, uri);
 }
 
 void
@@ -1806,9 +1806,9 @@ photopick_picker_get_header_widgets (PhotopickPicker *self, GtkWidget **start, G
 
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
-  ensure_behaviour (self);
-  if (self->behaviour)
-    implementation->header_widgets (self->behaviour, &widgets[0], &widgets[1], &widgets[2]);
+  ensure_state (self);
+  if (self->state)
+    implementation->header_widgets (self->state, &widgets[0], &widgets[1], &widgets[2]);
   if (start)
     *start = widgets[0];
   if (title)
@@ -2041,9 +2041,9 @@ photopick_get_micro_version (void)
 /* For the implementation (photopick-private.h). */
 
 static gpointer
-photopick_picker_get_behaviour (PhotopickPicker *self)
+photopick_picker_get_state (PhotopickPicker *self)
 {
-  return self->behaviour;
+  return self->state;
 }
 
 static void
@@ -2094,7 +2094,7 @@ photopick_picker_emit_cancelled (PhotopickPicker *self)
 static const PhotopickShellFunctions shell_functions = {
   .get_type = photopick_picker_get_type,
   .new = photopick_picker_new,
-  .get_behaviour = photopick_picker_get_behaviour,
+  .get_state = photopick_picker_get_state,
   .get_library_folders = photopick_picker_get_library_folders,
   .set_library_folders = photopick_picker_set_library_folders,
   .get_max_picks = photopick_picker_get_max_picks,
@@ -2114,9 +2114,9 @@ static const PhotopickShellFunctions shell_functions = {
   .emit_cancelled = photopick_picker_emit_cancelled,
 };
 
-/* Gives `self` its behaviour, when the implementation is there; when it is still loading, when
+/* Gives `self` its Swift state, when the implementation is there; when it is still loading, when
  * it is (the properties set meanwhile are read then). */
-static void make_behaviour (PhotopickPicker *self);
+static void make_state (PhotopickPicker *self);
 
 #ifdef PHOTOPICK_FRONT
 
@@ -2147,7 +2147,7 @@ implementation_path (void)
 
 /* The implementation loads on a thread of its own, as the first picker is made: loading it and
  * the Swift runtime took 25-34 ms, which the host's photopick_picker_new () waited for. The
- * pickers made meanwhile wait in `waiting` and get their behaviour when it is attached, on the
+ * pickers made meanwhile wait in `waiting` and get their Swift state when it is attached, on the
  * GTK thread; a call that needs one at once (grab_focus, confirm, the header's widgets) waits
  * for the load. */
 static struct {
@@ -2298,11 +2298,11 @@ start_loading (void)
 }
 
 /* On the GTK thread, once the load is over: attaches the implementation and gives the pickers
- * made meanwhile their behaviour. */
+ * made meanwhile their Swift state. */
 static void
 attach_loaded (void)
 {
-  const PhotopickBehaviourFunctions *(*attach) (const PhotopickShellFunctions *, guint);
+  const PhotopickImplementationFunctions *(*attach) (const PhotopickShellFunctions *, guint);
   GList *pickers;
 
   if (loading.attached)
@@ -2314,7 +2314,7 @@ attach_loaded (void)
     }
   else
     {
-      attach = (const PhotopickBehaviourFunctions *(*) (const PhotopickShellFunctions *, guint)) dlsym (loading.library, "photopick_implementation_attach");
+      attach = (const PhotopickImplementationFunctions *(*) (const PhotopickShellFunctions *, guint)) dlsym (loading.library, "photopick_implementation_attach");
       implementation = attach != NULL ? attach (&shell_functions, PHOTOPICK_IMPLEMENTATION_ABI) : NULL;
       if (implementation == NULL)
         g_critical ("The picker cannot work: %s is not the implementation of this libphotopick-1 (%s)", loading.path, PHOTOPICK_VERSION_S);
@@ -2322,7 +2322,7 @@ attach_loaded (void)
   /* (Oldest first; a picker disposed meanwhile has left the list.) */
   pickers = g_list_reverse (g_steal_pointer (&waiting));
   for (GList *picker = pickers; picker != NULL; picker = picker->next)
-    make_behaviour (picker->data);
+    make_state (picker->data);
   g_list_free (pickers);
 }
 
@@ -2334,7 +2334,7 @@ attach_loaded_idle (gpointer data)
 }
 
 static void
-make_behaviour (PhotopickPicker *self)
+make_state (PhotopickPicker *self)
 {
   if (!loading.attached)
     {
@@ -2343,14 +2343,14 @@ make_behaviour (PhotopickPicker *self)
       start_loading ();
       return;
     }
-  if (implementation != NULL && self->behaviour == NULL)
-    self->behaviour = implementation->new (self);
+  if (implementation != NULL && self->state == NULL)
+    self->state = implementation->new (self);
 }
 
 static void
-ensure_behaviour (PhotopickPicker *self)
+ensure_state (PhotopickPicker *self)
 {
-  if (self->behaviour != NULL || g_list_find (waiting, self) == NULL)
+  if (self->state != NULL || g_list_find (waiting, self) == NULL)
     return;
   g_mutex_lock (&loading.lock);
   while (!loading.finished)
@@ -2369,15 +2369,15 @@ forget_waiting (PhotopickPicker *self)
 
 /* Linked into the photopick program: attached at once. */
 static void
-make_behaviour (PhotopickPicker *self)
+make_state (PhotopickPicker *self)
 {
   photopick_shell_attach_linked ();
-  if (implementation != NULL && self->behaviour == NULL)
-    self->behaviour = implementation->new (self);
+  if (implementation != NULL && self->state == NULL)
+    self->state = implementation->new (self);
 }
 
 static void
-ensure_behaviour (PhotopickPicker *self)
+ensure_state (PhotopickPicker *self)
 {
 }
 

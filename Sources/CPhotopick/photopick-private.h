@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The picker widget's C shell and its Swift implementation (PickerUI/Widget/PickerBehaviour)
+/* The picker widget's C shell and its Swift implementation (PickerUI/Picker/Picker)
  * meet here. Not installed: an embedding program sees photopick-1/photopick.h only.
  *
  * The shell (photopick-picker.c) is the GObject: properties, signals, actions, the child's
@@ -22,32 +22,32 @@ G_BEGIN_DECLS
 /* Raised whenever either table changes: the shell refuses an implementation of another. */
 #define PHOTOPICK_IMPLEMENTATION_ABI 2
 
-/* What the implementation does for the shell. `behaviour` is a retained PickerBehaviour. */
+/* What the implementation does for the shell. `state` is a retained Picker. */
 typedef struct {
   /* Made once construction is over (the properties given to g_object_new are set); released
    * by dispose. */
   gpointer   (*new)                 (PhotopickPicker *self);
   /* A property changed after construction (its name, as in the property's GParamSpec). */
-  void       (*changed)             (gpointer behaviour, const char *property);
-  void       (*dispose)             (gpointer behaviour);
-  char     **(*picked_uris)         (gpointer behaviour);
-  void       (*set_picked_uris)     (gpointer behaviour, const char * const *uris);
-  void       (*confirm)             (gpointer behaviour);
-  void       (*clear)               (gpointer behaviour);
-  gboolean   (*grab_focus)          (gpointer behaviour);
-  void       (*header_widgets)      (gpointer behaviour, GtkWidget **start, GtkWidget **title, GtkWidget **end);
+  void       (*changed)             (gpointer state, const char *property);
+  void       (*dispose)             (gpointer state);
+  char     **(*picked_uris)         (gpointer state);
+  void       (*set_picked_uris)     (gpointer state, const char * const *uris);
+  void       (*confirm)             (gpointer state);
+  void       (*clear)               (gpointer state);
+  gboolean   (*grab_focus)          (gpointer state);
+  void       (*header_widgets)      (gpointer state, GtkWidget **start, GtkWidget **title, GtkWidget **end);
   /* One of the picker.* actions, by its name without "picker." ("confirm"). */
-  void       (*activate)            (gpointer behaviour, const char *action);
-  void       (*show_message)        (gpointer behaviour, const char *message);
-  void       (*reveal_uri)          (gpointer behaviour, const char *uri);
-} PhotopickBehaviourFunctions;
+  void       (*activate)            (gpointer state, const char *action);
+  void       (*show_message)        (gpointer state, const char *message);
+  void       (*reveal_uri)          (gpointer state, const char *uri);
+} PhotopickImplementationFunctions;
 
 /* What the shell does for the implementation: the public functions it calls, and a few of its
  * own. */
 typedef struct {
   GType                (*get_type)                  (void);
   GtkWidget           *(*new)                       (void);
-  gpointer             (*get_behaviour)             (PhotopickPicker *self);
+  gpointer             (*get_state)             (PhotopickPicker *self);
   const char * const  *(*get_library_folders)       (PhotopickPicker *self);
   void                 (*set_library_folders)       (PhotopickPicker *self, const char * const *folders);
   guint                (*get_max_picks)             (PhotopickPicker *self);
@@ -72,7 +72,7 @@ typedef struct {
 
 /* Defined by the implementation (Swift), the one function its library exports: keeps `shell`
  * (static) and gives its own table, or NULL when `abi` is not its PHOTOPICK_IMPLEMENTATION_ABI. */
-const PhotopickBehaviourFunctions *photopick_implementation_attach (const PhotopickShellFunctions *shell, guint abi);
+const PhotopickImplementationFunctions *photopick_implementation_attach (const PhotopickShellFunctions *shell, guint abi);
 
 #ifndef PHOTOPICK_FRONT
 /* Defined by the linked shell: attaches the implementation linked beside it. The photopick

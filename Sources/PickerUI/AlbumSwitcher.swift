@@ -39,9 +39,9 @@ final class AlbumSwitcher: SwiftWidget {
     let scroller: UnsafeMutablePointer<GtkWidget>
     let list: UnsafeMutablePointer<GtkWidget>
     private let buttonLabel: UnsafeMutablePointer<GtkWidget>
-    /// The newest asset of an album, for its cover (asked only for rows on screen).
-    private let coverPaths: (Album) -> [FilePath]
-    private let loader: ThumbnailLoader
+    /// Where the albums' covers come from: the newest assets of an album (asked only for rows
+    /// on screen) and the thumbnails' loader; set with the library the picker opens.
+    var covers: (paths: (Album) -> [FilePath], loader: ThumbnailLoader)?
     /// The search text in lower case.
     private(set) var query = ""
     private var scrollTicks = 0
@@ -59,9 +59,7 @@ final class AlbumSwitcher: SwiftWidget {
         init(_ switcher: AlbumSwitcher) { self.switcher = switcher }
     }
 
-    init(coverPaths: @escaping (Album) -> [FilePath], loader: ThumbnailLoader) {
-        self.coverPaths = coverPaths
-        self.loader = loader
+    init() {
         widget = Self.widgetType.make()
         style(widget, "album-switcher", Style.partClass)
         button = gtk_menu_button_new()
@@ -335,8 +333,8 @@ final class AlbumSwitcher: SwiftWidget {
         for row in rows {
             // Rows the search hides are unmapped; rows not laid out yet have no height.
             if page > 0, gtk_widget_get_mapped(row.widget) != 0, let bounds = bounds(of: row), bounds.size.height > 0,
-               Double(bounds.origin.y + bounds.size.height) >= top, Double(bounds.origin.y) <= bottom {
-                row.loadCover(lookingUp: coverPaths, loader: loader)
+               Double(bounds.origin.y + bounds.size.height) >= top, Double(bounds.origin.y) <= bottom, let covers {
+                row.loadCover(lookingUp: covers.paths, loader: covers.loader)
             } else {
                 row.cancelCover()
             }

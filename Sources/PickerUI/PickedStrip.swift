@@ -26,7 +26,7 @@ final class PickedStrip: SwiftWidget {
     private var order: [Int64] = []
     /// The item the keyboard was last on: Tab into the strip comes back to it.
     private var lastFocused: Int64?
-    /// Tab (true) or Shift+Tab (false) on an item: the focus leaves the strip (PickerView).
+    /// Tab (true) or Shift+Tab (false) on an item: the focus leaves the strip (Picker).
     var onLeave: ((_ forward: Bool) -> Void)?
     /// The last pick went while the keyboard was on it: the focus has to go somewhere.
     var onFocusLost: (() -> Void)?

@@ -8,7 +8,7 @@ import PhotoLibrary
 import Thumbnails
 
 /// A large view of one photo or video over the grid, with a caption at the bottom. Its two
-/// buttons, Back and the pick toggle, belong in the window's header bar (PickerView hands them to
+/// buttons, Back and the pick toggle, belong in the window's header bar (Picker hands them to
 /// the host and shows them only while the preview does). Videos play muted in a GtkVideo; a
 /// video that cannot play shows its thumbnail and a line saying why.
 ///

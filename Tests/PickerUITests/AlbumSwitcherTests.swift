@@ -47,9 +47,10 @@ final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
         albums.insert(AlbumSummary(album: .folder(id: 90_001), name: Self.longName, count: 3, folderPath: nil, burstGroups: nil), at: 1)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("switcher-cache").path))
         let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
-        let switcher = AlbumSwitcher(coverPaths: { album in
+        let switcher = AlbumSwitcher()
+        switcher.covers = ({ album in
             (try? library.fetchAssets(in: album)).flatMap { $0.count > 0 ? try? library.asset(id: $0.id(at: 0))?.path : nil }.map { [$0] } ?? []
-        }, loader: loader)
+        }, loader)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
         let header = gtk_header_bar_new()!

@@ -22,7 +22,7 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
     }
 
     private func openPicker(camera fake: FakeCamera, devices: FakeDevices, maximum: Int? = nil, height: Int32 = 720)
-        throws -> (PickerView, UnsafeMutablePointer<GtkWidget>, URL) {
+        throws -> (Picker, UnsafeMutablePointer<GtkWidget>, URL) {
         try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("camera-window").appendingPathComponent("Pictures")
         try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/demo-library"), to: root)
@@ -31,7 +31,7 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
         try library.scan()
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("camera-cache").path))
         let store = CameraStore(post: { MainLoopDispatcher.shared.post($0) }, listCameras: { devices.cameras }, makeSource: { _, _ in fake })
-        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])),
+        let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])),
                               maximum: maximum, camera: store, showsCameraAtStart: true)
         view.captureFolder = FilePath(root.appendingPathComponent("Camera").path)
         let window = gtk_window_new()!
@@ -50,7 +50,7 @@ final class CameraViewTests: XCTestCase, @unchecked Sendable {
         return condition()
     }
 
-    private func cameraCell(_ view: PickerView) -> GridCell? { view.cells.compactMap(\.cell).first { $0.isCamera } }
+    private func cameraCell(_ view: Picker) -> GridCell? { view.cells.compactMap(\.cell).first { $0.isCamera } }
 
     nonisolated func testTheFirstCellIsTheLiveCamera() throws {
         try MainActor.assumeIsolated {

@@ -5,7 +5,7 @@ import Glibc
 import PhotoLibrary
 import TestSupport
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 @testable import Thumbnails
 
 /// A decode worker that crashes while the window shows the grid (issue 20): the window stays
@@ -46,7 +46,7 @@ final class DecodeWorkerWindowTests: XCTestCase {
             let workers = DecodeWorkerPool(executable: TestSupport.photopick, maximumWorkers: 2)
             let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: FilePath(folder.appendingPathComponent("thumbnails").path)),
                                           thumbnailers: [], workers: workers)
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: thumbnailer))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: thumbnailer))
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()) }
             gtk_window_set_default_size(window.cast(), 960, 720)

@@ -462,6 +462,66 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Another set of folders given to a picker on screen (a host's folder setting changed) shows
+    /// that library in the same picker (issue 38, point 14: the tree stays, its grid and picks
+    /// are the new library's): the picks of the first go, the header widgets a host packed stay
+    /// the same, and the keys pick and confirm in the new grid.
+    nonisolated func testAnotherSetOfFoldersShowsItsPhotosInTheSamePicker() throws {
+        try MainActor.assumeIsolated {
+            let other = work.appendingPathComponent("Other")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+            for number in 1...2 {
+                let made = try TestSupport.run("/usr/bin/convert", ["-size", "300x200", "xc:hsl(\(number * 90),60%,40%)",
+                                                                     other.appendingPathComponent("q\(number).jpg").path])
+                XCTAssertEqual(made.status, 0, made.error)
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 3600)],
+                                                      ofItemAtPath: other.appendingPathComponent("q\(number).jpg").path)
+            }
+            let script = try pythonHost("refolder", title: "Refolder", width: 800, height: 600, """
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                before = picker.get_header_widgets()
+                switched = []
+                def after():
+                    same = all(a is b for a, b in zip(before, picker.get_header_widgets()))
+                    print("after", len(picker.props.picked_uris), "same header" if same else "other header", flush=True)
+                    picker.grab_focus()
+                    return False
+                def switch():
+                    picker.props.library_folders = [sys.argv[2]]
+                    GLib.timeout_add(800, after)
+                    return False
+                def picked(picker, _):
+                    print("picked", " ".join(picker.props.picked_uris), flush=True)
+                    if not switched and len(picker.props.picked_uris) == 1:
+                        switched.append(True)
+                        GLib.idle_add(switch)
+                picker.connect("notify::picked-uris", picked)
+                def confirmed(picker, uris):
+                    print("confirmed", " ".join(uris), flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                window.set_child(picker)
+                window.present()
+                picker.grab_focus()
+                """)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path, other.path],
+                                           dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Refolder")
+            defer { window.stop() }
+            usleep(1_500_000)
+            try window.keys("space")  // p5, the newest of the first folder
+            usleep(2_500_000)
+            try window.keys("space")  // q2, the newest of the other
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            let (_, lines) = window.finish(timeout: 10)
+            let q2 = "file://" + other.appendingPathComponent("q2.jpg").path
+            XCTAssertEqual(lines.first, "picked \(uri(5))", window.errorText)
+            XCTAssertTrue(lines.contains("after 0 same header"), "the first library's picks went, the header stayed: \(lines) \(window.errorText)")
+            XCTAssertTrue(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "picked" }, "the host heard the picks go: \(lines)")
+            XCTAssertEqual(lines.last, "confirmed \(q2)", "the new library's photo picked and confirmed: \(lines) \(window.errorText)")
+        }
+    }
+
     /// A composer restores a draft's attachments and follows the picks as they are made (issue 38,
     /// point 8): `picked-uris` set at construction picks p3 and p1 again, in that order (a file
     /// that is not in the library is left out), on a first run, once the scan has found them; a

@@ -7,7 +7,7 @@ import PickerModel
 import TestSupport
 @testable import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// A first run as a person sees it: no index, no thumbnails, a library whose dates are shuffled
 /// against the order the scan finds files in. The screen must settle once, on the newest photos,
@@ -40,7 +40,7 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             let library = try freshIndex("first-run-index")
             XCTAssertTrue(library.isEmpty, "a first run")
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("first-run-cache").path))
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache)))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache)))
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
             gtk_window_set_default_size(window.cast(), 960, 720)
@@ -126,7 +126,7 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             try library.scan()
             let cache = ThumbnailCache(root: FilePath(folder.appendingPathComponent("thumbnails").path))
             let thumbnailer = Thumbnailer(cache: cache, thumbnailers: [try XCTUnwrap(ExternalThumbnailer.parse(FilePath(definition.path)))])
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: thumbnailer))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: thumbnailer))
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown(waitsForRunningWork: false) }
             gtk_window_set_default_size(window.cast(), 960, 520)
@@ -164,7 +164,7 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
                 databasePath: TestSupport.temporaryDirectory("no-thumbnailer-index").appendingPathComponent("index.sqlite").path))
             try library.scan()
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("no-thumbnailer-cache").path))
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])))
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
             gtk_window_set_default_size(window.cast(), 960, 720)

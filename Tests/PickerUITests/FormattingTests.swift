@@ -105,9 +105,9 @@ final class FormattingTests: XCTestCase {
 
     func testTheCellSizeIsClampedAndTheAlbumKept() throws {
         let large = try loadState(["cell-size=3000000000", "album=Videos"])
-        XCTAssertEqual(large.cellSize, PickerView.cellSizes.last)
+        XCTAssertEqual(large.cellSize, Picker.cellSizes.last)
         XCTAssertEqual(large.album, "Videos")
-        XCTAssertEqual(try loadState(["cell-size=-3"]).cellSize, PickerView.cellSizes.first)
+        XCTAssertEqual(try loadState(["cell-size=-3"]).cellSize, Picker.cellSizes.first)
         XCTAssertEqual(try loadState(["cell-size=160"]).cellSize, 160)
         XCTAssertNil(try loadState(["cell-size=big"]).cellSize)
     }

@@ -29,11 +29,11 @@ final class GridTests: XCTestCase, @unchecked Sendable {
     /// A window with the picker over a synthetic library of `count` assets.
     /// (The synthetic rows have no files: a running loader would fail their thumbnails, and
     /// files that cannot be shown cannot be picked. `pausedLoader` keeps every request queued.)
-    private func openPicker(count: Int, width: Int32 = 960, pausedLoader: Bool = false) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>) {
+    private func openPicker(count: Int, width: Int32 = 960, pausedLoader: Bool = false) throws -> (Picker, UnsafeMutablePointer<GtkWidget>) {
         try InProcessGTK.require()
         let (library, _) = try SyntheticLibrary.make("grid", count: count)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("grid-cache").path))
-        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: pausedLoader))
+        let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: pausedLoader))
         view.metrics = PickerMetrics()  // (what the assertions count)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), width, 720)
@@ -54,7 +54,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             let library = try PhotoLibrary(roots: [FilePath(TestSupport.packageRoot.appendingPathComponent("data/demo-library").path)],
                                            location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
             try library.scan()
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])))
             view.metrics = PickerMetrics()  // (what the assertions count)
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()) }
@@ -133,7 +133,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("cancel-cache").path))
             let loader = ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true)
             defer { loader.shutdown() }
-            let view = PickerView(library: library, loader: loader)
+            let view = Picker.hosting(library: library, loader: loader)
             view.metrics = PickerMetrics()  // (what the assertions count)
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()) }
@@ -167,7 +167,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             let (library, _) = try SyntheticLibrary.make("first-frame", count: 5_000)
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("first-frame-cache").path))
             for shown in [true, false] {
-                let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+                let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
                 view.metrics = PickerMetrics()  // (what the assertions count)
                 let window = gtk_window_new()!
                 defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
@@ -247,7 +247,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
     /// part's state lives exactly as long as its widget: when the window goes, every cell goes.
     nonisolated func testThePickerIsATreeOfItsOwnWidgetsWhoseStateGoesWithThem() throws {
         try MainActor.assumeIsolated {
-            var (view, window) = try openPicker(count: 2_000, pausedLoader: true) as (PickerView?, UnsafeMutablePointer<GtkWidget>)
+            var (view, window) = try openPicker(count: 2_000, pausedLoader: true) as (Picker?, UnsafeMutablePointer<GtkWidget>)
             let cells = view!.cells, loader = view!.loader
             var types: [String: Int] = [:]
             var overlaysInCells = 0
@@ -277,6 +277,12 @@ final class GridTests: XCTestCase, @unchecked Sendable {
                 XCTAssertEqual(types[part], 1, "\(part) in the tree: \(types)")
             }
             XCTAssertEqual(GridCell.of(mapped[0].root) === mapped[0], true, "the widget holds its cell")
+            // The picker is the PhotopickPicker a host makes (photopick_picker_new), whose Swift
+            // side owns that tree and goes with it.
+            XCTAssertEqual(typeName(view!.widget), "PhotopickPicker")
+            XCTAssertTrue(Picker.of(view!.widget) === view, "the widget holds its picker")
+            XCTAssertTrue(gtk_widget_is_ancestor(view!.grid, view!.widget) != 0, "the grid is in the picker's widget")
+            weak let picker = view
             // (The cells found are held no longer than this.)
             _ = consume mapped
             view = nil
@@ -284,6 +290,7 @@ final class GridTests: XCTestCase, @unchecked Sendable {
             pump(seconds: 0.5)
             loader.shutdown()
             XCTAssertEqual(cells.compactMap(\.cell).count, 0, "no cell outlives its widget")
+            XCTAssertNil(picker, "the picker goes with its widget")
         }
     }
 

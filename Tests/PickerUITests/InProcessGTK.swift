@@ -30,6 +30,9 @@ enum InProcessGTK {
         let running = gtk_init_check() != 0
         // (As the program does: its window is an AdwApplication's.)
         if running { adw_init() }
+        // (As the program does: the widget's shell and its implementation are linked in, and the
+        // tests make their pickers through photopick_picker_new, Picker.hosting.)
+        if running { photopick_shell_attach_linked() }
         started = running
         return running
     }

@@ -7,7 +7,7 @@ import PickerModel
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// The window in Russian and in Korean, as a person with that desktop language sees it: the
 /// buttons, the album's name, a date with the month in the language's words, counts that follow
@@ -63,21 +63,22 @@ final class LocalizedWindowTests: XCTestCase, @unchecked Sendable {
     }
 
     /// A window on the demo library (read only: the index and thumbnails go to the test's folders).
-    private func openPicker() throws -> (view: PickerView, library: PhotoLibrary) {
+    private func openPicker() throws -> (view: Picker, library: PhotoLibrary) {
         let index = TestSupport.temporaryDirectory("localized-index")
         let thumbnails = TestSupport.temporaryDirectory("localized-thumbnails")
         folders += [index, thumbnails]
         let library = try PhotoLibrary(roots: [FilePath(TestSupport.packageRoot.appendingPathComponent("data/demo-library").path)],
                                        location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
         try library.scan()
-        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])),
+        let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: ThumbnailCache(root: FilePath(thumbnails.path)), thumbnailers: [])),
                               camera: nil)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
-        let header = gtk_header_bar_new()!
-        gtk_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
-        gtk_header_bar_pack_start(header.opaque, view.cancelButton)
-        gtk_header_bar_pack_end(header.opaque, view.confirmButton)
+        // (The header's widgets as a host packs them: photopick_picker_get_header_widgets.)
+        let header = gtk_header_bar_new()!, parts = view.headerWidgets
+        gtk_header_bar_set_title_widget(header.opaque, parts.title)
+        gtk_header_bar_pack_start(header.opaque, parts.start)
+        gtk_header_bar_pack_end(header.opaque, parts.end)
         gtk_window_set_titlebar(window.cast(), header)
         gtk_window_set_child(window.cast(), view.widget)
         try view.showAlbums()

@@ -6,7 +6,7 @@ import PickerModel
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// The large preview in the real window, driven with the mouse and keyboard under Xvfb: the
 /// header swaps Cancel and Add for Back and the pick toggle, and keys still work over a video.
@@ -137,7 +137,7 @@ final class PreviewPlaybackTests: XCTestCase, @unchecked Sendable {
 
 
     private var window: UnsafeMutablePointer<GtkWidget>?
-    private var view: PickerView?
+    private var view: Picker?
     private var folders: [URL] = []
 
     nonisolated override func tearDown() {
@@ -160,7 +160,7 @@ final class PreviewPlaybackTests: XCTestCase, @unchecked Sendable {
 
     /// A window with the picker over a photo and the demo video; returns the video's position
     /// and the photo's.
-    private func openPicker() throws -> (view: PickerView, video: Int, photo: Int, videoPath: String) {
+    private func openPicker() throws -> (view: Picker, video: Int, photo: Int, videoPath: String) {
         try InProcessGTK.require()
         let root = TestSupport.temporaryDirectory("preview-media")
         let index = TestSupport.temporaryDirectory("preview-index")
@@ -175,17 +175,16 @@ final class PreviewPlaybackTests: XCTestCase, @unchecked Sendable {
                                        location: IndexLocation(databasePath: index.appendingPathComponent("index.sqlite").path))
         try library.scan()
         let cache = ThumbnailCache(root: FilePath(cacheRoot.path))
-        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])),
+        let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: [])),
                               camera: nil)
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
-        // A header as PickerWindow packs it: all five buttons, their visibility left to the view.
-        let header = gtk_header_bar_new()!
-        gtk_header_bar_set_title_widget(header.opaque, view.albumSwitcher)
-        gtk_header_bar_pack_start(header.opaque, view.cancelButton)
-        gtk_header_bar_pack_start(header.opaque, view.previewBackButton)
-        gtk_header_bar_pack_end(header.opaque, view.confirmButton)
-        gtk_header_bar_pack_end(header.opaque, view.previewPickButton)
+        // A header as a host packs it (photopick_picker_get_header_widgets): all five buttons,
+        // their visibility left to the picker.
+        let header = gtk_header_bar_new()!, parts = view.headerWidgets
+        gtk_header_bar_set_title_widget(header.opaque, parts.title)
+        gtk_header_bar_pack_start(header.opaque, parts.start)
+        gtk_header_bar_pack_end(header.opaque, parts.end)
         gtk_window_set_titlebar(window.cast(), header)
         gtk_window_set_child(window.cast(), view.widget)
         try view.showAlbums()

@@ -7,7 +7,7 @@ import PickerModel
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// Photos that arrive above what a person looks at never push it away: the asset at the top
 /// stays at the top, and the arrivals are announced with a way up. At the very top, new photos
@@ -21,12 +21,12 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    private func openPicker(count: Int) throws -> (PickerView, UnsafeMutablePointer<GtkWidget>, FilePath) {
+    private func openPicker(count: Int) throws -> (Picker, UnsafeMutablePointer<GtkWidget>, FilePath) {
         try InProcessGTK.require()
         let (library, root) = try SyntheticLibrary.make("anchor", count: count)
         let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("anchor-cache").path))
         // Paused: the synthetic rows have no files, and failed thumbnails are beside the point.
-        let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+        let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
         let window = gtk_window_new()!
         gtk_window_set_default_size(window.cast(), 960, 720)
         gtk_window_set_child(window.cast(), view.widget)
@@ -37,7 +37,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
     }
 
     /// The asset whose cell is the first at least half in view, and that cell's top edge.
-    private func topAsset(_ view: PickerView) -> (id: Int64, y: Double)? {
+    private func topAsset(_ view: Picker) -> (id: Int64, y: Double)? {
         var best: (position: Int, id: Int64, y: Double)?
         for cell in view.cells.compactMap(\.cell) {
             guard let position = cell.position, let id = cell.assetID, gtk_widget_get_mapped(cell.root) != 0 else { continue }
@@ -51,7 +51,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
     }
 
     /// Where the cell of `id` is (its top edge), if it is bound and in view.
-    private func place(of id: Int64, in view: PickerView) -> Double? {
+    private func place(of id: Int64, in view: Picker) -> Double? {
         for cell in view.cells.compactMap(\.cell) where cell.assetID == id && gtk_widget_get_mapped(cell.root) != 0 {
             var x = 0.0, y = 0.0
             if gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 { return y }
@@ -59,7 +59,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
         return nil
     }
 
-    private func arrive(_ count: Int, in view: PickerView, root: FilePath) throws {
+    private func arrive(_ count: Int, in view: Picker, root: FilePath) throws {
         var change = LibraryChange()
         change.inserted = try SyntheticLibrary.addNewest(view.library, root: root, count: count)
         view.apply(change)
@@ -106,7 +106,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
     }
 
     /// Where every cell in view is, by asset.
-    private func places(_ view: PickerView) -> [Int64: (x: Double, y: Double)] {
+    private func places(_ view: Picker) -> [Int64: (x: Double, y: Double)] {
         var result: [Int64: (x: Double, y: Double)] = [:]
         for cell in view.cells.compactMap(\.cell) where gtk_widget_get_mapped(cell.root) != 0 {
             guard let id = cell.assetID else { continue }

@@ -6,7 +6,7 @@ import PhotoLibrary
 import TestSupport
 import Thumbnails
 import XCTest
-@testable import PickerUI
+@_spi(Testing) @testable import PickerUI
 
 /// What a toast says reaches the screen as written: a file named "Tom & Jerry <1>.jpg" in a
 /// message is words, not markup (libadwaita 1.2 reads a toast's title as Pango markup, and the
@@ -39,7 +39,7 @@ final class ToastTests: XCTestCase, @unchecked Sendable {
             try InProcessGTK.require()
             let (library, _) = try SyntheticLibrary.make("toast", count: 3)
             let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("toast-cache").path))
-            let view = PickerView(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
             let window = gtk_window_new()!
             defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
             gtk_window_set_default_size(window.cast(), 800, 600)

@@ -149,7 +149,7 @@ nonisolated(unsafe) let times = Times()
                                                  formats: [], problem: nil)] },
                       makeSource: { _, _ in SyntheticCamera() })
         : CameraStore(post: { MainLoopDispatcher.shared.post($0) })
-    let view = PickerView(library: library, loader: loader, camera: camera, showsCameraAtStart: synthetic || !CameraDevices.nodes().isEmpty)
+    let view = Picker.hosting(library: library, loader: loader, camera: camera, showsCameraAtStart: synthetic || !CameraDevices.nodes().isEmpty)
     let metrics = PickerMetrics()
     view.metrics = metrics
     let window = gtk_window_new()!

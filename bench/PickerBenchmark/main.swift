@@ -29,10 +29,11 @@ adw_init()  // (as the program's AdwApplication does)
 
 let library = try PhotoLibrary(roots: [FilePath(arguments[2])])
 let loader = ThumbnailLoader()
-// The picker as the program's window has it: the PhotopickPicker widget over the view.
+// The picker as a host has it: a PhotopickPicker (photopick_picker_new), over a controller that
+// neither scans nor watches, so the synthetic rows stay.
 photopick_shell_attach_linked()
-let (picker, behaviour) = PickerBehaviour.hosting(PickerView.controller(library: library), loader: loader)
-let view = behaviour.view!
+let view = Picker.hosting(Picker.controller(library: library), loader: loader)
+let picker = view.widget
 // What the picker counts of its own work (binds, their time, cells waiting for a picture).
 let metrics = PickerMetrics()
 view.metrics = metrics

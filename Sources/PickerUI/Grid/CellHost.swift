@@ -8,7 +8,7 @@ import Thumbnails
 /// the asset's place in the selection, its picture. The cell holds its host weakly (GTK may
 /// keep a list item, and its cell, a moment longer than the picker) and follows its asset's
 /// changes through the stores' subscriptions; gestures, drag and keys are the view's
-/// (PickerView+Cells), as in Nautilus' grid.
+/// (PhotoGrid+Cells), as in Nautilus' grid.
 @MainActor
 protocol CellHost: AnyObject {
     /// The asset's row, or why there is none.

@@ -9,7 +9,7 @@ import Thumbnails
 /// One grid cell: the thumbnail filling a rounded square, a ring and a numbered badge when
 /// picked, the duration on videos, a heart on favourites, a cloud on photos on another machine,
 /// the reason in words for files that failed. Passive, as a cell of Nautilus' grid: it shows its asset and says where it is;
-/// clicks, drag and keys are the view's (PickerView+Cells). Binding subscribes to this asset's
+/// clicks, drag and keys are the grid's (PhotoGrid+Cells). Binding subscribes to this asset's
 /// pick number and row, and asks for its picture; unbinding cancels all three, so a recycled
 /// cell never shows another photo's result and no view walks its cells.
 ///

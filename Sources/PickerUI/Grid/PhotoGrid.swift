@@ -11,7 +11,7 @@ import Thumbnails
 /// columns, the display's scale, the thumbnails in sight first, the window's first screen, and
 /// the photo at the top kept in place while changes go in. It shows what the controller holds and
 /// says what the person did to a photo (`onToggle`, `onOpen`); picking, the preview and the
-/// picker's keys are the picker's (PickerView), as clicks are the view's in Nautilus' grid.
+/// picker's keys are the picker's (Picker), as clicks are the view's in Nautilus' grid.
 ///
 /// A widget of its own type, `PhotopickGrid` (CSS node `photopick-grid`, the grid inside
 /// `.photo-grid`); the widget owns this object. Files beside this one: PhotoGrid+Layout (size,

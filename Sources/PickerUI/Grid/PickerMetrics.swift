@@ -5,7 +5,7 @@ import PhotoLibrary
 import Thumbnails
 
 /// What the benchmarks and tests count of a picker's work on the GTK thread. A picker counts
-/// only when one is given to it (`PickerView.metrics`, before its window is shown): production
+/// only when one is given to it (`Picker.metrics`, before its window is shown): production
 /// code pays for no counters. PHOTOPICK_TRACE_STARTUP gives every picker one, for the trace's
 /// "every bound cell has its thumbnail".
 @MainActor

@@ -6,7 +6,7 @@ import PickerModel
 import Thumbnails
 
 /// Albums: the switcher's list, the open album and how it is remembered.
-extension PickerView {
+extension Picker {
     /// Fills the album switcher (counts read now) and opens `album`.
     public func showAlbums(selecting album: Album? = nil) throws {
         try controller.reloadAlbums(selecting: album)
@@ -32,6 +32,7 @@ extension PickerView {
     /// The grid holds another album now.
     func albumOpened() {
         photoGrid.albumOpened()
+        followOpenAlbum()
         updateEmptyState()
         // A first run's album opens once every date is known: the focus waiting for it goes in.
         photoGrid.focusFirstPhotoIfStillWanted()

@@ -18,33 +18,34 @@ final class HostWindowKeys {
     private let controller: GObjectRef
     private var window: UnsafeMutablePointer<GtkWidget>?
 
-    /// The picker's keys over `view`, in the widget `picker` whose actions they run.
-    init(view: PickerView, picker: UnsafeMutablePointer<GtkWidget>) {
+    /// The keys of `picker`, whose widget's actions they run.
+    init(picker: Picker) {
+        let widget = picker.widget
         let controller = gtk_shortcut_controller_new()!
         self.controller = GObjectRef(controller, transfer: .full)
         gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
         gtk_event_controller_set_name(controller, "photopick-picker-keys")
-        let owns: @MainActor (PickerView) -> Bool = { $0.focusIsInside && !$0.focusIsInPopover }
-        view.addShortcut(to: controller, "Escape") { view in
-            guard owns(view) else { return false }
-            view.endFind()
-            view.cancelOrGoBack()
+        let owns: @MainActor (Picker) -> Bool = { $0.focusIsInside && !$0.focusIsInPopover }
+        picker.addShortcut(to: controller, "Escape") { picker in
+            guard owns(picker) else { return false }
+            picker.endFind()
+            picker.cancelOrGoBack()
             return true
         }
         for trigger in ["<Control>Return", "<Control>KP_Enter"] {
-            view.addShortcut(to: controller, trigger) { view in
-                guard owns(view) else { return false }
-                view.confirm()
+            picker.addShortcut(to: controller, trigger) { picker in
+                guard owns(picker) else { return false }
+                picker.confirm()
                 return true
             }
         }
-        // The widget's own accelerators (PickerBehaviour.installActions), through its actions, so
+        // The widget's own accelerators (the shell's picker_actions), through its actions, so
         // that a disabled one (the camera's, with no camera) stays so.
-        // (The picker outlives this controller on any window: it is detached as the view goes.)
+        // (The picker outlives this controller on any window: it is detached as the library goes.)
         for command in PickerCommands.all where command.name != "confirm" {
             for accelerator in command.accelerators {
-                view.addShortcut(to: controller, accelerator) { view in
-                    guard owns(view), gtk_widget_activate_action_variant(picker, "picker.\(command.name)", nil) != 0 else { return false }
+                picker.addShortcut(to: controller, accelerator) { picker in
+                    guard owns(picker), gtk_widget_activate_action_variant(widget, "picker.\(command.name)", nil) != 0 else { return false }
                     return true
                 }
             }

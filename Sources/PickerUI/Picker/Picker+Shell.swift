@@ -32,48 +32,48 @@ var shell: PhotopickShellFunctions {
 // (Public: an internal function's symbol is hidden in an optimized build, and the linker then
 // dropped it from libphotopick-implementation.so, whose one export it is.)
 @_cdecl("photopick_implementation_attach")
-public func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickBehaviourFunctions>? {
+public func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellFunctions>, _ abi: guint) -> UnsafePointer<PhotopickImplementationFunctions>? {
     guard abi == guint(PHOTOPICK_IMPLEMENTATION_ABI) else { return nil }
     StartupTrace.mark("embedded picker: implementation attached")
     PickerShell.attach(shell.pointee)
-    return UnsafePointer(behaviourFunctions)
+    return UnsafePointer(implementationFunctions)
 }
 
-private func behaviour(_ pointer: UnsafeMutableRawPointer?) -> PickerBehaviour {
+private func picker(_ pointer: UnsafeMutableRawPointer?) -> Picker {
     // (A host that calls the widget from another thread is told so, in debug builds.)
     assertOnGTKThread("a PhotopickPicker was called")
-    return Unmanaged<PickerBehaviour>.fromOpaque(pointer!).takeUnretainedValue()
+    return Unmanaged<Picker>.fromOpaque(pointer!).takeUnretainedValue()
 }
 
 /// The implementation's functions, for the shell.
-nonisolated(unsafe) private let behaviourFunctions: UnsafeMutablePointer<PhotopickBehaviourFunctions> = {
+nonisolated(unsafe) private let implementationFunctions: UnsafeMutablePointer<PhotopickImplementationFunctions> = {
     // (Made on the GTK thread, where its closures run: Swift then lets them reach the
-    // behaviours, which are MainActor's.)
-    nonisolated(unsafe) var table: UnsafeMutablePointer<PhotopickBehaviourFunctions>?
-    MainActor.assumeIsolated { table = makeBehaviourFunctions() }
+    // pickers, which are MainActor's.)
+    nonisolated(unsafe) var table: UnsafeMutablePointer<PhotopickImplementationFunctions>?
+    MainActor.assumeIsolated { table = makeImplementationFunctions() }
     return table!
 }()
 
-@MainActor private func makeBehaviourFunctions() -> UnsafeMutablePointer<PhotopickBehaviourFunctions> {
-    let table = UnsafeMutablePointer<PhotopickBehaviourFunctions>.allocate(capacity: 1)
-    table.initialize(to: PhotopickBehaviourFunctions(
+@MainActor private func makeImplementationFunctions() -> UnsafeMutablePointer<PhotopickImplementationFunctions> {
+    let table = UnsafeMutablePointer<PhotopickImplementationFunctions>.allocate(capacity: 1)
+    table.initialize(to: PhotopickImplementationFunctions(
         new: { picker in
             // (A pointer is not Sendable: it leaves the isolated closure through a variable.)
             var made: UnsafeMutableRawPointer?
-            MainActor.assumeIsolated { made = Unmanaged.passRetained(PickerBehaviour(picker: picker!)).toOpaque() }
+            MainActor.assumeIsolated { made = Unmanaged.passRetained(Picker(picker: picker!)).toOpaque() }
             return made
         },
         changed: { pointer, property in
-            MainActor.assumeIsolated { behaviour(pointer).changed(String(cString: property!)) }
+            MainActor.assumeIsolated { picker(pointer).changed(String(cString: property!)) }
         },
         dispose: { pointer in
             MainActor.assumeIsolated {
-                behaviour(pointer).dispose()
-                Unmanaged<PickerBehaviour>.fromOpaque(pointer!).release()
+                picker(pointer).dispose()
+                Unmanaged<Picker>.fromOpaque(pointer!).release()
             }
         },
         picked_uris: { pointer in
-            let uris = MainActor.assumeIsolated { behaviour(pointer).pickedURIs }
+            let uris = MainActor.assumeIsolated { picker(pointer).pickedURIs }
             let vector = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(OpaquePointer(g_malloc0(gsize((uris.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride))))!
             for (index, uri) in uris.enumerated() { vector[index] = g_strdup(uri) }
             return vector
@@ -86,28 +86,34 @@ nonisolated(unsafe) private let behaviourFunctions: UnsafeMutablePointer<Photopi
                     strings.append(String(cString: uri))
                     cursor += 1
                 }
-                behaviour(pointer).setPickedURIs(strings)
+                picker(pointer).setPickedURIs(strings)
             }
         },
-        confirm: { pointer in MainActor.assumeIsolated { behaviour(pointer).confirm() } },
-        clear: { pointer in MainActor.assumeIsolated { behaviour(pointer).clear() } },
-        grab_focus: { pointer in MainActor.assumeIsolated { behaviour(pointer).grabFocus() ? 1 : 0 } },
+        confirm: { pointer in
+            MainActor.assumeIsolated {
+                let picker = picker(pointer)
+                picker.buildIfWaiting()
+                picker.confirm()
+            }
+        },
+        clear: { pointer in MainActor.assumeIsolated { picker(pointer).clear() } },
+        grab_focus: { pointer in MainActor.assumeIsolated { picker(pointer).grabFocus() ? 1 : 0 } },
         header_widgets: { pointer, start, title, end in
             MainActor.assumeIsolated {
-                let widgets = behaviour(pointer).headerWidgets
+                let widgets = picker(pointer).headerWidgets
                 start?.pointee = widgets.start
                 title?.pointee = widgets.title
                 end?.pointee = widgets.end
             }
         },
         activate: { pointer, action in
-            MainActor.assumeIsolated { behaviour(pointer).activate(String(cString: action!)) }
+            MainActor.assumeIsolated { picker(pointer).activate(String(cString: action!)) }
         },
         show_message: { pointer, message in
-            MainActor.assumeIsolated { behaviour(pointer).showMessage(String(cString: message!)) }
+            MainActor.assumeIsolated { picker(pointer).showMessage(String(cString: message!)) }
         },
         reveal_uri: { pointer, uri in
-            MainActor.assumeIsolated { behaviour(pointer).reveal(uri: String(cString: uri!)) }
+            MainActor.assumeIsolated { picker(pointer).reveal(uri: String(cString: uri!)) }
         }))
     return table
 }

@@ -8,7 +8,7 @@ import PickerModel
 import Thumbnails
 
 /// The large preview over the grid.
-extension PickerView {
+extension Picker {
     /// The preview's header buttons, for the host's header bar: Back (at the start) and the pick
     /// toggle (at the end). Hidden unless the preview shows; while it shows, `albumSwitcher`,
     /// `cancelButton` and `confirmButton` are hidden instead (Cancel must not be one click away

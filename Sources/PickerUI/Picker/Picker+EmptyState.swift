@@ -8,7 +8,7 @@ import PickerModel
 import Thumbnails
 
 /// What the grid says when it has nothing to show, and Choose Folder….
-extension PickerView {
+extension Picker {
     /// What the empty grid says, in words a person can act on.
     struct EmptyState: Equatable {
         var icon: String
@@ -67,6 +67,7 @@ extension PickerView {
     }
 
     func updateEmptyState() {
+        guard controller != nil else { return }
         let state = emptyStateShown
         if let state {
             adw_status_page_set_icon_name(emptyState.opaque, state.icon)

@@ -11,17 +11,17 @@ enum PickerCommands {
     struct Command {
         let name: String
         let accelerators: [String]
-        let run: @MainActor (PickerView) -> Void
+        let run: @MainActor (Picker) -> Void
     }
 
     static let all: [Command] = [
         Command(name: "confirm", accelerators: ["<Control>Return", "<Control>KP_Enter"]) { $0.confirm() },
         Command(name: "cancel", accelerators: []) { $0.cancelOrGoBack() },
-        Command(name: "pick", accelerators: []) { view in
-            if let position = view.focusedPosition { view.toggle(at: position) }
+        Command(name: "pick", accelerators: []) { picker in
+            if let position = picker.focusedPosition { picker.toggle(at: position) }
         },
-        Command(name: "preview", accelerators: ["<Alt>Return"]) { view in
-            if let position = view.focusedPosition { view.openPreview(at: position) }
+        Command(name: "preview", accelerators: ["<Alt>Return"]) { picker in
+            if let position = picker.focusedPosition { picker.openPreview(at: position) }
         },
         Command(name: "zoom-in", accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"]) { $0.zoom(by: 1) },
         Command(name: "zoom-out", accelerators: ["<Control>minus", "<Control>KP_Subtract"]) { $0.zoom(by: -1) },
@@ -33,11 +33,11 @@ enum PickerCommands {
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
 }
 
-extension PickerView {
+extension Picker {
     /// Escape: back from the preview or the capture view, else cancel (where Escape cancels).
     func cancelOrGoBack() {
         if locationIsOpen { closeLocation() } else if captureView.isVisible { closeCapture() } else if preview.isVisible { closePreview() }
-        else if escapeCancels { onCancel?() }
+        else if escapeCancels { cancelled() }
     }
 
     /// Ctrl+O: the album list opens, its search taking the keys.

@@ -9,7 +9,7 @@ import Thumbnails
 
 /// The library behind the grid, through the controller: changes applied with exact positions and
 /// the scan that keeps the index current while the window is open, with its progress line.
-extension PickerView {
+extension Picker {
     /// Applies a library change to the open album (exact positions) and drops deleted picks.
     public func apply(_ change: LibraryChange) {
         controller.apply(change)
@@ -35,7 +35,7 @@ extension PickerView {
                 self.photoGrid.focusFirstPhotoIfStillWanted()
             case .scanProgress(let progress, let expected): self.showProgress(progress, expected: expected)
             case .scanFinished:
-                gtk_revealer_set_reveal_child(self.progress.opaque, 0)
+                self.showIndexing(false)
                 self.updateEmptyState()
             case .problem(let problem): self.report(problem)
             case .anchorMoved(let from, let to): self.photoGrid.keepAnchor(from: from, to: to)
@@ -86,7 +86,14 @@ extension PickerView {
         // Translators: the header while indexing; {percent} is a number from 0 to 99.
         gtk_label_set_text(progressLabel.opaque, i18n("Indexing {percent}%", ["percent": String(min(done, 99))]))
         setTooltip(progressLabel, detail)
-        gtk_revealer_set_reveal_child(self.progress.opaque, progress.finished ? 0 : 1)
+        showIndexing(!progress.finished)
+    }
+
+    /// The indexing progress fades in and out; hidden, it takes no room in the header (a narrow
+    /// window's minimum is the header's words).
+    func showIndexing(_ shown: Bool) {
+        if shown { gtk_widget_set_visible(progress, 1) }
+        gtk_revealer_set_reveal_child(progress.opaque, shown ? 1 : 0)
     }
 
     func announceNewer(_ count: Int) {

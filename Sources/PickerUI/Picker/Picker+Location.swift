@@ -8,7 +8,7 @@ import PhotoLibrary
 /// Ctrl+L: a path typed by hand, as GTK's file chooser (and so zenity) offers it. It rescues a
 /// script whose filter or library does not show the file the person wants: any file can be
 /// given, and the picker answers with it.
-extension PickerView {
+extension Picker {
     /// Whether a host takes typed paths (a script's picker does; the app from the menu does not).
     var offersLocation: Bool { onTypedPath != nil }
 

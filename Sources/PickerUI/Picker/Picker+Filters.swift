@@ -11,7 +11,7 @@ import PhotoLibrary
 // sees why files are hidden). The chosen filter's rules, read as the portal sends them
 // (gtk_file_filter_to_gvariant: patterns, suffixes as patterns, MIME types), are AssetFilter's
 // `choice`.
-extension PickerBehaviour {
+extension Picker {
     /// The shell's list of filters (a GListStore of GtkFileFilter), held by the shell.
     var filtersModel: OpaquePointer {
         var value = GValue()

@@ -8,7 +8,7 @@ import PickerModel
 import Thumbnails
 
 /// Picking, confirming, and what the picker says (toasts, problems).
-extension PickerView {
+extension Picker {
 
     func toggle(at position: Int) {
         // The camera slot takes a photo instead.
@@ -94,7 +94,7 @@ extension PickerView {
             return
         }
         do {
-            onConfirm?(try controller.readAssets(selection.picked))
+            confirmed(try controller.readAssets(selection.picked))
         } catch {
             // The picks stay: the person can try again, or cancel.
             DeveloperLog.say("cannot read the picked photos from the index: \(error)")

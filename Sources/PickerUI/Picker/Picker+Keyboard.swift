@@ -8,7 +8,7 @@ import GTKSupport
 /// Alt+Enter previews, Ctrl+plus/minus zoom, letters find a name) act only while a photo has the
 /// focus; Tab moves between regions (header, grid, strip) instead of walking through thousands
 /// of photos.
-extension PickerView {
+extension Picker {
     func installKeys() {
         installWindowShortcuts()
         let keys = gtk_event_controller_key_new()!
@@ -28,7 +28,7 @@ extension PickerView {
             self.releaseCellsBeyondFirstScreen()
             return self.gridKey(keyval, modifiers)
         })
-        gtk_widget_add_controller(widget, keys)
+        gtk_widget_add_controller(body, keys)
     }
 
     /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has
@@ -49,7 +49,7 @@ extension PickerView {
                 return true
             }
         }
-        gtk_widget_add_controller(widget, controller)
+        gtk_widget_add_controller(body, controller)
     }
 
     /// Whether the picker's keys are its own now: always in a window of its own; in a host's
@@ -60,7 +60,7 @@ extension PickerView {
     /// Whether the keyboard focus is on one of the picker's widgets.
     var focusIsInside: Bool {
         guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
-        let scope = [widget, cancelButton, previewBackButton, progress, albumSwitcher, previewPickButton, confirmButton] + keyScope
+        let scope = [widget, body, startBox, titleBox, endBox, cancelButton, previewBackButton, progress, albumSwitcher, previewPickButton, confirmButton]
         return scope.contains { focus == $0 || gtk_widget_is_ancestor(focus, $0) != 0 }
     }
 
@@ -72,9 +72,9 @@ extension PickerView {
     }
 
     private final class ShortcutBox {
-        weak var view: PickerView?
-        let action: @MainActor (PickerView) -> Bool
-        init(_ view: PickerView, _ action: @escaping @MainActor (PickerView) -> Bool) {
+        weak var view: Picker?
+        let action: @MainActor (Picker) -> Bool
+        init(_ view: Picker, _ action: @escaping @MainActor (Picker) -> Bool) {
             self.view = view
             self.action = action
         }
@@ -82,7 +82,7 @@ extension PickerView {
 
     /// Adds a shortcut that runs `action`, which says whether it took the key (when not, the
     /// key goes on to the next handler).
-    public func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping @MainActor (PickerView) -> Bool) {
+    public func addShortcut(to controller: OpaquePointer, _ trigger: String, _ action: @escaping @MainActor (Picker) -> Bool) {
         let box = Unmanaged.passRetained(ShortcutBox(self, action)).toOpaque()
         // (Entered through assumeIsolated: nothing checks the thread of a C callback on entry.)
         let callback = gtk_callback_action_new({ _, _, data in MainActor.assumeIsolated {

@@ -9,7 +9,7 @@ import PickerModel
 /// store by themselves (GridCell, PickedStrip); here are what the person does about a copy
 /// (cancel it, try it again) and a confirm that waits for the copies: the primary button says
 /// "Fetching 2 of 3…" and the answer goes once every pick is local.
-extension PickerView {
+extension Picker {
     /// The cell's cancel button: the copy stops, its partial file goes, and the photo is unpicked.
     /// The buttons of a pick's copy, in its cell and strip item (`fetch.cancel`, `fetch.retry`,
     /// with the asset's id): actions of the view's own widget, which no host sees among the
@@ -18,8 +18,8 @@ extension PickerView {
         let group = g_simple_action_group_new()!
         let type = g_variant_type_new("x")
         defer { g_variant_type_free(type) }
-        for (name, run) in [("cancel", { (view: PickerView, id: Int64) in view.cancelFetch(id) }),
-                            ("retry", { (view: PickerView, id: Int64) in view.retryFetch(id) })] {
+        for (name, run) in [("cancel", { (view: Picker, id: Int64) in view.cancelFetch(id) }),
+                            ("retry", { (view: Picker, id: Int64) in view.retryFetch(id) })] {
             let action = g_simple_action_new(name, type)!
             Signal.connect(action.raw, "activate", object: { [weak self] parameter in
                 guard let self else { return }
@@ -28,7 +28,7 @@ extension PickerView {
             g_action_map_add_action(OpaquePointer(group.raw), OpaquePointer(action.raw))
             g_object_unref(action.raw)
         }
-        gtk_widget_insert_action_group(widget, "fetch", OpaquePointer(group.raw))
+        gtk_widget_insert_action_group(body, "fetch", OpaquePointer(group.raw))
         g_object_unref(group.raw)
     }
 

@@ -27,28 +27,28 @@ import PickerModel
         waiting = []
     }
 
-    func restore(into view: PickerView, library: PhotoLibrary) {
-        look(in: view, library: library, scanFinished: false)
+    func restore(into picker: Picker, library: PhotoLibrary) {
+        look(in: picker, library: library, scanFinished: false)
         guard !waiting.isEmpty else { return }
         // At the end of each scan: what it found; a later one (a disk plugged in while the picker
         // is open is read again) picks what came back.
-        scanWatch = view.controller.observe { [weak self, weak view] event in
-            guard case .scanFinished = event, let self, let view, self.scanWatch != nil else { return }
-            self.look(in: view, library: library, scanFinished: true)
+        scanWatch = picker.controller.observe { [weak self, weak picker] event in
+            guard case .scanFinished = event, let self, let picker, self.scanWatch != nil else { return }
+            self.look(in: picker, library: library, scanFinished: true)
             if self.waiting.isEmpty { self.scanWatch = nil }
         }
     }
 
     /// A pick picked late (its disk plugged in while the window is open) goes back to its place
     /// of last time: after the last pick saved before it.
-    private func putInItsPlace(_ id: Int64, uri: String, view: PickerView, library: PhotoLibrary) {
+    private func putInItsPlace(_ id: Int64, uri: String, picker: Picker, library: PhotoLibrary) {
         let before = Set(saved.prefix { $0 != uri }.compactMap { saved in
             Self.path(of: saved).flatMap { try? library.asset(path: $0)?.id }
         })
-        let picked = view.selection.picked
+        let picked = picker.selection.picked
         guard picked.last == id else { return }
         let place = picked.lastIndex { before.contains($0) }.map { $0 + 1 } ?? 0
-        view.selection.move(from: picked.count - 1, to: place)
+        picker.selection.move(from: picked.count - 1, to: place)
     }
 
     /// A saved pick's path: a `file://` URI's, or a location URI itself (`sftp://…`).
@@ -57,14 +57,14 @@ import PickerModel
         return given.isLocationURI ? given : RemoteFiles.localPath(ofFileURI: given)
     }
 
-    private func look(in view: PickerView, library: PhotoLibrary, scanFinished: Bool) {
+    private func look(in picker: Picker, library: PhotoLibrary, scanFinished: Bool) {
         var still: [String] = []
         for uri in waiting {
             guard let path = Self.path(of: uri) else { continue }
             if path.isLocationURI {
                 // (On another machine: the index says whether it is there.)
                 if let asset = try? library.asset(path: path) {
-                    pick(asset.id, uri: uri, view: view, library: library, late: scanFinished)
+                    pick(asset.id, uri: uri, picker: picker, library: library, late: scanFinished)
                 } else if !scanFinished {
                     still.append(uri)
                 }
@@ -74,7 +74,7 @@ import PickerModel
             let exists = path.withCString { lstat($0, &info) } == 0
             // (The index keeps the photos of a disk not plugged in: such a pick waits.)
             if exists, let asset = try? library.asset(path: path) {
-                pick(asset.id, uri: uri, view: view, library: library, late: scanFinished)
+                pick(asset.id, uri: uri, picker: picker, library: library, late: scanFinished)
             } else if exists ? !scanFinished : !path.parent.isDirectory {
                 // Not indexed yet (the scan will find it), or its folder away (a disk not plugged
                 // in); once the scan is done, a file it did not find is outside the library.
@@ -84,8 +84,8 @@ import PickerModel
         waiting = still
     }
 
-    private func pick(_ id: Int64, uri: String, view: PickerView, library: PhotoLibrary, late: Bool) {
-        guard view.selection.number(of: id) == nil, case .picked = view.selection.toggle(id) else { return }
-        if late { putInItsPlace(id, uri: uri, view: view, library: library) }
+    private func pick(_ id: Int64, uri: String, picker: Picker, library: PhotoLibrary, late: Bool) {
+        guard picker.selection.number(of: id) == nil, case .picked = picker.selection.toggle(id) else { return }
+        if late { putInItsPlace(id, uri: uri, picker: picker, library: library) }
     }
 }

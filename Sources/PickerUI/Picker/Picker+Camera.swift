@@ -8,14 +8,14 @@ import PickerModel
 
 /// The camera: its cell opens the capture view, whose shutter saves a photo that then appears
 /// first in the grid, picked.
-extension PickerView {
+extension Picker {
     func setUpCamera() {
         captureView.onClose = { [weak self] in self?.closeCapture() }
         captureView.onShutter = { [weak self] in self?.takePhoto() }
         // (A capture shown in the grid, or saved but not picked: the controller's events.)
         // No streaming for a window that is not shown.
-        Signal.connect(widget.raw, "map") { [weak self] in self?.controller.camera?.setWindowShown(true) }
-        Signal.connect(widget.raw, "unmap") { [weak self] in self?.controller.camera?.setWindowShown(false) }
+        Signal.connect(body.raw, "map") { [weak self] in self?.controller?.camera?.setWindowShown(true) }
+        Signal.connect(body.raw, "unmap") { [weak self] in self?.controller?.camera?.setWindowShown(false) }
     }
 
     /// Opens the capture view (a click on the camera cell, or Enter or Space on it).
@@ -77,7 +77,7 @@ extension PickerView {
             case .success(let path):
                 self.lastCapture = path
                 self.closeCapture()
-                self.controller.adoptCapture(path)
+                self.controller?.adoptCapture(path)
             case .failure(let failure):
                 self.showToast(failure.explanation)
                 gtk_widget_error_bell(self.grid)

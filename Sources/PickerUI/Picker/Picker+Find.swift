@@ -9,7 +9,7 @@ import PhotoLibrary
 /// typed shows at the bottom of the grid and goes 2.5 s after the last key; Backspace takes a
 /// letter back. In a script's picker "/" or "~" opens the location bar instead (Ctrl+L), as in
 /// GTK's chooser. Space still picks and Escape still cancels.
-extension PickerView {
+extension Picker {
     /// How long the typed text stays after the last key (GtkTreeView's type-ahead keeps its
     /// entry 5 s; a photo is found at the first letters, so the next search starts sooner).
     static let findTimeout: guint = 2500
