@@ -34,7 +34,7 @@ extension Picker {
     }
 
     /// A picker already on screen (added to a window the person sees) is built once the window
-    /// has drawn its frame, and in two steps with a frame between them, the view and then its
+    /// has drawn its frame, and in two steps with a frame between them, the library and then its
     /// album (issue 38, point 6): built in one turn with the host's own work and the library's
     /// loading, the host's window froze for 168 ms when the picker came up, and for 35-50 ms
     /// built in one step after its frame.

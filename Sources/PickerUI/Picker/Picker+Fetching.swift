@@ -18,8 +18,8 @@ extension Picker {
         let group = g_simple_action_group_new()!
         let type = g_variant_type_new("x")
         defer { g_variant_type_free(type) }
-        for (name, run) in [("cancel", { (view: Picker, id: Int64) in view.cancelFetch(id) }),
-                            ("retry", { (view: Picker, id: Int64) in view.retryFetch(id) })] {
+        for (name, run) in [("cancel", { (picker: Picker, id: Int64) in picker.cancelFetch(id) }),
+                            ("retry", { (picker: Picker, id: Int64) in picker.retryFetch(id) })] {
             let action = g_simple_action_new(name, type)!
             Signal.connect(action.raw, "activate", object: { [weak self] parameter in
                 guard let self else { return }

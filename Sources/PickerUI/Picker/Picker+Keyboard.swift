@@ -37,15 +37,15 @@ extension Picker {
     func installWindowShortcuts() {
         let controller = gtk_shortcut_controller_new()!
         gtk_shortcut_controller_set_scope(controller, GTK_SHORTCUT_SCOPE_GLOBAL)
-        addShortcut(to: controller, "Escape") { view in
-            guard view.ownsKeys else { return false }
-            view.cancelOrGoBack()
+        addShortcut(to: controller, "Escape") { picker in
+            guard picker.ownsKeys else { return false }
+            picker.cancelOrGoBack()
             return true
         }
         for trigger in ["<Control>Return", "<Control>KP_Enter"] {
-            addShortcut(to: controller, trigger) { view in
-                guard view.ownsKeys else { return false }
-                view.confirm()
+            addShortcut(to: controller, trigger) { picker in
+                guard picker.ownsKeys else { return false }
+                picker.confirm()
                 return true
             }
         }
@@ -72,10 +72,10 @@ extension Picker {
     }
 
     private final class ShortcutBox {
-        weak var view: Picker?
+        weak var picker: Picker?
         let action: @MainActor (Picker) -> Bool
-        init(_ view: Picker, _ action: @escaping @MainActor (Picker) -> Bool) {
-            self.view = view
+        init(_ picker: Picker, _ action: @escaping @MainActor (Picker) -> Bool) {
+            self.picker = picker
             self.action = action
         }
     }
@@ -88,8 +88,8 @@ extension Picker {
         let callback = gtk_callback_action_new({ _, _, data in MainActor.assumeIsolated {
             let box = Unmanaged<ShortcutBox>.fromOpaque(data!).takeUnretainedValue()
             // (The shortcuts are the picker's own: they go with its widget.)
-            guard let view = box.view else { return 0 }
-            return box.action(view) ? 1 : 0
+            guard let picker = box.picker else { return 0 }
+            return box.action(picker) ? 1 : 0
         } }, box, { data in
             MainActor.preconditionIsolated()
             Unmanaged<ShortcutBox>.fromOpaque(data!).release()

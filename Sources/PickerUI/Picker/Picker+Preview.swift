@@ -12,7 +12,7 @@ extension Picker {
     /// The preview's header buttons, for the host's header bar: Back (at the start) and the pick
     /// toggle (at the end). Hidden unless the preview shows; while it shows, `albumSwitcher`,
     /// `cancelButton` and `confirmButton` are hidden instead (Cancel must not be one click away
-    /// from dropping every pick). A host packs all five and leaves their visibility to the view.
+    /// from dropping every pick). A host packs all five and leaves their visibility to the picker.
     public var previewBackButton: UnsafeMutablePointer<GtkWidget> { preview.backButton }
     public var previewPickButton: UnsafeMutablePointer<GtkWidget> { preview.pickButton }
 

@@ -246,6 +246,7 @@ public final class Picker {
         _confirmButton = Owned(wrappedValue: gtk_button_new_with_label(i18n("Add")))
         _cancelButton = Owned(wrappedValue: gtk_button_new_with_label(i18n("Cancel")))
         makeTree()
+        StartupTrace.mark("embedded picker: tree made")
 
         if let (controller, loader) = Self.pendingController {
             isHosted = true
