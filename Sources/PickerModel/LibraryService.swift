@@ -202,7 +202,9 @@ public final class LibraryService {
             } catch ScanError.cancelled {
                 return  // the last picker closed: nobody to tell
             } catch {
-                failure = i18n("Indexing stopped: {reason}", ["reason": "\(error)"])
+                // (The person's sentence; the error for the developer.)
+                DeveloperLog.say("indexing stopped: \(error)")
+                failure = i18n("Indexing stopped because of an error: new and changed photos may be missing")
             }
             handOver(now: 0)
             let unreachable = library.unreachableRoots
@@ -250,7 +252,8 @@ public final class LibraryService {
             try watcher.start()
             self.watcher = watcher
         } catch {
-            publish(.problem(i18n("New photos will show up only after Photopick restarts: {reason}", ["reason": "\(error)"])))
+            DeveloperLog.say("cannot watch the library folders: \(error)")
+            publish(.problem(i18n("New photos will show up only after Photopick restarts")))
         }
         lookForMissingRoots()
         // (At once: a server that wants a password is asked for it while the window opens.)

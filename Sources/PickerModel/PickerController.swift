@@ -223,7 +223,8 @@ public final class PickerController {
         do {
             result = try library.fetchAssets(in: album, filter: filter)
         } catch {
-            publish(.problem(i18n("Cannot open the album: {reason}", ["reason": "\(error)"])))
+            DeveloperLog.say("cannot open the album \(album): \(error)")
+            publish(.problem(i18n("The album cannot be opened")))
             // The switcher goes back to the album still shown.
             publish(.albumsChanged)
             return
@@ -318,7 +319,8 @@ public final class PickerController {
                 case .success:
                     break
                 case .failure(let error):
-                    controller.publish(.problem(i18n("Cannot show the latest changes: {reason}", ["reason": "\(error)"])))
+                    DeveloperLog.say("cannot show the latest changes: \(error)")
+                    controller.publish(.problem(i18n("The latest changes cannot be shown")))
                 }
                 controller.computeNextChange()
             }

@@ -31,4 +31,23 @@ final class SourceRuleTests: XCTestCase {
         XCTAssertGreaterThan(read, 150)
         XCTAssertEqual(found, [], "a deinit run later on another thread")
     }
+
+    /// No translated sentence carries a raw error (issue 38, point 15): `"\(error)"` inside an
+    /// `i18n` call put a Swift value's description ("SQLiteError(code: 13, …)", "it has not
+    /// answered for 3 s") in the person's language's sentence, untranslated. The person gets a
+    /// sentence; the error goes to the developer's log (DeveloperLog).
+    func testNoTranslatedSentenceCarriesARawError() throws {
+        let sources = TestSupport.packageRoot.appendingPathComponent("Sources")
+        let enumerator = FileManager.default.enumerator(atPath: sources.path)
+        var found: [String] = []
+        while let relative = enumerator?.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(relative), encoding: .utf8)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                guard let call = line.range(of: "i18n(") else { continue }
+                if line[call.upperBound...].contains("\\(error") { found.append("Sources/\(relative):\(index + 1)") }
+            }
+        }
+        XCTAssertEqual(found, [], "a raw error in a translated sentence")
+    }
 }

@@ -56,7 +56,9 @@ enum PickOutput {
                     try RemoteFiles.checkFile(asset.path, within: 10)
                     return true
                 } catch {
-                    warn(i18n("{file} cannot be reached ({reason}), and is left out", ["file": file, "reason": "\(error)"]))
+                    // (The sentence for the person; the server's answer for whoever reads the log.)
+                    DeveloperLog.say("\(file): \(error)")
+                    warn(i18n("{file} cannot be reached, and is left out", ["file": file]))
                     return false
                 }
             }
