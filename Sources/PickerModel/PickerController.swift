@@ -207,6 +207,7 @@ public final class PickerController {
     /// Recents; an album that is gone falls back to Recents).
     public func reloadAlbums(selecting album: Album? = nil) throws {
         let wanted = album ?? currentAlbum ?? .smart(.recents)
+        StartupTrace.mark("counting albums")
         albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         // (Every album's count, on the GTK thread: a step of the picker's first frame, issue 38.)
         StartupTrace.mark("albums counted")

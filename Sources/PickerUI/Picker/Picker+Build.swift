@@ -154,6 +154,7 @@ extension Picker {
         applyFilter()
         applyProperties()
         followPersonsChoices()
+        StartupTrace.mark("embedded picker: set up")
         return true
     }
 
@@ -161,6 +162,7 @@ extension Picker {
     /// the scan, the watcher and the camera started.
     func openTheAlbumAndStart() {
         guard let controller else { return }
+        StartupTrace.mark("embedded picker: opening the album")
         let camera = controller.camera
         let isFirstRun = library.isEmpty
         // In a window not shown yet (a program that builds its window before it presents it, as
