@@ -41,12 +41,11 @@ extension PhotoLibrary {
         // Two roots may hold folders of the same name: prefix those with their root's name.
         var seen: [String: Int] = [:]
         for row in rows { seen[row.name, default: 0] += 1 }
-        return rows.map { row in
+        return String.sortedByName(rows.map { row in
             let name = seen[row.name]! > 1 && !(row.path == row.root)
                 ? String(decoding: row.root.lastName, as: UTF8.self) + "/" + row.name : row.name
             return AlbumSummary(album: .folder(id: row.id), name: name, count: row.count, folderPath: row.path, burstGroups: nil)
-        }
-        .sorted { $0.name.localizedStandardLess($1.name) }
+        }, name: \.name)
     }
 
     /// The album of a folder of the library (it may hold nothing yet), or nil when the index

@@ -406,20 +406,48 @@ extension String {
 
     /// Case-insensitive, number-aware order ("2" before "10"), as file managers sort names.
     func localizedStandardLess(_ other: String) -> Bool {
-        var left = Array(lowercased().unicodeScalars)[...], right = Array(other.lowercased().unicodeScalars)[...]
-        while let a = left.first, let b = right.first {
+        Self.nameLess(Array(lowercased().unicodeScalars), Array(other.lowercased().unicodeScalars))
+    }
+
+    /// `items` in localizedStandardLess's order of their names, each name lowered once: sorting
+    /// lowered both names at every comparison, 7 ms on the GTK thread for 542 folders when a
+    /// picker opened (issue 38, point 6).
+    static func sortedByName<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
+        items.map { (key: Array(name($0).lowercased().unicodeScalars), item: $0) }
+            .sorted { nameLess($0.key, $1.key) }
+            .map(\.item)
+    }
+
+    /// The order of two lowered names: runs of ASCII digits by their value, the rest scalar by scalar.
+    private static func nameLess(_ left: [Unicode.Scalar], _ right: [Unicode.Scalar]) -> Bool {
+        var i = 0, j = 0
+        while i < left.count, j < right.count {
+            let a = left[i], b = right[j]
             if a.properties.numericType != nil, b.properties.numericType != nil,
-               let x = Int(String(String.UnicodeScalarView(left.prefix { $0.properties.numericType != nil && $0.isASCII }))),
-               let y = Int(String(String.UnicodeScalarView(right.prefix { $0.properties.numericType != nil && $0.isASCII }))) {
+               let (x, endX) = number(in: left, at: i), let (y, endY) = number(in: right, at: j) {
                 if x != y { return x < y }
-                left = left.drop { $0.properties.numericType != nil && $0.isASCII }
-                right = right.drop { $0.properties.numericType != nil && $0.isASCII }
+                i = endX
+                j = endY
                 continue
             }
             if a != b { return a.value < b.value }
-            left = left.dropFirst()
-            right = right.dropFirst()
+            i += 1
+            j += 1
         }
-        return left.isEmpty && !right.isEmpty
+        return i == left.count && j < right.count
+    }
+
+    /// The value of the ASCII digits from `start`, and where they end; nil when there are none
+    /// or they overflow (the scalars are then compared as they are).
+    private static func number(in scalars: [Unicode.Scalar], at start: Int) -> (Int, Int)? {
+        var value = 0, end = start
+        while end < scalars.count, scalars[end].isASCII, scalars[end].properties.numericType != nil {
+            let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedToo) = times.addingReportingOverflow(Int(scalars[end].value) - 48)
+            if overflowed || overflowedToo { return nil }
+            value = sum
+            end += 1
+        }
+        return end > start ? (value, end) : nil
     }
 }

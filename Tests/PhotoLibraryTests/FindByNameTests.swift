@@ -42,4 +42,23 @@ final class FindByNameTests: XCTestCase {
             XCTAssertEqual(try name(at: library.position(ofName: "vid_", in: videos), in: videos, library), "VID_20240421_110000.mp4")
         }
     }
+
+    /// Folders in the album list are in a file manager's order of names: case aside, numbers by
+    /// value ("Trip 2" before "Trip 10"), digits beyond a number's range and other scripts' digits
+    /// one by one; the sort that lowers each name once orders them as the comparison does.
+    func testFoldersSortByNameAsAFileManagerSortsThem() {
+        let names = ["Trip 10", "trip 2", "Trip 2b", "Trip 02", "Äpfel", "apfel", "B", "a", "Zoo",
+                     "99999999999999999999999 big", "99999999999999999999998 big", "x²", "x3", "x", "", "Trip 9", "10", "9"]
+        let sorted = String.sortedByName(names) { $0 }
+        for (index, name) in sorted.enumerated() {
+            for later in sorted[(index + 1)...] {
+                XCTAssertFalse(later.localizedStandardLess(name), "“\(later)” sorts before “\(name)”: \(sorted)")
+            }
+        }
+        XCTAssertLessThan(sorted.firstIndex(of: "trip 2")!, sorted.firstIndex(of: "Trip 10")!)
+        XCTAssertLessThan(sorted.firstIndex(of: "Trip 9")!, sorted.firstIndex(of: "Trip 10")!)
+        XCTAssertLessThan(sorted.firstIndex(of: "9")!, sorted.firstIndex(of: "10")!)
+        XCTAssertLessThan(sorted.firstIndex(of: "a")!, sorted.firstIndex(of: "B")!)
+        XCTAssertEqual(sorted.first, "")
+    }
 }
