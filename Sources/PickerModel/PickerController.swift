@@ -206,20 +206,56 @@ public final class PickerController {
     /// Reads the album list again (counts now) and opens `album` (else the open one, else
     /// Recents; an album that is gone falls back to Recents).
     public func reloadAlbums(selecting album: Album? = nil) throws {
+        show(try readAlbums(selecting: album))
+    }
+
+    /// What `reloadAlbums` reads before it changes anything: the album list with its counts, and
+    /// the album to open with its first rows. A picker coming up on screen reads in one turn of
+    /// the main loop and shows in the next, after a frame (issue 38, point 6: both in one turn
+    /// were 12 ms after the frame that first lays the picker out, and the host missed a frame).
+    /// Nothing may change the library's rows in between: the picker reads before its scan and
+    /// watcher start (a change applied meanwhile would be lost with the older rows).
+    public struct AlbumsRead {
+        let albums: [AlbumSummary]
+        let album: Album
+        let result: FetchResult?
+        let filter: AssetFilter
+    }
+
+    public func readAlbums(selecting album: Album? = nil) throws -> AlbumsRead {
         let wanted = album ?? currentAlbum ?? .smart(.recents)
         StartupTrace.mark("counting albums")
-        albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        let albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         // (Every album's count, on the GTK thread: a step of the picker's first frame, issue 38.)
         StartupTrace.mark("albums counted")
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
-        open(shown)
+        let result = shown != currentAlbum || model.fetchResult == nil ? fetch(shown) : nil
+        return AlbumsRead(albums: albums, album: shown, result: result, filter: filter)
+    }
+
+    /// Shows what `readAlbums` read: the switcher's list, and the album in the grid (read again
+    /// if the filter changed since).
+    public func show(_ read: AlbumsRead) {
+        guard !isClosed else { return }
+        albums = read.albums
+        if let result = read.result, read.filter == filter {
+            put(result, of: read.album)
+        } else {
+            open(read.album)
+        }
         publish(.albumsChanged)
     }
 
     /// Opens `album` in the model. Picks stay: they belong to the library, not to an album.
     public func open(_ album: Album) {
         // Refilling the list re-selects the open album: keep its fetch result.
-        guard album != currentAlbum || model.fetchResult == nil else { return }
+        guard album != currentAlbum || model.fetchResult == nil, let result = fetch(album) else { return }
+        put(result, of: album)
+    }
+
+    /// `album`'s fetch result with its first screens' rows read; nil when it cannot be read
+    /// (the person is told).
+    private func fetch(_ album: Album) -> FetchResult? {
         let result: FetchResult
         do {
             result = try library.fetchAssets(in: album, filter: filter)
@@ -228,16 +264,21 @@ public final class PickerController {
             publish(.problem(i18n("The album cannot be opened")))
             // The switcher goes back to the album still shown.
             publish(.albumsChanged)
-            return
+            return nil
         }
-        currentAlbum = album
-        // A new fetch shows everything: nothing is held above it.
-        heldArrivals = []
-        publish(.newerAbove(0))
         StartupTrace.mark("album fetched")
         // The rows of the first screens in one query, before their cells bind one by one.
         _ = try? library.assets(ids: result.ids(in: 0..<300))
         StartupTrace.mark("first rows read")
+        return result
+    }
+
+    /// The grid shows `result`, the fetch result of `album`.
+    private func put(_ result: FetchResult, of album: Album) {
+        currentAlbum = album
+        // A new fetch shows everything: nothing is held above it.
+        heldArrivals = []
+        publish(.newerAbove(0))
         publish(.albumOpening)
         model.replace(with: result)
         StartupTrace.mark("album in the grid")

@@ -45,7 +45,14 @@ extension Picker {
             self.waitingToBuild = false
             guard self.openTheLibrary() else { return }
             self.albumWaits = true
-            self.afterTheNextFrame { [weak self] in self?.buildIfWaiting() }
+            // The album read after the frame that lays the picker out, and shown after the
+            // next: in one turn the two were 12 ms after that frame's 13, and the host missed a
+            // frame (issue 38, point 6).
+            self.afterTheNextFrame { [weak self] in
+                guard let self, self.albumWaits else { return }
+                self.albumRead = self.readAlbum(fallingBack: true)
+                self.afterTheNextFrame { [weak self] in self?.buildIfWaiting() }
+            }
         }
     }
 
@@ -171,7 +178,12 @@ extension Picker {
         // now (at most 0.1 s; a warm start's first frame then holds every one).
         let unshown = unshownWindowSize
         if let unshown, !unshown.maximized { holdCellsBeyondFirstScreen(width: unshown.width, height: unshown.height) }
-        openAlbum(fallingBack: true)
+        if let read = albumRead {
+            albumRead = nil
+            controller.show(read)
+        } else {
+            openAlbum(fallingBack: true)
+        }
         StartupTrace.mark("embedded picker: album open")
         for notice in library.notices { report(notice.message, printing: false) }
         if let picks = pendingPicks {
@@ -211,7 +223,13 @@ extension Picker {
     }
 
     func openAlbum(fallingBack: Bool) {
-        guard controller != nil else { return }
+        if let read = readAlbum(fallingBack: fallingBack) { controller.show(read) }
+    }
+
+    /// The album list, and the album the album property names (Recents when it names none, or
+    /// one that is not there and `fallingBack`), read: nil when there is nothing to open.
+    func readAlbum(fallingBack: Bool) -> PickerController.AlbumsRead? {
+        guard let controller else { return nil }
         var album: Album = .smart(.recents)
         if let name = albumName {
             do {
@@ -221,7 +239,7 @@ extension Picker {
                     report(i18n("There is no album named “{album}”", ["album": name]))
                     if !fallingBack {
                         followOpenAlbum()  // (the property says what is open again)
-                        return
+                        return nil
                     }
                 }
             } catch {
@@ -230,10 +248,11 @@ extension Picker {
             }
         }
         do {
-            try showAlbums(selecting: album)
+            return try controller.readAlbums(selecting: album)
         } catch {
             DeveloperLog.say("cannot read the albums: \(error)")
             report(i18n("The albums cannot be read"), printing: false)
+            return nil
         }
     }
 

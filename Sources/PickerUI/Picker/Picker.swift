@@ -204,8 +204,10 @@ public final class Picker {
     var waitingToBuild = false
     /// The frame clock the build waits on, held (the picker may move to another window first).
     var afterPaintHandler: (clock: GObjectRef, id: gulong)?
-    /// The library is open, its album still to open (the second step of a build on screen).
+    /// The library is open, its album still to open (the second step of a build on screen),
+    /// and that album once read (shown a frame later).
     var albumWaits = false
+    var albumRead: PickerController.AlbumsRead?
     var mapHandler: gulong = 0
     /// The picker's keys on the host's window while it is mapped (not a test's).
     var hostKeys: HostWindowKeys?
@@ -428,6 +430,7 @@ public final class Picker {
         cameraObservation = nil
         restoredPicks?.stop()
         restoredPicks = nil
+        albumRead = nil
         guard let controller else {
             // (The status page of a library that could not be opened.)
             if let last = gtk_widget_get_last_child(content), last != header, last != body { gtk_box_remove(content.cast(), last) }
