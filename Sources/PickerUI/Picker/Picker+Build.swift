@@ -196,6 +196,7 @@ extension Picker {
         }
         startScan()
         controller.startWatching()
+        StartupTrace.mark("embedded picker: watching")
         // The camera and a first run's decode workers start when the picker is shown: an app may
         // make its picker long before it slides it up. Shown, it leaves the keys where they are
         // (issue 38: it took them from the host's entry at every show, page switch and reveal,
