@@ -237,7 +237,7 @@ public final class Picker {
         body = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         overlay = gtk_overlay_new()
         emptyState = adw_status_page_new()
-        chooseFolderButton = gtk_button_new_with_mnemonic("_Choose Folder…")
+        chooseFolderButton = gtk_button_new_with_mnemonic(i18n("_Choose Folder…"))
         newerPhotos = gtk_revealer_new()
         newerPhotosLabel = gtk_label_new(nil)
         toasts = adw_toast_overlay_new()
