@@ -57,8 +57,13 @@ extension Picker {
     }
 
     /// Runs `body` right after the widget's window draws its next frame, or at once when it is
-    /// not on screen; after 500 ms when no frame comes (a window minimized on Wayland).
+    /// not on screen; after 500 ms when no frame comes (a window minimized on Wayland). It
+    /// replaces what waited for a frame before: a rebuild within a frame of the last build's
+    /// album left that build's handler connected, which then took the new one's place, and the
+    /// new library's scan never started.
     func afterTheNextFrame(_ body: @escaping @MainActor () -> Void) {
+        stopWaitingForTheFrame()
+        buildLater.cancel()
         guard gtk_widget_get_mapped(widget) != 0, let clock = gtk_widget_get_frame_clock(widget) else {
             body()
             return
