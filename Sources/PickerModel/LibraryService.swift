@@ -260,6 +260,9 @@ public final class LibraryService {
         lookAtRemoteRoots(after: 0)
     }
 
+    /// Whether the watcher has its watches in place (it walks the folders on its own thread).
+    func waitUntilWatching(timeout: Double = 10) -> Bool { watcher?.waitUntilWatching(timeout: timeout) ?? false }
+
     /// The watcher's notices, each said once by the watcher: a translated sentence for the
     /// person, the detail on standard error.
     private func tell(_ notice: LibraryWatcher.Notice) {

@@ -64,6 +64,7 @@ final class LibraryWatcherTests: XCTestCase {
         let watcher = LibraryWatcher(library: library, quietPeriod: 0.2, onChange: { [received] in received.add($0) })
         try watcher.start()
         defer { watcher.stop() }
+        XCTAssertTrue(watcher.waitUntilWatching(timeout: 10), "the folders are walked and watched")
         var recents = try library.fetchAssets(in: .smart(.recents))
         XCTAssertEqual(try names(recents), ["p5.png", "p4.png", "p3.png", "p2.png", "p1.png"])
 
@@ -122,6 +123,7 @@ final class LibraryWatcherTests: XCTestCase {
                                      onChange: { [received] in received.add($0) }, onNotice: { [received] in received.notice($0.detail) })
         try watcher.start()
         defer { watcher.stop() }
+        XCTAssertTrue(watcher.waitUntilWatching(timeout: 10), "the folders are walked and watched")
         XCTAssertEqual(watcher.unwatchedFolders.count, 2)
         XCTAssertTrue(received.notices.first?.contains("watch limit") == true, "\(received.notices)")
         let recents = try library.fetchAssets(in: .smart(.recents))

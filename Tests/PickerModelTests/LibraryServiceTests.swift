@@ -72,6 +72,7 @@ final class LibraryServiceTests: XCTestCase, @unchecked Sendable {
 
             first.startWatching()
             second.startWatching()
+            XCTAssertTrue(service.waitUntilWatching(), "the folders are watched")
             let photo = library.appendingPathComponent("Phone/IMG_0042.JPG")
             try FileManager.default.copyItem(at: photo, to: library.appendingPathComponent("Arrived.jpg"))
             XCTAssertTrue(queue.run(until: { first.model.count == count + 1 && second.model.count == count + 1 }),
@@ -90,6 +91,7 @@ final class LibraryServiceTests: XCTestCase, @unchecked Sendable {
             let count = try service.library.fetchAssets(in: .smart(.recents)).count
             XCTAssertTrue(queue.run(until: { first.model.count == count && second.model.count == count }))
             first.startWatching()
+            XCTAssertTrue(service.waitUntilWatching(), "the folders are watched")
             first.close()
             XCTAssertFalse(first.isScanning)
             try FileManager.default.copyItem(at: library.appendingPathComponent("Phone/IMG_0042.JPG"),

@@ -8,7 +8,9 @@ import Glibc
 /// folders left unwatched are rescanned periodically instead, and `onNotice` says so; a rescan
 /// that fails (a full disk, a busy index) is tried again and said once.
 ///
-/// Runs its own thread; `onChange` and `onNotice` are called there.
+/// Runs its own thread; `onChange` and `onNotice` are called there. The folders are walked and
+/// watched there too, not in `start()`: for 5,000 photos in 542 folders that walk took 11-14 ms
+/// of the GTK thread, a frame of the host's window, when the picker was first shown.
 public final class LibraryWatcher: @unchecked Sendable {
     /// What the watcher has to say, with the technical detail (for standard error).
     public enum Notice: Sendable, Equatable {
@@ -38,6 +40,10 @@ public final class LibraryWatcher: @unchecked Sendable {
     private var unwatched: Set<FilePath> = []
     private var stopPipe: [Int32] = [-1, -1]
     private var thread: WorkerPool?
+    /// Until the first walk is done; `stop()` sets `stopping` to cut it short.
+    private let walk = ConditionLock()
+    private var walked = false
+    private var stopping = false
     private var reportedLimit = false
     private var reportedRescanFailure = false
     /// The kernel dropped events: the next rescan covers everything.
@@ -64,22 +70,43 @@ public final class LibraryWatcher: @unchecked Sendable {
     /// Folders that have no inotify watch and are polled instead.
     public var unwatchedFolders: [FilePath] { lock.withLock { unwatched.sorted() } }
 
-    /// Adds watches for every folder below the roots and starts watching.
+    /// Starts watching: the watcher's thread adds watches for every folder below the roots
+    /// (`waitUntilWatching` waits for that), then follows their changes. (A file that arrives in a
+    /// folder before its watch is in place waits for the next rescan of it, as it did when the
+    /// walk ran here: the library's scan, which runs beside it, may or may not have read it.)
     public func start() throws {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
         guard pipe(&stopPipe) == 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
-        for root in library.roots { addWatches(below: root) }
         // The loop holds the watcher until `stop()` ends it.
         let thread = WorkerPool(name: "watcher", threads: 1)
         guard thread.threadCount == 1 else { throw WatchError(message: "cannot start the watcher thread: \(errorDescription(errno))") }
-        thread.submit { self.loop() }
+        thread.submit {
+            for root in self.library.roots where !self.isStopping { self.addWatches(below: root) }
+            self.walk.withLock { self.walked = true; self.walk.broadcast() }
+            self.loop()
+        }
         self.thread = thread
     }
 
-    /// Stops the thread and removes the watches.
+    /// Whether every folder found at the start has its watch (or is polled), waiting at most
+    /// `timeout` seconds for the watcher's thread to walk them: for a caller that must know
+    /// that a change from now on is seen (tests).
+    public func waitUntilWatching(timeout: Double) -> Bool {
+        let deadline = monotonicSeconds() + timeout
+        return walk.withLock {
+            while !walked && monotonicSeconds() < deadline { walk.wait(until: deadline) }
+            return walked
+        }
+    }
+
+    private var isStopping: Bool { walk.withLock { stopping } }
+
+    /// Stops the thread and removes the watches. A walk of the folders under way ends at the
+    /// next folder.
     public func stop() {
         guard let thread else { return }
+        walk.withLock { stopping = true }
         var byte: UInt8 = 1
         _ = write(stopPipe[1], &byte, 1)
         thread.shutdown()
@@ -100,7 +127,10 @@ public final class LibraryWatcher: @unchecked Sendable {
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 
     private func addWatches(below folder: FilePath) {
-        for path in DirectoryListing.folders(under: folder) { addWatch(path) }
+        for path in DirectoryListing.folders(under: folder) {
+            if isStopping { return }
+            addWatch(path)
+        }
     }
 
     private func addWatch(_ path: FilePath) {

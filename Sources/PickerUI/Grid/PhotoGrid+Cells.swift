@@ -102,7 +102,6 @@ extension PhotoGrid: CellHost {
     }
 
     func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest? {
-        let id = asset.id
         if let hit = loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,
                                       modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds),
            let pixbuf = hit.pixbuf {
