@@ -7,9 +7,9 @@ same folders (warm), the two installs in turn, ROUNDS times (issue 38, point 6).
   xvfb-run -a python3 bench/host-stall-side-by-side.py PREFIX_A PREFIX_B LIBRARY [ROUNDS]
 
 Each PREFIX is a meson install with --libdir lib. Prints each install's median and range of the
-longest gap while the picker is made and shown (its first 1.5 s), cold and warm, and of the
-longest gap in the 2.5 s after (a first run's scan goes on there) and in the second after it is
-destroyed, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
+longest turn of the host's main loop (the stall itself) and of the longest gap between its
+frames while the picker is made and shown (its first 1.5 s), cold and warm, in the 2.5 s after
+(a first run's scan goes on there) and in the second after it is destroyed, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
 its GL renderer under Xvfb is software, whose frames would make the gaps.
 """
 import os
@@ -34,10 +34,11 @@ def run(prefix, home):
                        XDG_DATA_HOME=os.path.join(home, "data"), XDG_CACHE_HOME=os.path.join(home, "cache"),
                        XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
     out = subprocess.run([sys.executable, probe, library, "4"], env=environment, capture_output=True, text=True, timeout=120).stdout
-    shown = re.search(r"made and shown: \d+ frames, longest gap (\d+) ms", out)
-    after = re.search(r"after: \d+ frames, longest gap (\d+) ms", out)
-    destroyed = re.search(r"destroyed: \d+ frames, longest gap (\d+) ms", out)
-    return tuple(int(found.group(1)) if found else None for found in (shown, after, destroyed))
+    figures = []
+    for phase in ("made and shown", "after", "destroyed"):
+        found = re.search(phase + r": \d+ frames, longest gap (\d+) ms.*longest turn of the main loop (\d+) ms", out)
+        figures.append((int(found.group(1)), int(found.group(2))) if found else None)
+    return tuple(figures)
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -50,10 +51,13 @@ with tempfile.TemporaryDirectory() as work:
             (cold, cold_after, cold_gone), (warm, warm_after, warm_gone) = run(prefix, home), run(prefix, home)
             for kind, value in zip(kinds, (cold, warm, cold_after, warm_after, cold_gone, warm_gone)):
                 results[(prefix, kind)].append(value)
-            print("round %d %s: cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
+            print("round %d %s (longest gap, longest turn): cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
                   % (round + 1, prefix, cold, cold_after, cold_gone, warm, warm_after, warm_gone), flush=True)
 for kind in kinds:
     for prefix in prefixes:
-        values = [value for value in results[(prefix, kind)] if value is not None]
-        if values:
-            print("%s %s: median %.0f ms (%d-%d), %d runs" % (kind, prefix, statistics.median(values), min(values), max(values), len(values)))
+        pairs = [value for value in results[(prefix, kind)] if value is not None]
+        for index, figure in ((0, "longest gap between frames"), (1, "longest turn of the main loop")):
+            values = [pair[index] for pair in pairs]
+            if values:
+                print("%s %s, %s: median %.0f ms (%d-%d), %d runs"
+                      % (kind, prefix, figure, statistics.median(values), min(values), max(values), len(values)))

@@ -27,6 +27,7 @@ window without text had the picker's first label load the fonts): warm 48 -> 29 
 34 ms; destroyed 54 -> 52 ms cold, 34 -> 32 ms warm. What is left, warm: the frame that first
 lays the picker out (about 13 ms) and the host's own turn that makes it (the tree, 7-9 ms).
 """
+import ctypes
 import os
 import sys
 import time
@@ -73,7 +74,9 @@ def tick(widget, clock):
 
 def make():
     phase[0] = "made and shown"
-    print("picker made at %.0f ms" % (since_start() * 1000), flush=True)
+    if os.environ.get("HOST_STALL_PHASES"):
+        made_at[0] = since_start()
+    print("picker made at %.0f ms (monotonic %.3f s)" % (since_start() * 1000, time.monotonic()), flush=True)
     picker = Photopick.Picker(library_folders=[library], show_camera=False, vexpand=True)
     box.append(picker)
     GLib.timeout_add(1500, lambda: phase.__setitem__(0, "after") or False)
@@ -83,22 +86,62 @@ def make():
 
 def destroy(picker):
     phase[0] = "destroyed"
-    print("picker destroyed at %.0f ms" % (since_start() * 1000), flush=True)
+    print("picker destroyed at %.0f ms (monotonic %.3f s)" % (since_start() * 1000, time.monotonic()), flush=True)
     box.remove(picker)
     GLib.timeout_add(1000, finish)
     return False
 
 
 def finish():
+    # (On the trace's clock: this process's start, as since_start() counts.)
+    offset = since_start() - time.monotonic()
+    for turn, when, end in turns:
+        if turn > 0.016:
+            print("turn of %.0f ms ending at %.0f ms (%s)" % (turn * 1000, (end + offset) * 1000, when), flush=True)
     for name in ("before", "made and shown", "after", "destroyed"):
         values = sorted(gap for gap, when in gaps if when == name)
         if values:
-            print("%s: %d frames, longest gap %.0f ms, gaps over 25 ms: %d"
-                  % (name, len(values), values[-1] * 1000, sum(1 for gap in values if gap > 0.025)), flush=True)
+            busy = sorted(turn for turn, when, _ in turns if when == name)
+            print("%s: %d frames, longest gap %.0f ms, gaps over 25 ms: %d; longest turn of the main loop %.0f ms, turns over 16 ms: %d"
+                  % (name, len(values), values[-1] * 1000, sum(1 for gap in values if gap > 0.025),
+                     busy[-1] * 1000 if busy else 0, sum(1 for turn in busy if turn > 0.016)), flush=True)
     loop.quit()
     return False
 
 
+# The main loop's turns: from one poll's return to the next poll, the loop does nothing but run
+# what was ready (a timeout, an idle, a frame's layout and paint). That time is the stall a
+# person sees, measured whatever it falls on; a gap between frames may hold two turns.
+glib = ctypes.CDLL("libglib-2.0.so.0")
+PollFunc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, ctypes.c_int)
+glib.g_poll.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int]
+glib.g_poll.restype = ctypes.c_int
+glib.g_main_context_default.restype = ctypes.c_void_p
+glib.g_main_context_set_poll_func.argtypes = [ctypes.c_void_p, PollFunc]
+turns, polled = [], [None]
+
+
+def poll(fds, count, timeout):
+    now = time.monotonic()
+    if polled[0] is not None:
+        turns.append((now - polled[0], phase[0], now))
+    result = glib.g_poll(fds, count, timeout)
+    polled[0] = time.monotonic()
+    return result
+
+
+poll_function = PollFunc(poll)  # (kept: GLib holds only the pointer)
+glib.g_main_context_set_poll_func(glib.g_main_context_default(), poll_function)
 window.add_tick_callback(tick)
+if os.environ.get("HOST_STALL_PHASES"):
+    # Each phase of the window's frames while the picker is made and shown (on the trace's clock):
+    # which frame's layout or paint a long turn holds.
+    def phases_of_frames(*_):
+        clock = window.get_frame_clock()
+        for name in ("update", "layout", "paint", "after-paint"):
+            clock.connect(name, lambda _clock, name=name: phase[0] == "made and shown" and since_start() < 1.5 + made_at[0]
+                          and print("frame %s at %.1f ms" % (name, since_start() * 1000), flush=True))
+    made_at = [99.0]
+    window.connect("realize", phases_of_frames) if not window.get_realized() else phases_of_frames()
 GLib.timeout_add(1000, make)
 loop.run()

@@ -249,7 +249,7 @@ public final class WorkerPoolOnDemand {
     }
 
     /// Shuts the pool down if it was ever started (WorkerPool.shutdown).
-    public func shutdown() { made?.shutdown() }
+    public func shutdown(waitsForRunningWork: Bool = true) { made?.shutdown(waitsForRunningWork: waitsForRunningWork) }
 
     /// The same, waiting at most `seconds` for the running work (WorkerPool.shutdown(waitingAtMost:)).
     public func shutdown(waitingAtMost seconds: Double) { made?.shutdown(waitingAtMost: seconds) }

@@ -102,17 +102,18 @@ public final class LibraryService {
     }
 
     /// A controller closed: the last one stops the scan (at its next file, keeping what it read)
-    /// and the watcher. Work under way is waited for a moment only: a scan reading from a server
-    /// that stopped answering, or from a worker stalled halfway through its reply, is let go (it
-    /// stops at its next file, or ends with the process); the GTK thread never waits on them.
+    /// and the watcher. Work under way is not waited for: a scan stops at its next file, one
+    /// reading from a server that stopped answering or from a stalled worker when that returns
+    /// (or with the process); what it posts finds the service closed. The GTK thread never waits
+    /// on them (waiting up to 0.2 s for a scan's file held a host's window when its picker went).
     func leave() {
         users -= 1
         guard users <= 0, !isClosed else { return }
         isClosed = true
         watcher?.stop()
         watcher = nil
-        workers.shutdown(waitingAtMost: 0.2)
-        availabilityWorker.shutdown(waitingAtMost: 0.05)
+        workers.shutdown(waitsForRunningWork: false)
+        availabilityWorker.shutdown(waitsForRunningWork: false)
         isScanning = false
         isDatingFirstRun = false
         subscribers.removeAll()

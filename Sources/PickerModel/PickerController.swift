@@ -123,9 +123,10 @@ public final class PickerController {
         serviceSubscription = nil
         // The last picker of the library stops its scan, at its next file, keeping what it read.
         service.leave()
-        // Work that is under way returns before this does (or, blocked on another machine, is let
-        // go after a moment), and what it posted finds the controller closed.
-        workers.shutdown(waitingAtMost: 0.2)
+        StartupTrace.mark("library left")
+        // Work under way is not waited for (it held a host's window up to 0.2 s when its picker
+        // went): it ends when it returns, and what it posts finds the controller closed.
+        workers.shutdown(waitsForRunningWork: false)
         subscribers.removeAll()
     }
 

@@ -77,14 +77,23 @@ public final class LibraryWatcher: @unchecked Sendable {
     public func start() throws {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
-        guard pipe(&stopPipe) == 0 else { throw WatchError(message: "cannot watch the library: \(errorDescription(errno))") }
-        // The loop holds the watcher until `stop()` ends it.
+        guard pipe(&stopPipe) == 0 else {
+            let error = errno
+            close(descriptor)
+            throw WatchError(message: "cannot watch the library: \(errorDescription(error))")
+        }
+        // The loop holds the watcher until `stop()` ends it; the thread closes what it polled.
         let thread = WorkerPool(name: "watcher", threads: 1)
-        guard thread.threadCount == 1 else { throw WatchError(message: "cannot start the watcher thread: \(errorDescription(errno))") }
+        guard thread.threadCount == 1 else {
+            let error = errno
+            closeDescriptors()
+            throw WatchError(message: "cannot start the watcher thread: \(errorDescription(error))")
+        }
         thread.submit {
             for root in self.library.roots where !self.isStopping { self.addWatches(below: root) }
             self.walk.withLock { self.walked = true; self.walk.broadcast() }
             self.loop()
+            self.closeDescriptors()
         }
         self.thread = thread
     }
@@ -102,15 +111,20 @@ public final class LibraryWatcher: @unchecked Sendable {
 
     private var isStopping: Bool { walk.withLock { stopping } }
 
-    /// Stops the thread and removes the watches. A walk of the folders under way ends at the
-    /// next folder.
+    /// Stops watching, without waiting: the thread ends at once, or after the rescan it is in
+    /// (what that finds is still handed to `onChange`), and takes the watches with it. A walk of
+    /// the folders under way ends at the next folder. For the GTK thread: joined, a rescan of a
+    /// large folder held a host's window when its picker went.
     public func stop() {
         guard let thread else { return }
+        self.thread = nil
         walk.withLock { stopping = true }
         var byte: UInt8 = 1
         _ = write(stopPipe[1], &byte, 1)
-        thread.shutdown()
-        self.thread = nil
+        thread.shutdown(waitsForRunningWork: false)
+    }
+
+    private func closeDescriptors() {
         close(descriptor)
         close(stopPipe[0])
         close(stopPipe[1])

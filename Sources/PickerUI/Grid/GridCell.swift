@@ -166,7 +166,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
 
     /// Lets go of what the cell asked for before its widgets go.
     func widgetDisposed() {
-        clear()
+        stopWork()
     }
 
     // MARK: Binding
@@ -298,7 +298,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
     }
 
     func unbind() {
-        clear()
+        stopWork()
     }
 
     /// Whether a point of the cell (its own coordinates) is on one of its buttons.
@@ -329,16 +329,26 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         bind(item: item)
     }
 
-    private func clear() {
+    /// The cell lets go of its photo: the picture's request, the subscriptions, a camera's
+    /// preview. What it shows stays until the next bind resets it: an unbound cell is not
+    /// shown (it is bound again or destroyed), and resetting each of its parts as GTK tore down
+    /// a grid's 240 cells was 6-8 ms of a host's turn that removed the picker (issue 38).
+    private func stopWork() {
         isWaiting = false
         request?.cancel()
         request = nil
         pickSubscription = nil
         rowSubscription = nil
         fetchSubscription = nil
-        fetchRing?.show(nil, of: 0)
         assetID = nil
         pictureVersion = nil
+        camera?.end()
+        camera = nil
+    }
+
+    private func clear() {
+        stopWork()
+        fetchRing?.show(nil, of: 0)
         gtk_picture_set_paintable(picture.opaque, nil)
         hideStatus()
         if let problem { gtk_widget_set_visible(problem, 0) }
@@ -348,8 +358,6 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         heart.show(false)
         cloud.show(false)
         gtk_widget_remove_css_class(root, "offline")
-        camera?.end()
-        camera = nil
         showNumber(nil)
     }
 

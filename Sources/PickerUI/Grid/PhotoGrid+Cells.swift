@@ -21,6 +21,20 @@ extension PhotoGrid {
         addGestures(to: cell)
     }
 
+    func unbind(_ listItem: OpaquePointer) {
+        guard let cell = cell(listItem) else { return }
+        cell.unbind()
+        // GTK tears every cell down when the grid leaves its window (GtkListItemWidget's unroot,
+        // a host removing the picker: unbound there, then taken out by the teardown). The cell
+        // is destroyed in later turns instead (LaterRelease): it is no longer the grid's, and
+        // its list item goes now.
+        if gtk_widget_get_root(cell.root) == nil {
+            cell.listItem = nil
+            cells.removeAll { $0.cell == nil || $0.cell === cell }
+            LaterRelease.hold(cell.root)
+        }
+    }
+
     func cell(_ listItem: OpaquePointer) -> GridCell? {
         GridCell.of(gtk_list_item_get_child(listItem))
     }

@@ -135,7 +135,7 @@ final class PhotoGrid: SwiftWidget {
 
         Signal.connect(factory.raw, "setup", object: { [weak self] item in self?.setUpCell(OpaquePointer(item)) })
         Signal.connect(factory.raw, "bind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.bind(item: gtk_list_item_get_item(OpaquePointer(item))) })
-        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.cell(OpaquePointer(item))?.unbind() })
+        Signal.connect(factory.raw, "unbind", object: { [weak self] item in self?.unbind(OpaquePointer(item)) })
         if let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) {
             untilDisposed(adjustment, Signal.connect(adjustment.raw, "value-changed") { [weak self] in self?.scrolled() })
             // Laid out (or resized): the cells in sight are known now, and go first.
@@ -167,7 +167,11 @@ final class PhotoGrid: SwiftWidget {
     }
 
     /// Timers, handlers and prefetching go with the grid's widgets.
-    func widgetDisposed() {
+    func widgetDisposed() { stop() }
+
+    /// Timers, handlers and prefetching stop: the grid's widget is going, or its library is
+    /// (its widget then goes a turn later: Picker.closeLibrary).
+    func stop() {
         for (instance, id) in adjustmentHandlers { g_signal_handler_disconnect(instance.pointer, id) }
         adjustmentHandlers = []
         // (A clock disposed with its window has dropped its handlers already.)

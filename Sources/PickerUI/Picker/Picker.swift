@@ -444,6 +444,7 @@ public final class Picker {
         }
         let hadPicks = controller.selection.count > 0
         controller.close()  // (its camera too)
+        StartupTrace.mark("embedded picker: controller closed")
         controller.anchorAsset = nil
         if let keys = previewKeys, let owner = gtk_event_controller_get_widget(OpaquePointer(keys.pointer)) {
             gtk_widget_remove_controller(owner, OpaquePointer(keys.pointer))
@@ -461,9 +462,16 @@ public final class Picker {
         offlineToasts = [:]
         localOffline = []
         self.controller = nil
-        // (The grid's timers and handlers go with its widget: PhotoGrid.widgetDisposed.)
-        if let photoGrid, gtk_widget_get_parent(photoGrid.widget) != nil { gtk_overlay_set_child(overlay.opaque, nil) }
+        if let photoGrid {
+            photoGrid.stop()
+            if gtk_widget_get_parent(photoGrid.widget) != nil {
+                // Destroyed in later turns, a few milliseconds at a time (LaterRelease).
+                LaterRelease.hold(photoGrid.widget)
+                gtk_overlay_set_child(overlay.opaque, nil)
+            }
+        }
         photoGrid = nil
+        StartupTrace.mark("embedded picker: grid gone")
         guard !disposing else { return }
         // (The picks of that library went with it: the host hears so.)
         if hadPicks {
@@ -489,6 +497,8 @@ public final class Picker {
         waitingToBuild = false
         closeLibrary(disposing: true)
         StartupTrace.mark("embedded picker: view torn down")
+        // (The rest of the tree is destroyed in later turns too: 5 ms of the host's.)
+        LaterRelease.hold(content)
         gtk_widget_unparent(content)
         StartupTrace.mark("embedded picker: widgets gone")
         if !isHosted {

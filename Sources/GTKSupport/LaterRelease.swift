@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import CGtk
+import GObjectSupport
+
+/// Widgets that have left their parent and are destroyed a little later, a few milliseconds of
+/// them per main-loop turn, after the window's next frame: the turn that takes them out is often
+/// a host's (its `gtk_box_remove` of the picker), and destroying the grid's 240 cells there held
+/// the host's window 12-20 ms on top of GTK's own unmapping (issue 38, point 6).
+///
+/// A widget given here has stopped its work already (its timers, requests and subscriptions):
+/// what is left is GTK's dispose of it and its children.
+@MainActor
+public enum LaterRelease {
+    private static var held: [GObjectRef?] = []
+    private static let turn = MainLoopSource()
+
+    /// Keeps `widget` (unparented, or about to be) and lets it go in a later turn.
+    public static func hold(_ widget: UnsafeMutablePointer<GtkWidget>) {
+        held.append(GObjectRef(widget, transfer: .none))
+        turn.scheduleUnlessPending(priority: G_PRIORITY_DEFAULT_IDLE) { releaseSome() }
+    }
+
+    /// Whether widgets wait to be released (tests).
+    public static var isHolding: Bool { !held.isEmpty }
+
+    /// Releases what waits now (a test that counts what is left).
+    public static func releaseAll() {
+        turn.cancel()
+        held.removeAll()
+    }
+
+    /// About 4 ms of releasing per turn (a cell's dispose is about 50 µs), oldest first.
+    private static func releaseSome() {
+        let deadline = g_get_monotonic_time() + 4_000
+        var released = 0
+        while released < held.count, g_get_monotonic_time() < deadline {
+            // Its last reference goes outside the array's access: its dispose may hand more
+            // widgets here (appended, and released in a later turn).
+            let widget = held[released]
+            withExtendedLifetime(widget) { held[released] = nil }
+            released += 1
+        }
+        held.removeFirst(released)
+        if !held.isEmpty { turn.scheduleUnlessPending(priority: G_PRIORITY_DEFAULT_IDLE) { releaseSome() } }
+    }
+}
