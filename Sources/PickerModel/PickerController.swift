@@ -78,6 +78,11 @@ public final class PickerController {
     var heldFetches: Set<Int64>?
     /// A first run's album waits for the scan to date every file (startScan).
     var waitsForDates = false
+    /// How a first run's scanned library, once read, is shown: a picker on screen shows it in a
+    /// turn of its own after its next frame (the view sets this). Nil: at once, in the same turn.
+    public var showsAfterTheNextFrame: ((@escaping @MainActor () -> Void) -> Void)?
+    /// The changes that arrive while the scanned library waits to be shown, applied after it.
+    var changesWhileShowing: [LibraryChange]?
     /// The controller's own threads: change positions, finding by name and reading the rest of
     /// an album (the scan has the service's). Shut down, waiting for them, at `close()`.
     let workers = WorkerPool(name: "picker", threads: 2)

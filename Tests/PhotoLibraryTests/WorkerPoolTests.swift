@@ -63,6 +63,9 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(finished.current, 2, "shutdown returns only after the running work returned")
         XCTAssertFalse(waitingRan.current, "work still waiting at shutdown never runs")
         XCTAssertFalse(pool.submit { XCTFail("ran after shutdown") })
+        // (A joined thread has ended; the kernel lists it in /proc a moment longer.)
+        let gone = monotonicSeconds() + 2
+        while threads(named: "test-stop") > 0 && monotonicSeconds() < gone { usleep(1000) }
         XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
     }
 

@@ -309,6 +309,9 @@ final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
         usleep(200_000)
         try picker.display.xdotool(["type", "--delay", "30", text])
         usleep(400_000)
+        // (The search is filtered a moment after the typing, longer on a loaded machine: a
+        // click before then went to another row, one run in six.)
+        try picker.display.waitUntilStill()
     }
 
     private func assertPickedFromTarget(_ result: (status: Int32, lines: [String]), file: StaticString = #filePath, line: UInt = #line) {

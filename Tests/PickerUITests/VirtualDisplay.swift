@@ -100,6 +100,20 @@ final class VirtualDisplay {
         XCTFail(showing ? "no popover showed" : "the popover stayed open", file: file, line: line)
     }
 
+    /// Waits until nothing on the screen changes for a fifth of a second (a search's list
+    /// filtered, a popover laid out), as a person looks before clicking: a loaded machine may
+    /// take a second to filter, and a click before then lands on another row. At most `timeout`.
+    func waitUntilStill(timeout: TimeInterval = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: Data?
+        while Date() < deadline {
+            let shot = try TestSupport.run("/usr/bin/import", ["-window", "root", "rgb:-"], environment: ["DISPLAY": name], timeout: 10).output
+            if let last, last == shot { return }
+            last = shot
+            usleep(200_000)
+        }
+    }
+
     /// Clicks at a point as a hand does: the pointer arrives there (a motion event even when it
     /// was already there: after a popover closes under a resting pointer, GTK learns where the
     /// pointer is from motion), then presses.

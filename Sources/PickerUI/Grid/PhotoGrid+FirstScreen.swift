@@ -118,21 +118,28 @@ extension PhotoGrid {
         return offset..<min(model.count, offset + firstScreenCells(width: width, height: height))
     }
 
-    /// How many cells that first screen has (columns × rows, the spare rows included).
-    func firstScreenCells(width: Int, height: Int) -> Int {
+    /// How many cells that first screen has (columns × rows, the spare rows included), or its
+    /// first `rows` rows.
+    func firstScreenCells(width: Int, height: Int, rows: Int? = nil) -> Int {
         let span = cellSize + Style.cellGap
-        return max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))) * (height / span + 2)
+        return max(1, width / span, Int(gtk_grid_view_get_max_columns(grid.opaque))) * (rows ?? height / span + 2)
     }
+
+    /// Half the rows a grid of `height` shows (at least one).
+    func halfTheRowsInSight(height: Int) -> Int { max(1, (height / (cellSize + Style.cellGap) + 1) / 2) }
 
     /// Until the window's first frame is drawn, the grid makes cells for the first screen only.
     /// GtkGridView otherwise makes and binds 30 rows of cells (210 in a 7-column window) before
     /// that frame, most of them below the window: 40-60 ms of a 0.3 s start. The rest come in
     /// after the first frame a row a frame (`letInNextRow`), or all at once after `timeout`
     /// milliseconds when no frame comes.
-    func holdCellsBeyondFirstScreen(width: Int, height: Int, timeout: guint = 500) {
+    ///
+    /// `rows`: only so many rows in the first frame (a grid already on screen: the rest of the
+    /// screen comes a row a frame after).
+    func holdCellsBeyondFirstScreen(width: Int, height: Int, rows: Int? = nil, timeout: guint = 500) {
         expectedSize = (width, height)
         // Positions, not assets: the album is not open yet. The camera cell counts as one.
-        let count = firstScreenCells(width: width, height: height) + 1
+        let count = firstScreenCells(width: width, height: height, rows: rows) + 1
         StartupTrace.mark("grid: held to the first screen's \(count) cells")
         gtk_slice_list_model_set_size(gridSlice, guint(count))
         if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }

@@ -56,37 +56,16 @@ extension Picker {
         }
     }
 
-    /// Runs `body` right after the widget's window draws its next frame, or at once when it is
-    /// not on screen; after 500 ms when no frame comes (a window minimized on Wayland). It
-    /// replaces what waited for a frame before: a rebuild within a frame of the last build's
-    /// album left that build's handler connected, which then took the new one's place, and the
-    /// new library's scan never started.
+    /// Runs `body` right after the widget's window draws its next frame (NextFrame). It replaces
+    /// what waited for a frame before: a rebuild within a frame of the last build's album left
+    /// that build's handler connected, which then took the new one's place, and the new
+    /// library's scan never started.
     func afterTheNextFrame(_ body: @escaping @MainActor () -> Void) {
-        stopWaitingForTheFrame()
         buildLater.cancel()
-        guard gtk_widget_get_mapped(widget) != 0, let clock = gtk_widget_get_frame_clock(widget) else {
-            body()
-            return
-        }
-        let id = Signal.connect(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
-            guard let self else { return }
-            self.stopWaitingForTheFrame()
-            // (Right after this paint, before the next frame's work.)
-            self.buildLater.schedule(priority: G_PRIORITY_DEFAULT) { body() }
-        }
-        afterPaintHandler = (GObjectRef(clock, transfer: .none), id)
-        gtk_widget_queue_draw(widget)
-        buildLater.schedule(after: 500, priority: G_PRIORITY_DEFAULT) { [weak self] in
-            self?.stopWaitingForTheFrame()
-            body()
-        }
+        nextFrame.run(after: widget, body)
     }
 
-    func stopWaitingForTheFrame() {
-        guard let (clock, id) = afterPaintHandler else { return }
-        afterPaintHandler = nil
-        if g_signal_handler_is_connected(clock.pointer, id) != 0 { g_signal_handler_disconnect(clock.pointer, id) }
-    }
+    func stopWaitingForTheFrame() { nextFrame.cancel() }
 
     /// The size of the window the picker is in when that window is not shown yet (its default
     /// size), and whether it is to be maximized (its size then unknown until it is).

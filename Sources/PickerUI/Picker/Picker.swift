@@ -202,8 +202,10 @@ public final class Picker {
     /// The build waiting for the host's setup to end, or for a frame.
     let buildLater = MainLoopSource()
     var waitingToBuild = false
-    /// The frame clock the build waits on, held (the picker may move to another window first).
-    var afterPaintHandler: (clock: GObjectRef, id: gulong)?
+    /// The frame the build's next step waits for.
+    let nextFrame = NextFrame()
+    /// The frame a first run's scanned library waits for before it is shown.
+    let scannedLibraryFrame = NextFrame()
     /// The library is open, its album still to open (the second step of a build on screen),
     /// and that album once read (shown a frame later).
     var albumWaits = false
@@ -389,6 +391,10 @@ public final class Picker {
         gtk_widget_add_controller(grid.grid, focus)
 
         listenToController()
+        controller.showsAfterTheNextFrame = { [weak self] show in
+            guard let self else { return show() }
+            self.scannedLibraryFrame.run(after: self.widget, show)
+        }
         selectionObservation = selection.observe { [weak self] _ in
             guard let self else { return }
             if self.awaitingFetches, self.selection.count == 0 { self.afterFetches = nil }
@@ -431,6 +437,7 @@ public final class Picker {
         restoredPicks?.stop()
         restoredPicks = nil
         albumRead = nil
+        scannedLibraryFrame.cancel()
         guard let controller else {
             // (The status page of a library that could not be opened.)
             if let last = gtk_widget_get_last_child(content), last != header, last != body { gtk_box_remove(content.cast(), last) }
