@@ -15,7 +15,7 @@ process started).
 Use GSK_RENDERER=cairo under Xvfb: GTK's GL renderer is software there (llvmpipe), and its
 frames, not the picker, make the gaps. Warm: run once first (the index and the thumbnails made);
 cold: empty XDG_DATA_HOME and XDG_CACHE_HOME. PHOTOPICK_TRACE_STARTUP=1 prints the picker's own
-steps. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
+steps, HOST_STALL_PHASES=1 each phase of the window's frames while the picker is made and shown. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
 c7b4362, 86-103 ms at cd9c6bb; cold 121-178 ms and 141-160 ms. bench/host-stall-side-by-side.py,
 release builds, 3e433e9 against 845fc18, 5 rounds: made and shown, cold 142 ms -> 36 ms (medians),
 warm 82 -> 44 ms; destroyed, cold 67 -> 33 ms, warm 42 -> 38 ms; during the scan 18 ms both; 40
@@ -26,6 +26,14 @@ real photos, cold 41 -> 25 ms, warm 43 -> 33 ms. What is left (e9ad71e, warm): t
 window without text had the picker's first label load the fonts): warm 48 -> 29 ms, cold 43 ->
 34 ms; destroyed 54 -> 52 ms cold, 34 -> 32 ms warm. What is left, warm: the frame that first
 lays the picker out (about 13 ms) and the host's own turn that makes it (the tree, 7-9 ms).
+Since 0f693df it also prints the main loop's longest turn (from one poll's return to the next:
+the stall itself; a gap between frames may hold two turns). b722393 against 0f693df, 8 rounds,
+medians of the longest turn: shown cold 51 -> 40 ms, warm 30 -> 32 ms; destroyed cold 43 -> 25
+ms, warm 42 -> 20 ms. What is left when shown, warm (HOST_STALL_PHASES=1 prints each frame's
+phases): frames whose paint takes 14-25 ms while the first screen's thumbnails arrive, under the
+cairo renderer (not the conversion of RGB textures: B8G8R8A8 ones painted no faster), and the
+first frame of the tree, 8 ms of layout and 5 of paint. Turns of 17-35 ms also come with no
+picker shown on this 2-core machine: medians of 8 rounds or more.
 """
 import ctypes
 import os
