@@ -100,6 +100,9 @@ final class ScriptModeTests: WindowTestCase {
     func testAPickDeletedWhileOpenIsSaid() throws {
         let window = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera"], dataHome: dataHome, cacheHome: cacheHome)
         usleep(400_000)
+        // (A first run: the photos show once they are dated, and keys before then went elsewhere;
+        // Ctrl+Return was then lost one run in five in debug builds, b722393 included.)
+        try display.waitUntilStill()
         try window.keys("space", "Right", "space")
         XCTAssertEqual(unlink(path(names[0])), 0)
         var said = false
