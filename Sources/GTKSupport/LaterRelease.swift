@@ -20,15 +20,6 @@ public enum LaterRelease {
         turn.scheduleUnlessPending(priority: G_PRIORITY_DEFAULT_IDLE) { releaseSome() }
     }
 
-    /// Whether widgets wait to be released (tests).
-    public static var isHolding: Bool { !held.isEmpty }
-
-    /// Releases what waits now (a test that counts what is left).
-    public static func releaseAll() {
-        turn.cancel()
-        held.removeAll()
-    }
-
     /// About 4 ms of releasing per turn (a cell's dispose is about 50 µs), oldest first.
     private static func releaseSome() {
         let deadline = g_get_monotonic_time() + 4_000

@@ -12,9 +12,6 @@ final class NextFrame {
     private var afterPaint: (clock: GObjectRef, id: gulong)?
     private let later = MainLoopSource()
 
-    /// Whether work waits.
-    var isWaiting: Bool { later.isPending || afterPaint != nil }
-
     /// Runs `body` right after `widget`'s window draws its next frame, or at once when the widget
     /// is not on screen; after 500 ms when no frame comes (a window minimized on Wayland).
     func run(after widget: UnsafeMutablePointer<GtkWidget>, _ body: @escaping @MainActor () -> Void) {
