@@ -84,7 +84,7 @@ public final class PickerController {
     /// The changes that arrive while the scanned library waits to be shown, applied after it.
     var changesWhileShowing: [LibraryChange]?
     /// The controller's own threads: change positions, finding by name and reading the rest of
-    /// an album (the scan has the service's). Shut down, waiting for them, at `close()`.
+    /// an album (the scan has the service's). Told to stop at `close()`, not waited for.
     let workers = WorkerPool(name: "picker", threads: 2)
 
     /// The live camera, when the picker shows one (its cell is the grid's first).
