@@ -15,7 +15,8 @@ process started).
 Use GSK_RENDERER=cairo under Xvfb: GTK's GL renderer is software there (llvmpipe), and its
 frames, not the picker, make the gaps. Warm: run once first (the index and the thumbnails made);
 cold: empty XDG_DATA_HOME and XDG_CACHE_HOME. PHOTOPICK_TRACE_STARTUP=1 prints the picker's own
-steps, HOST_STALL_PHASES=1 each phase of the window's frames while the picker is made and shown. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
+steps, HOST_STALL_PHASES=1 each phase of the window's frames while the picker is made and shown and
+once it is destroyed. Measured on 2026-12-04 (5,000 photos, 4 rounds interleaved, cairo): warm 161-204 ms at
 c7b4362, 86-103 ms at cd9c6bb; cold 121-178 ms and 141-160 ms. bench/host-stall-side-by-side.py,
 release builds, 3e433e9 against 845fc18, 5 rounds: made and shown, cold 142 ms -> 36 ms (medians),
 warm 82 -> 44 ms; destroyed, cold 67 -> 33 ms, warm 42 -> 38 ms; during the scan 18 ms both; 40
@@ -142,12 +143,13 @@ poll_function = PollFunc(poll)  # (kept: GLib holds only the pointer)
 glib.g_main_context_set_poll_func(glib.g_main_context_default(), poll_function)
 window.add_tick_callback(tick)
 if os.environ.get("HOST_STALL_PHASES"):
-    # Each phase of the window's frames while the picker is made and shown (on the trace's clock):
-    # which frame's layout or paint a long turn holds.
+    # Each phase of the window's frames while the picker is made and shown, and after it is
+    # destroyed (on the trace's clock): which frame's layout or paint a long turn holds.
     def phases_of_frames(*_):
         clock = window.get_frame_clock()
         for name in ("update", "layout", "paint", "after-paint"):
-            clock.connect(name, lambda _clock, name=name: phase[0] == "made and shown" and since_start() < 1.5 + made_at[0]
+            clock.connect(name, lambda _clock, name=name: (phase[0] == "made and shown" and since_start() < 1.5 + made_at[0]
+                                                           or phase[0] == "destroyed")
                           and print("frame %s at %.1f ms" % (name, since_start() * 1000), flush=True))
     made_at = [99.0]
     window.connect("realize", phases_of_frames) if not window.get_realized() else phases_of_frames()

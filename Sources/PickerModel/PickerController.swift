@@ -221,7 +221,7 @@ public final class PickerController {
     /// were 12 ms after the frame that first lays the picker out, and the host missed a frame).
     /// Nothing may change the library's rows in between: the picker reads before its scan and
     /// watcher start (a change applied meanwhile would be lost with the older rows).
-    public struct AlbumsRead {
+    public struct AlbumsRead: Sendable {
         let albums: [AlbumSummary]
         let album: Album
         let result: FetchResult?
@@ -230,13 +230,29 @@ public final class PickerController {
 
     public func readAlbums(selecting album: Album? = nil) throws -> AlbumsRead {
         let wanted = album ?? currentAlbum ?? .smart(.recents)
-        StartupTrace.mark("counting albums")
-        let albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
         // (Every album's count, on the GTK thread: a step of the picker's first frame, issue 38.)
-        StartupTrace.mark("albums counted")
+        let albums = try Self.albumsToList(of: library, keeping: wanted)
         let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
         let result = shown != currentAlbum || model.fetchResult == nil ? fetch(shown) : nil
         return AlbumsRead(albums: albums, album: shown, result: result, filter: filter)
+    }
+
+    /// What `readAlbums` reads, on any thread: the albums with their counts, and `wanted` (else
+    /// the first album) with its first rows. A failed fetch gives no result: `show` opens the
+    /// album again, and says why it cannot.
+    nonisolated static func readAlbums(of library: PhotoLibrary, selecting wanted: Album, filter: AssetFilter) throws -> AlbumsRead {
+        let albums = try albumsToList(of: library, keeping: wanted)
+        let shown = albums.first { $0.album == wanted }?.album ?? albums.first?.album ?? wanted
+        let result = try? library.fetchAssets(in: shown, filter: filter)
+        if let result { _ = try? library.assets(ids: result.ids(in: 0..<300)) }
+        return AlbumsRead(albums: albums, album: shown, result: result, filter: filter)
+    }
+
+    /// The albums the switcher lists, with their counts.
+    nonisolated private static func albumsToList(of library: PhotoLibrary, keeping wanted: Album) throws -> [AlbumSummary] {
+        StartupTrace.mark("counting albums")
+        defer { StartupTrace.mark("albums counted") }
+        return try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
     }
 
     /// Shows what `readAlbums` read: the switcher's list, and the album in the grid (read again

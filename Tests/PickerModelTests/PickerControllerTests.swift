@@ -144,6 +144,35 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A picker on screen shows a first run's scanned library after its next frame (read on a
+    /// worker meanwhile): a photo that arrives before that frame comes is in the album, in its place.
+    nonisolated func testAPhotoArrivingWhileTheScannedLibraryWaitsForTheFrameIsShownInPlace() throws {
+        try MainActor.assumeIsolated {
+            let controller = try makeController()
+            defer { controller.close() }
+            var waiting: [@MainActor () -> Void] = []
+            controller.showsAfterTheNextFrame = { waiting.append($0) }
+            var finished = false
+            listen(controller) { if case .scanFinished = $0 { finished = true } }
+            controller.startScan()
+            try controller.reloadAlbums()
+            XCTAssertTrue(queue.run(until: { finished && !waiting.isEmpty }), "the scanned library waits for the frame")
+            XCTAssertEqual(controller.model.count, 0, "nothing is shown before the frame")
+            let arrived = library.appendingPathComponent("Phone/arrived.jpg")
+            try FileManager.default.copyItem(at: library.appendingPathComponent("Phone/PXL_20240612_081500123.jpg"), to: arrived)
+            finished = false
+            controller.startScan()
+            XCTAssertTrue(queue.run(until: { finished }))
+            XCTAssertEqual(controller.model.count, 0, "the change waits with the library")
+            waiting.forEach { $0() }
+            let expected = try controller.library.fetchAssets(in: .smart(.recents)).allIDs
+            XCTAssertTrue(try controller.library.paths(in: .smart(.recents)).contains(FilePath(arrived.path)))
+            XCTAssertTrue(queue.run(until: {
+                (0..<controller.model.count).compactMap { controller.model.assetID(at: $0) } == expected
+            }), "the album as the index has it, in its order: \(controller.model.count) of \(expected.count)")
+        }
+    }
+
     nonisolated func testAFileAddedDuringTheScanReachesTheModelInPlace() throws {
         try MainActor.assumeIsolated {
             let controller = try makeController()
