@@ -141,6 +141,7 @@ extension PhotoGrid {
         // Positions, not assets: the album is not open yet. The camera cell counts as one.
         let count = firstScreenCells(width: width, height: height, rows: rows) + 1
         StartupTrace.mark("grid: held to the first screen's \(count) cells")
+        positionsPerFrame = nil
         gtk_slice_list_model_set_size(gridSlice, guint(count))
         if firstFrameTick != 0 { gtk_widget_remove_tick_callback(grid, firstFrameTick) }
         // A tick comes at the start of each frame: from the second one on, the first frame is drawn.
@@ -161,8 +162,11 @@ extension PhotoGrid {
 
     /// One more row of cells into the grid, this frame; false once the whole album is in. A row
     /// a frame: all at once, the host's window (or the program's) froze for 180-200 ms while
-    /// GtkGridView made and bound 200 cells below the screen (issue 38, point 6). When the person
-    /// scrolls to the end of what is in, the rest comes at once.
+    /// GtkGridView made and bound 200 cells below the screen (issue 38, point 6). Fewer while a
+    /// row costs more than 3 ms: with a first run's scan on both cores a row of 7 cells was 13 ms
+    /// of the frame's update and as much of its layout (the cells are below the screen: a part
+    /// of a row moves nothing in sight). When the person scrolls to the end of what is in, the
+    /// rest comes at once.
     private func letInNextRow() -> Bool {
         firstScreenHoldEnd.cancel()
         let size = Int(gtk_slice_list_model_get_size(gridSlice))
@@ -183,7 +187,15 @@ extension PhotoGrid {
             letInTheRest()
             return false
         }
-        gtk_slice_list_model_set_size(gridSlice, guint(size + columns))
+        let step = min(columns, positionsPerFrame ?? columns)
+        let started = g_get_monotonic_time()
+        gtk_slice_list_model_set_size(gridSlice, guint(size + step))
+        let spent = g_get_monotonic_time() - started
+        if spent > 3000 {
+            positionsPerFrame = max(1, step / 2)
+        } else if spent < 1000 {
+            positionsPerFrame = min(columns, step * 2)
+        }
         return true
     }
 

@@ -86,6 +86,8 @@ final class PhotoGrid: SwiftWidget {
     var firstFrameTick: guint = 0
     /// The cells there were when the last row came in (letInNextRow).
     var cellsWhenRowLetIn: Int?
+    /// How many positions come in a frame (letInNextRow): a row, fewer while a row costs more.
+    var positionsPerFrame: Int?
 
     // The photo at the top while a change goes in (PhotoGrid+Sight).
     struct Anchor {
