@@ -9,7 +9,8 @@ same folders (warm), the two installs in turn, ROUNDS times (issue 38, point 6).
 Each PREFIX is a meson install with --libdir lib. Prints each install's median and range of the
 longest turn of the host's main loop (the stall itself) and of the longest gap between its
 frames while the picker is made and shown (its first 1.5 s), cold and warm, in the 2.5 s after
-(a first run's scan goes on there) and in the second after it is destroyed, and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
+(a first run's scan goes on there), in the second after it is destroyed, and in the second before
+it is made (the host alone: the floor the others are read against), and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
 its GL renderer under Xvfb is software, whose frames would make the gaps.
 """
 import os
@@ -24,7 +25,7 @@ prefixes = [os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])]
 library = os.path.abspath(sys.argv[3])
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 4
 probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host-stall.py")
-kinds = ("cold", "warm", "cold, after", "warm, after", "cold, destroyed", "warm, destroyed")
+kinds = ("cold", "warm", "cold, after", "warm, after", "cold, destroyed", "warm, destroyed", "cold, before", "warm, before")
 results = {(prefix, kind): [] for prefix in prefixes for kind in kinds}
 
 
@@ -35,7 +36,7 @@ def run(prefix, home):
                        XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
     out = subprocess.run([sys.executable, probe, library, "4"], env=environment, capture_output=True, text=True, timeout=120).stdout
     figures = []
-    for phase in ("made and shown", "after", "destroyed"):
+    for phase in ("made and shown", "after", "destroyed", "before"):
         found = re.search(phase + r": \d+ frames, longest gap (\d+) ms.*longest turn of the main loop (\d+) ms", out)
         figures.append((int(found.group(1)), int(found.group(2))) if found else None)
     return tuple(figures)
@@ -48,8 +49,8 @@ with tempfile.TemporaryDirectory() as work:
             home = os.path.join(work, "home")
             shutil.rmtree(home, ignore_errors=True)
             os.makedirs(home)
-            (cold, cold_after, cold_gone), (warm, warm_after, warm_gone) = run(prefix, home), run(prefix, home)
-            for kind, value in zip(kinds, (cold, warm, cold_after, warm_after, cold_gone, warm_gone)):
+            (cold, cold_after, cold_gone, cold_before), (warm, warm_after, warm_gone, warm_before) = run(prefix, home), run(prefix, home)
+            for kind, value in zip(kinds, (cold, warm, cold_after, warm_after, cold_gone, warm_gone, cold_before, warm_before)):
                 results[(prefix, kind)].append(value)
             print("round %d %s (longest gap, longest turn): cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
                   % (round + 1, prefix, cold, cold_after, cold_gone, warm, warm_after, warm_gone), flush=True)
