@@ -69,8 +69,6 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
     }
 
-    /// Background threads take the cores only when nothing else wants them (nice 10); others keep
-    /// the process's priority.
     /// A process about to exit lets go of its workers instead of waiting: shutdown returns while
     /// the running work still runs, nothing waiting starts, and the running work ends on its own.
     func testShutdownWithoutWaitingReturnsWhileWorkRunsAndStartsNothingMore() {
@@ -135,6 +133,8 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(finished.current, 4)
     }
 
+    /// Background threads take the cores only when nothing else wants them (nice 10); others keep
+    /// the process's priority.
     func testBackgroundThreadsRunAtALowerPriority() {
         func niceness(background: Bool) -> Int? {
             let pool = WorkerPool(name: "test-nice", threads: 1, background: background)
