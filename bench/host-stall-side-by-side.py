@@ -10,7 +10,9 @@ Each PREFIX is a meson install with --libdir lib. Prints each install's median a
 longest turn of the host's main loop (the stall itself) and of the longest gap between its
 frames while the picker is made and shown (its first 1.5 s), cold and warm, in the 2.5 s after
 (a first run's scan goes on there), in the second after it is destroyed, and in the second before
-it is made (the host alone: the floor the others are read against), and every run's line. GTK draws with cairo (GSK_RENDERER=cairo):
+it is made (the host alone: the floor the others are read against), and every run's line. "Most
+processor time in a turn" is the main thread's own time on a processor in its busiest turn: what
+the host and the picker did there, without the time other threads and processes held the cores. GTK draws with cairo (GSK_RENDERER=cairo):
 its GL renderer under Xvfb is software, whose frames would make the gaps.
 """
 import os
@@ -37,8 +39,9 @@ def run(prefix, home):
     out = subprocess.run([sys.executable, probe, library, "4"], env=environment, capture_output=True, text=True, timeout=120).stdout
     figures = []
     for phase in ("made and shown", "after", "destroyed", "before"):
-        found = re.search(phase + r": \d+ frames, longest gap (\d+) ms.*longest turn of the main loop (\d+) ms", out)
-        figures.append((int(found.group(1)), int(found.group(2))) if found else None)
+        found = re.search(phase + r": \d+ frames, longest gap (\d+) ms.*longest turn of the main loop (\d+) ms"
+                                  r".*most processor time in a turn (\d+) ms", out)
+        figures.append((int(found.group(1)), int(found.group(2)), int(found.group(3))) if found else None)
     return tuple(figures)
 
 
@@ -52,12 +55,13 @@ with tempfile.TemporaryDirectory() as work:
             (cold, cold_after, cold_gone, cold_before), (warm, warm_after, warm_gone, warm_before) = run(prefix, home), run(prefix, home)
             for kind, value in zip(kinds, (cold, warm, cold_after, warm_after, cold_gone, warm_gone, cold_before, warm_before)):
                 results[(prefix, kind)].append(value)
-            print("round %d %s (longest gap, longest turn): cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
+            print("round %d %s (longest gap, longest turn, most processor time in a turn): cold %s ms (then %s, destroyed %s), warm %s ms (then %s, destroyed %s)"
                   % (round + 1, prefix, cold, cold_after, cold_gone, warm, warm_after, warm_gone), flush=True)
 for kind in kinds:
     for prefix in prefixes:
         pairs = [value for value in results[(prefix, kind)] if value is not None]
-        for index, figure in ((0, "longest gap between frames"), (1, "longest turn of the main loop")):
+        for index, figure in ((0, "longest gap between frames"), (1, "longest turn of the main loop"),
+                              (2, "most processor time in a turn")):
             values = [pair[index] for pair in pairs]
             if values:
                 print("%s %s, %s: median %.0f ms (%d-%d), %d runs"

@@ -104,16 +104,18 @@ def destroy(picker):
 def finish():
     # (On the trace's clock: this process's start, as since_start() counts.)
     offset = since_start() - time.monotonic()
-    for turn, when, end in turns:
+    for turn, when, end, cpu in turns:
         if turn > 0.016:
-            print("turn of %.0f ms ending at %.0f ms (%s)" % (turn * 1000, (end + offset) * 1000, when), flush=True)
+            print("turn of %.0f ms (%.0f ms on a processor) ending at %.0f ms (%s)" % (turn * 1000, cpu * 1000, (end + offset) * 1000, when), flush=True)
     for name in ("before", "made and shown", "after", "destroyed"):
         values = sorted(gap for gap, when in gaps if when == name)
         if values:
-            busy = sorted(turn for turn, when, _ in turns if when == name)
-            print("%s: %d frames, longest gap %.0f ms, gaps over 25 ms: %d; longest turn of the main loop %.0f ms, turns over 16 ms: %d"
+            busy = sorted(turn for turn, when, _, _ in turns if when == name)
+            working = sorted(cpu for _, when, _, cpu in turns if when == name)
+            print("%s: %d frames, longest gap %.0f ms, gaps over 25 ms: %d; longest turn of the main loop %.0f ms, turns over 16 ms: %d; "
+                  "most processor time in a turn %.0f ms"
                   % (name, len(values), values[-1] * 1000, sum(1 for gap in values if gap > 0.025),
-                     busy[-1] * 1000 if busy else 0, sum(1 for turn in busy if turn > 0.016)), flush=True)
+                     busy[-1] * 1000 if busy else 0, sum(1 for turn in busy if turn > 0.016), working[-1] * 1000 if working else 0), flush=True)
     loop.quit()
     return False
 
@@ -127,15 +129,15 @@ glib.g_poll.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int]
 glib.g_poll.restype = ctypes.c_int
 glib.g_main_context_default.restype = ctypes.c_void_p
 glib.g_main_context_set_poll_func.argtypes = [ctypes.c_void_p, PollFunc]
-turns, polled = [], [None]
+turns, polled = [], [None, 0.0]
 
 
 def poll(fds, count, timeout):
-    now = time.monotonic()
+    now, cpu = time.monotonic(), time.thread_time()
     if polled[0] is not None:
-        turns.append((now - polled[0], phase[0], now))
+        turns.append((now - polled[0], phase[0], now, cpu - polled[1]))
     result = glib.g_poll(fds, count, timeout)
-    polled[0] = time.monotonic()
+    polled[0], polled[1] = time.monotonic(), time.thread_time()
     return result
 
 
