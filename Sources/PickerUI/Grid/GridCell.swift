@@ -47,7 +47,8 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
     private var side = 1
     private weak var host: CellHost?
 
-    /// The list item this cell is the child of (set at setup, for positions).
+    /// The list item this cell is the child of (set at setup, for positions); nil once the cell
+    /// has left the grid (PhotoGrid.unbind).
     var listItem: OpaquePointer?
     private(set) var assetID: Int64?
     /// Whether a thumbnail (or a preview of it) is shown, for tests of what a person sees.

@@ -56,8 +56,15 @@ final class PhotoGrid: SwiftWidget {
     var scale = 1
     /// The sizes Ctrl+plus, Ctrl+minus and Ctrl+scroll step through.
     nonisolated static let cellSizes = PickerState.cellSizes
-    struct WeakCell { weak var cell: GridCell? }
+    /// A cell of the grid, until it goes or leaves the grid (its list item taken away).
+    struct WeakCell {
+        private weak var held: GridCell?
+        init(cell: GridCell) { held = cell }
+        @MainActor var cell: GridCell? { held.flatMap { $0.listItem == nil ? nil : $0 } }
+    }
     var cells: [WeakCell] = []
+    /// How many `cells` held when the cells gone were last taken out (setUpCell).
+    var cellsAfterPruning = 0
     /// The thumbnail size for the cells. Cells drawn up to 8 % larger than a flavour keep it (a
     /// 130-point cell takes the 128-pixel flavour, not one with four times the pixels).
     var flavor: ThumbnailFlavor { ThumbnailFlavor.smallest(atLeast: max(shownCellSize, cellSize) * 92 / 100, scale: scale) }
