@@ -1039,6 +1039,62 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// A host moves the picker to another pane of its window (GTK takes its cells down when it
+    /// leaves and makes new ones when it comes back): the pick made before stays, the keys pick
+    /// on in the new place, and the host gets both in pick order, with nothing amiss said.
+    nonisolated func testAPickerMovedToAnotherPaneKeepsItsPicksAndPicksOn() throws {
+        try MainActor.assumeIsolated {
+            let script = try pythonHost("moved", title: "Moved", width: 900, height: 500, """
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False, hexpand=True)
+                left, right = Gtk.Box(hexpand=True), Gtk.Box(hexpand=True)
+                panes = Gtk.Box(homogeneous=True)
+                panes.append(left)
+                panes.append(right)
+                window.set_child(panes)
+                # F9: the host moves the picker into the other pane.
+                def key(controller, keyval, code, state):
+                    if keyval != 0xffc6:
+                        return False
+                    left.remove(picker)
+                    right.append(picker)
+                    print("moved", picker.props.picked_count, flush=True)
+                    GLib.timeout_add(300, lambda: picker.grab_focus() and False)
+                    return True
+                keys = Gtk.EventControllerKey()
+                keys.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
+                keys.connect("key-pressed", key)
+                window.add_controller(keys)
+                def confirmed(picker, uris):
+                    print("confirmed", *[os.path.basename(uri) for uri in uris], flush=True)
+                    loop.quit()
+                picker.connect("confirmed", confirmed)
+                left.append(picker)
+                window.present()
+                picker.grab_focus()
+                """)
+            let window = try WindowProcess(display: display, executable: python, arguments: [script.path, library.path], dataHome: dataHome,
+                                           cacheHome: cacheHome, environment: prefixEnvironment, title: "Moved")
+            defer { window.stop() }
+            usleep(800_000)
+            try window.keys("space")
+            usleep(300_000)
+            try window.keys("F9")
+            usleep(1_000_000)
+            try window.keys("Right", "space")
+            usleep(300_000)
+            try window.keys("ctrl+Return")
+            let (_, lines) = window.finish(timeout: 15)
+            XCTAssertTrue(lines.contains("moved 1"), "the pick made before the move: \(lines) \(window.errorText)")
+            // (The second pick is the photo right of the focused one: p3 today, the cursor coming
+            // back on p4, not on p5 where it was before the move.)
+            let confirmed = try XCTUnwrap(lines.first { $0.hasPrefix("confirmed") }, "\(lines) \(window.errorText)").split(separator: " ").dropFirst()
+            XCTAssertEqual(confirmed.count, 2, "\(lines)")
+            XCTAssertEqual(confirmed.first, "p5.jpg", "the pick made before the move comes first: \(lines)")
+            XCTAssertNotEqual(confirmed.last, "p5.jpg", "\(lines)")
+            XCTAssertEqual(window.problems, "", "GTK said nothing amiss")
+        }
+    }
+
     /// Two pickers of the same folder side by side in one process: one index, picks of their own.
     nonisolated func testTwoPickersInOneWindowKeepTheirOwnPicks() throws {
         try MainActor.assumeIsolated {
