@@ -35,6 +35,14 @@ phases): frames whose paint takes 14-25 ms while the first screen's thumbnails a
 cairo renderer (not the conversion of RGB textures: B8G8R8A8 ones painted no faster), and the
 first frame of the tree, 8 ms of layout and 5 of paint. Turns of 17-35 ms also come with no
 picker shown on this 2-core machine: medians of 8 rounds or more.
+2026-12-05 (second session), medians of 8 rounds, release: 33d4a67 against 1c2167f, shown cold
+38 -> 19 ms, warm 24 -> 16 ms (the hearts' blurred icon shadows; a first run's album read on a
+worker; cells beyond the screen a part of a row a frame under load); 1c2167f against feb6ee7,
+destroyed warm 16 -> 8 ms, cold 18 -> 16 ms (most processor time in that turn 15 -> 6 and 14 ->
+10 ms: cells leaving the grid are no longer searched for in its list). The host alone, in the
+second before: 13-16 ms, 10-13 of them on a processor (its own first frames and the probe's
+Python). Each long turn's processor time is printed beside it: on two cores with a first run's
+scan, turns of 20-35 ms held 2-5 ms of the main thread's own work.
 """
 import ctypes
 import os
