@@ -98,8 +98,23 @@ extension PhotoGrid {
     /// The keyboard focus into the grid: back on the photo it was last on (GtkGridView
     /// remembers it) when `returning`, else on the first photo.
     func focusGrid(returning: Bool) {
+        if returning, let id = focusedWhenUnmapped, model.position(of: id) != nil {
+            focusedWhenUnmapped = nil
+            focusAsset(id)
+            return
+        }
         if returning, gtk_widget_grab_focus(grid) != 0 { return }
         focusFirstPhoto()
+    }
+
+    /// Remembers the photo with the focus as the grid leaves the screen: a host that moves the
+    /// picker to another container has GtkGridView make its items again, and its own memory
+    /// of the focus then came back one photo on.
+    func rememberFocusedPhoto() {
+        guard let root = gtk_widget_get_root(grid), let focus = gtk_root_get_focus(root),
+              gtk_widget_is_ancestor(focus, grid) != 0, let cell = GridCell.of(gtk_widget_get_first_child(focus)),
+              let id = cell.assetID else { return }
+        focusedWhenUnmapped = id
     }
 
     func focusFirstPhotoIfStillWanted() {

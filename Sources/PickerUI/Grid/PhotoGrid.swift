@@ -75,6 +75,9 @@ final class PhotoGrid: SwiftWidget {
     let columnFitting = MainLoopSource()
     /// Focuses the first photo (or a capture) once a new album is laid out.
     let focusRetry = MainLoopSource()
+    /// The photo that had the keyboard focus when the grid was last unmapped, for the next
+    /// focus into it (focusGrid); nil once the focus came in another way.
+    var focusedWhenUnmapped: Int64?
     /// Puts the thumbnails of the cells in sight first once a new album is laid out.
     let inSightFirst = MainLoopSource()
     /// The first photo should take the focus as soon as there is one (focusFirstPhoto).
@@ -167,6 +170,7 @@ final class PhotoGrid: SwiftWidget {
         // from the display's first monitor.
         scale = Self.likelyScaleFactor
         Signal.connect(grid.raw, "notify::scale-factor", object: { [weak self] _ in self?.followScaleFactor() })
+        Signal.connect(grid.raw, "unmap") { [weak self] in self?.rememberFocusedPhoto() }
         Self.widgetType.adopt(self, by: widget)
     }
 

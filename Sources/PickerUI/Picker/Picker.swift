@@ -379,9 +379,10 @@ public final class Picker {
         gridHadFocus = false
         revealedAsset = nil
         let focus = gtk_event_controller_focus_new()!
-        Signal.connect(focus.raw, "enter") { [weak self] in
+        Signal.connect(focus.raw, "enter") { [weak self, weak grid] in
             guard let self else { return }
             self.gridHadFocus = true
+            grid?.focusedWhenUnmapped = nil
             // (Tab came in: onto the photo a program revealed, once GTK's focus change is over.)
             if let id = self.revealedAsset {
                 self.revealedAsset = nil
