@@ -18,13 +18,16 @@ extension Picker {
     }
 
     var emptyStateShown: EmptyState? {
+        // (Nothing said before an album is read: the picker's first frame said "No Photos Yet"
+        // over a library of 5,000 photos, and its big title and icon were a third of that frame.)
+        guard model.fetchResult != nil || firstScreenIsHeld else { return nil }
         guard (model.fetchResult?.count ?? 0) == 0 || firstScreenIsHeld else { return nil }
         // Every folder on another machine that does not answer: said even while the scan waits on it.
         let offline = controller.service.offlineRoots
         if !offline.isEmpty, controller.roots.allSatisfy({ offline[$0] != nil }), let (folder, reason) = offline.min(by: { $0.key < $1.key }) {
             return offlineState(folder, reason)
         }
-        if controller.isScanning || firstScreenIsHeld {
+        if controller.isScanning || scanIsDue || firstScreenIsHeld {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }

@@ -18,6 +18,7 @@ extension Picker {
     /// Brings the index up to date in the background; the grid fills as files are indexed.
     public func startScan() {
         controller.startScan()
+        scanIsDue = false
         updateEmptyState()
     }
 

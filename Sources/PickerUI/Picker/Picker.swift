@@ -210,6 +210,8 @@ public final class Picker {
     /// and that album once read (shown a frame later).
     var albumWaits = false
     var albumRead: PickerController.AlbumsRead?
+    /// The scan starts after the album's frame: until then an empty album is still being looked for.
+    var scanIsDue = false
     var mapHandler: gulong = 0
     /// The picker's keys on the host's window while it is mapped (not a test's).
     var hostKeys: HostWindowKeys?
