@@ -88,20 +88,22 @@ extension PickerController {
             let read = Result { try Self.readAlbums(of: library, selecting: album, filter: filter) }
             post { controller in
                 guard case .success(let read) = read else {
-                    if case .failure(let error) = read { controller.couldNotRead(error, keeping: album) }
-                    controller.applyChangesWhileShowing()
+                    controller.applyChangesWhileShowing {
+                        if case .failure(let error) = read { controller.couldNotRead(error, keeping: album) }
+                    }
                     return
                 }
                 let later = controller.showsAfterTheNextFrame ?? { $0() }
                 later { [weak controller] in
                     guard let controller, !controller.isClosed else { return }
-                    // (An album opened meanwhile stays open: only the list is read again.)
-                    if controller.currentAlbum == nil {
-                        controller.show(read)
-                    } else {
-                        do { try controller.reloadAlbums() } catch { DeveloperLog.say("cannot read the albums: \(error)") }
+                    controller.applyChangesWhileShowing {
+                        // (An album opened meanwhile stays open: only the list is read again.)
+                        if controller.currentAlbum == nil {
+                            controller.show(read)
+                        } else {
+                            do { try controller.reloadAlbums() } catch { DeveloperLog.say("cannot read the albums: \(error)") }
+                        }
                     }
-                    controller.applyChangesWhileShowing()
                 }
             }
         }
@@ -115,9 +117,12 @@ extension PickerController {
         publish(.problem(i18n("The albums cannot be read")))
     }
 
-    private func applyChangesWhileShowing() {
+    /// Shows the scanned library (`show`), then applies the changes that came meanwhile. (The
+    /// library is no longer coming as it is shown: an empty one says so.)
+    private func applyChangesWhileShowing(after show: () -> Void) {
         let changes = changesWhileShowing ?? []
         changesWhileShowing = nil
+        show()
         for change in changes { apply(change) }
     }
 }

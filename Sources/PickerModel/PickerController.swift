@@ -83,6 +83,9 @@ public final class PickerController {
     public var showsAfterTheNextFrame: ((@escaping @MainActor () -> Void) -> Void)?
     /// The changes that arrive while the scanned library waits to be shown, applied after it.
     var changesWhileShowing: [LibraryChange]?
+    /// A first run's library is still to be shown: its files are being dated, or what the scan
+    /// found is read and waits for a frame. (An empty album then is one still looked for.)
+    public var scannedLibraryIsComing: Bool { waitsForDates || changesWhileShowing != nil }
     /// The controller's own threads: change positions, finding by name and reading the rest of
     /// an album (the scan has the service's). Told to stop at `close()`, not waited for.
     let workers = WorkerPool(name: "picker", threads: 2)

@@ -522,6 +522,68 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// What the grid says in each frame a person sees: nothing over a library with photos while
+    /// its album is read, "Looking for Photos" while a first run looks, "No Photos Yet" only once
+    /// an empty folder is known to be empty. (Its first frame said "No Photos Yet" over every
+    /// library, first run or not, with the big title and icon that were a third of that frame.)
+    nonisolated func testTheGridSaysNoPhotosYetOnlyOfAnEmptyFolder() throws {
+        try MainActor.assumeIsolated {
+            let empty = work.appendingPathComponent("Empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let script = try pythonHost("said", title: "Said", width: 800, height: 600, """
+                picker = Photopick.Picker(library_folders=[sys.argv[1]], show_camera=False)
+                said = []
+                def titles(widget, inside=False):
+                    found = []
+                    inside = inside or widget.get_css_name() == "statuspage"
+                    if inside and isinstance(widget, Gtk.Label) and widget.has_css_class("title"):
+                        found.append(widget.get_label())
+                    child = widget.get_first_child()
+                    while child:
+                        if child.get_mapped():
+                            found += titles(child, inside)
+                        child = child.get_next_sibling()
+                    return found
+                def painted(clock):
+                    now = "|".join(titles(picker))
+                    if not said or said[-1] != now:
+                        said.append(now)
+                def realized(*_):
+                    window.get_frame_clock().connect("after-paint", painted)
+                window.connect("realize", realized)
+                def end():
+                    print("said " + ";".join(said), flush=True)
+                    loop.quit()
+                    return False
+                GLib.timeout_add(2500, end)
+                window.set_child(picker)
+                window.present()
+                """)
+            // What was said, frame by frame (a change each), in the window of a run over `folder`.
+            @MainActor func said(_ folder: URL) throws -> [String] {
+                let window = try WindowProcess(display: display, executable: python, arguments: [script.path, folder.path],
+                                               dataHome: dataHome, cacheHome: cacheHome, environment: prefixEnvironment, title: "Said")
+                defer { window.stop() }
+                let (_, lines) = window.finish(timeout: 20)
+                guard let said = lines.first(where: { $0.hasPrefix("said ") }) else {
+                    XCTFail("the host printed what the picker said: \(lines) \(window.errorText)")
+                    return []
+                }
+                return said.dropFirst("said ".count).components(separatedBy: ";")
+            }
+            // The first run of five photos: nothing said, or that the picker looks, then the photos.
+            let first = try said(library)
+            XCTAssertEqual(first.last, "", "the photos shown: \(first)")
+            XCTAssertEqual(Set(first).subtracting(["", "Looking for Photos"]), [], "\(first)")
+            // The next run: nothing said at all.
+            XCTAssertEqual(try said(library), [""])
+            // An empty folder: the picker looks, then says it is empty.
+            let emptySaid = try said(empty)
+            XCTAssertEqual(emptySaid.last, "No Photos Yet", "\(emptySaid)")
+            XCTAssertEqual(Set(emptySaid.dropLast()).subtracting(["", "Looking for Photos"]), [], "\(emptySaid)")
+        }
+    }
+
     /// A composer restores a draft's attachments and follows the picks as they are made (issue 38,
     /// point 8): `picked-uris` set at construction picks p3 and p1 again, in that order (a file
     /// that is not in the library is left out), on a first run, once the scan has found them; a

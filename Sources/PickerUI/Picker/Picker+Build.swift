@@ -154,6 +154,7 @@ extension Picker {
     func openTheAlbumAndStart() {
         guard let controller else { return }
         StartupTrace.mark("embedded picker: opening the album")
+        scanIsDue = !isHosted
         let camera = controller.camera
         let isFirstRun = library.isEmpty
         // In a window not shown yet (a program that builds its window before it presents it, as
@@ -181,7 +182,6 @@ extension Picker {
         // On screen, the scan and the watcher start after the album's frame: the watcher's walk
         // of the folders and its watches (14 ms for 542 folders on the GTK thread) came right
         // after the album's cells, and the host missed a frame (issue 38, point 6).
-        scanIsDue = !isHosted
         afterTheNextFrame { [weak self, weak controller] in
             guard let self, let controller, controller === self.controller else { return }
             self.startScan()

@@ -27,7 +27,7 @@ extension Picker {
         if !offline.isEmpty, controller.roots.allSatisfy({ offline[$0] != nil }), let (folder, reason) = offline.min(by: { $0.key < $1.key }) {
             return offlineState(folder, reason)
         }
-        if controller.isScanning || scanIsDue || firstScreenIsHeld {
+        if controller.isScanning || scanIsDue || controller.scannedLibraryIsComing || firstScreenIsHeld {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }
