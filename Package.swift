@@ -85,7 +85,7 @@ let package = Package(
 
         // libphotopick-implementation.so's own target, for its link flags: the Swift runtime's
         // folder as its run path, so it loads with nothing set, and a version script that
-        // exports photopick_implementation_attach and hides everything else.
+        // exports photopick_implementation_attach and _prepare and hides everything else.
         .target(name: "PhotopickLibrary", dependencies: ["PickerUI", "PhotoLibrary"],
                 exclude: ["photopick-implementation.map"],
                 linkerSettings: [.unsafeFlags(["-toolchain-stdlib-rpath", "-use-ld=lld", "-Xlinker", "-soname=libphotopick-implementation.so",

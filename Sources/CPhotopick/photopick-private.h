@@ -73,6 +73,9 @@ typedef struct {
 /* Defined by the implementation (Swift), the one function its library exports: keeps `shell`
  * (static) and gives its own table, or NULL when `abi` is not its PHOTOPICK_IMPLEMENTATION_ABI. */
 const PhotopickImplementationFunctions *photopick_implementation_attach (const PhotopickShellFunctions *shell, guint abi);
+/* Also the implementation's, called on the thread that loads it, before it is attached: makes
+ * what needs no GTK and would otherwise be made in the host's turn that makes the first picker. */
+void photopick_implementation_prepare (void);
 
 #ifndef PHOTOPICK_FRONT
 /* Defined by the linked shell: attaches the implementation linked beside it. The photopick

@@ -24,7 +24,11 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
     /// "Pick" / "Picked 2": a GtkToggleButton for the header bar, hidden unless the preview shows.
     @Owned var pickButton: UnsafeMutablePointer<GtkWidget>
     private let picture: UnsafeMutablePointer<GtkWidget>
-    private let video: UnsafeMutablePointer<GtkWidget>
+    private let content: UnsafeMutablePointer<GtkWidget>
+    /// The video player, made when the first video plays: GtkVideo's controls (a scale, a
+    /// volume button and its popover) were most of the preview's making, in the host's turn
+    /// that made the picker (issue 38, point 6).
+    private var video: UnsafeMutablePointer<GtkWidget>?
     private let caption: UnsafeMutablePointer<GtkWidget>
     private let problem: UnsafeMutablePointer<GtkWidget>
     private var request: ThumbnailRequest?
@@ -56,17 +60,12 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
         gtk_widget_set_visible(widget, 0)
         // Takes the focus when the host did not put the header buttons in a window.
         gtk_widget_set_focusable(widget, 1)
-        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(picture.opaque, GTK_CONTENT_FIT_CONTAIN)
         gtk_picture_set_can_shrink(picture.opaque, 1)
         gtk_widget_set_vexpand(picture, 1)
-        video = gtk_video_new()
-        gtk_video_set_autoplay(video.opaque, 1)
-        gtk_widget_set_vexpand(video, 1)
-        gtk_widget_set_visible(video, 0)
         gtk_box_append(content.cast(), picture)
-        gtk_box_append(content.cast(), video)
         gtk_widget_set_parent(content, widget)
 
         caption = gtk_label_new(nil)
@@ -185,12 +184,22 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
                 self.fail(String(cString: error.pointee.message))
             }
         })
+        let video = self.video ?? makeVideo()
         gtk_widget_set_visible(picture, 0)
         gtk_widget_set_visible(video, 1)
         gtk_video_set_media_stream(video.opaque, stream)
         gtk_media_stream_play(stream)
         // The video's controls sit at the bottom: the caption goes to the top meanwhile.
         gtk_widget_set_valign(caption, GTK_ALIGN_START)
+    }
+
+    private func makeVideo() -> UnsafeMutablePointer<GtkWidget> {
+        let video = gtk_video_new()!
+        gtk_video_set_autoplay(video.opaque, 1)
+        gtk_widget_set_vexpand(video, 1)
+        gtk_box_append(content.cast(), video)
+        self.video = video
+        return video
     }
 
     /// Shows the thumbnail instead of the video, and why.
@@ -202,7 +211,7 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
     }
 
     private func showPicture() {
-        gtk_widget_set_visible(video, 0)
+        if let video { gtk_widget_set_visible(video, 0) }
         gtk_widget_set_visible(picture, 1)
         gtk_widget_set_valign(caption, GTK_ALIGN_END)
     }
@@ -213,7 +222,7 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
         if errorHandler != 0 { g_signal_handler_disconnect(stream.raw, errorHandler) }
         errorHandler = 0
         gtk_media_stream_pause(stream)
-        gtk_video_set_media_stream(video.opaque, nil)
+        if let video { gtk_video_set_media_stream(video.opaque, nil) }
         GStreamerPlayer.stop(stream)
         gtk_media_file_clear(stream.cast())
         streamReference = nil

@@ -17,16 +17,16 @@ enum Style {
 
     /// The class of the picker's widgets that may live outside it (its header widgets, in a
     /// host's header bar or the program's), so that its rules reach them there too.
-    static let partClass = "photopick-part"
+    nonisolated static let partClass = "photopick-part"
 
     /// The padding around each grid cell, on every side: the grid's arithmetic (columns, the
     /// cells in sight, the camera row) adds `cellGap` to a cell's side.
-    static let cellPadding = 2
-    static var cellGap: Int { 2 * cellPadding }
+    nonisolated static let cellPadding = 2
+    nonisolated static var cellGap: Int { 2 * cellPadding }
 
     // Colours are libadwaita's named colours, so the picker follows the light, dark and
     // high-contrast styles and the accent colour.
-    static let css = """
+    nonisolated static let css = """
     .photo-grid { padding: 4px; }
     .photo-grid > child { padding: \(cellPadding)px; }
     /* The keyboard focus: a ring in the text colour around the cell, unlike the pick ring, drawn
@@ -124,7 +124,7 @@ enum Style {
     """
 
     /// libadwaita's colours, and what stands for them in GTK's own theme (light and dark).
-    private static let colours: [(ours: String, adwaita: String, gtk: String)] = [
+    nonisolated private static let colours: [(ours: String, adwaita: String, gtk: String)] = [
         ("accent_bg_color", "accent_bg_color", "theme_selected_bg_color"),
         ("accent_fg_color", "accent_fg_color", "theme_selected_fg_color"),
         ("accent_color", "accent_color", "theme_selected_bg_color"),
@@ -135,7 +135,7 @@ enum Style {
 
     /// In a plain GTK host: the look of the few libadwaita widgets the picker uses (a toast, a
     /// status page), which libadwaita's own style sheet gives only where it is loaded.
-    static let plainGTKCSS = """
+    nonisolated static let plainGTKCSS = """
     toast { margin: 12px; padding: 6px 6px 6px 14px; border-radius: 999px; min-height: 36px;
       background-color: alpha(black, 0.8); color: white; }
     toast > widget > label { margin: 0 8px; }
@@ -145,8 +145,21 @@ enum Style {
     statuspage .title { font-size: 20pt; font-weight: 800; margin-bottom: 12px; }
     """
 
+    /// The style sheet as installed in a libadwaita host and in a plain GTK one. Made once, on the
+    /// thread that loads libphotopick-implementation.so (`prepare`, before the first picker is
+    /// made) or else by the first picker: scoping it was 3 ms of the host's turn that makes the
+    /// first picker (issue 38, point 6).
+    nonisolated static let adwaitaSheet = installedCSS(adwaita: true)
+    nonisolated static let plainSheet = installedCSS(adwaita: false)
+
+    /// Makes both style sheets, on any thread.
+    nonisolated static func prepare() {
+        _ = adwaitaSheet
+        _ = plainSheet
+    }
+
     /// The style sheet as installed: the rules scoped under the picker, its colours defined.
-    static func installedCSS(adwaita: Bool) -> String {
+    nonisolated static func installedCSS(adwaita: Bool) -> String {
         var sheet = colours.map { "@define-color photopick_\($0.ours) @\(adwaita ? $0.adwaita : $0.gtk);" }.joined(separator: "\n") + "\n"
         var rules = css + (adwaita ? "" : plainGTKCSS)
         for colour in colours { rules = rules.replacingOccurrences(of: "@\(colour.ours)", with: "@photopick_\(colour.ours)") }
@@ -157,7 +170,7 @@ enum Style {
     /// `css` with every rule's selectors scoped: `.cell` becomes `photopick-picker .cell,
     /// .photopick-part .cell, .photopick-part.cell`. Comments go; @keyframes blocks stay as they are (their names are
     /// the picker's own).
-    static func scoped(_ css: String, under scopes: [String]) -> String {
+    nonisolated static func scoped(_ css: String, under scopes: [String]) -> String {
         var text = css
         while let start = text.range(of: "/*"), let end = text.range(of: "*/", range: start.upperBound..<text.endIndex) {
             text.removeSubrange(start.lowerBound..<end.upperBound)
@@ -192,7 +205,7 @@ enum Style {
         guard !installed, let display = gdk_display_get_default() else { return }
         installed = true
         let provider = gtk_css_provider_new()!
-        gtk_css_provider_load_from_data(provider, installedCSS(adwaita: adw_is_initialized() != 0), -1)
+        gtk_css_provider_load_from_data(provider, adw_is_initialized() != 0 ? adwaitaSheet : plainSheet, -1)
         gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
     }
 }

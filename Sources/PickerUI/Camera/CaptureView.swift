@@ -21,8 +21,12 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
     let backButton: UnsafeMutablePointer<GtkWidget>
     private let picture: UnsafeMutablePointer<GtkWidget>
     private let message: UnsafeMutablePointer<GtkWidget>
-    private let switcher: UnsafeMutablePointer<GtkWidget>
+    /// The camera switcher, made when a second camera is there: a drop-down (its template, its
+    /// popover) was half of this view's making, in the host's turn that made the picker (issue 38,
+    /// point 6).
+    private var switcher: UnsafeMutablePointer<GtkWidget>?
     private let cameraNames: OpaquePointer
+    private let cameraNamesReference: GObjectRef
     private var observation: Subscription?
     private var viewing: Int?
     private weak var camera: CameraStore?
@@ -73,17 +77,23 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
         place(backButton, over: widget, GTK_ALIGN_START, GTK_ALIGN_START, targetable: true)
 
         cameraNames = gtk_string_list_new(nil)
-        // The drop-down takes the list's reference.
-        switcher = gtk_drop_down_new(OpaquePointer(UnsafeMutableRawPointer(cameraNames)), nil)
-        style(switcher, "capture-switcher")
-        setTooltip(switcher, i18n("Camera"))
-        gtk_widget_set_visible(switcher, 0)
-        place(switcher, over: widget, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+        cameraNamesReference = GObjectRef(cameraNames, transfer: .full)
 
         Signal.connect(shutter.raw, "clicked") { [weak self] in self?.onShutter?() }
         Signal.connect(backButton.raw, "clicked") { [weak self] in self?.onClose?() }
-        Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
         Self.widgetType.adopt(self, by: widget)
+    }
+
+    private func makeSwitcher() -> UnsafeMutablePointer<GtkWidget> {
+        // (The drop-down takes the reference it is given: one of its own, beside this view's.)
+        g_object_ref(UnsafeMutableRawPointer(cameraNames))
+        let switcher = gtk_drop_down_new(OpaquePointer(UnsafeMutableRawPointer(cameraNames)), nil)!
+        style(switcher, "capture-switcher")
+        setTooltip(switcher, i18n("Camera"))
+        place(switcher, over: widget, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+        Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
+        self.switcher = switcher
+        return switcher
     }
 
     /// The camera stops streaming to a view that went.
@@ -96,7 +106,7 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
 
     /// Whether `widget` is Back or the camera switcher (or inside them): Space there is theirs.
     func ownsOtherControl(_ focus: UnsafeMutablePointer<GtkWidget>) -> Bool {
-        [backButton, switcher].contains { focus == $0 || gtk_widget_is_ancestor(focus, $0) != 0 }
+        [backButton, switcher].compactMap { $0 }.contains { focus == $0 || gtk_widget_is_ancestor(focus, $0) != 0 }
     }
 
     /// Opens on `camera`, streaming at `width`x`height` pixels (the view's size).
@@ -174,6 +184,7 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
         names.withCStringArray { array in
             gtk_string_list_splice(cameraNames, 0, guint(old), array)
         }
+        guard let switcher = switcher ?? (listedCameras.count > 1 ? makeSwitcher() : nil) else { return }
         if let current = camera.current, let index = listedCameras.firstIndex(of: current) {
             gtk_drop_down_set_selected(switcher.opaque, guint(index))
         }
@@ -181,7 +192,7 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
     }
 
     private func switcherChanged() {
-        guard !updatingSwitcher, let camera else { return }
+        guard !updatingSwitcher, let camera, let switcher else { return }
         let index = Int(gtk_drop_down_get_selected(switcher.opaque))
         guard listedCameras.indices.contains(index) else { return }
         camera.switchCamera(to: listedCameras[index])

@@ -39,6 +39,13 @@ public func photopickImplementationAttach(_ shell: UnsafePointer<PhotopickShellF
     return UnsafePointer(implementationFunctions)
 }
 
+/// On the thread that loaded the implementation, before it is attached: what the first picker
+/// would otherwise make in the host's turn and needs no GTK (the style sheets).
+@_cdecl("photopick_implementation_prepare")
+public func photopickImplementationPrepare() {
+    Style.prepare()
+}
+
 private func picker(_ pointer: UnsafeMutableRawPointer?) -> Picker {
     // (A host that calls the widget from another thread is told so, in debug builds.)
     assertOnGTKThread("a PhotopickPicker was called")
