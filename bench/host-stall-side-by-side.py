@@ -12,7 +12,9 @@ frames while the picker is made and shown (its first 1.5 s), cold and warm, in t
 (a first run's scan goes on there), in the second after it is destroyed, and in the second before
 it is made (the host alone: the floor the others are read against), and every run's line. "Most
 processor time in a turn" is the main thread's own time on a processor in its busiest turn: what
-the host and the picker did there, without the time other threads and processes held the cores. GTK draws with cairo (GSK_RENDERER=cairo):
+the host and the picker did there, without the time other threads and processes held the cores.
+HOST_STALL_SPARE_CORE=1 (see host-stall.py) is passed on to each run: with `taskset -c 0` in
+front, the host's thread and the display server share processor 0 and the picker's threads have 1. GTK draws with cairo (GSK_RENDERER=cairo):
 its GL renderer under Xvfb is software, whose frames would make the gaps.
 """
 import os
