@@ -65,6 +65,10 @@ let package = Package(
         // captures written as JPEG. No GTK.
         .target(name: "Camera", dependencies: ["Basics", "GObjectSupport", "CV4L", "CGdkPixbuf", "CGLib"]),
 
+        // The FileChooser portal backend's D-Bus side (GIO, no GTK): the calls read and checked,
+        // routed (the picker, or the desktop's other chooser, relayed), answered once each.
+        .target(name: "PortalBackend", dependencies: ["Basics", "GObjectSupport", "PhotoLibrary", "CGLib"]),
+
         // The picker's models and stores: the grid's GListModel (GIO, no GTK), the selection,
         // and the rules of picking (what a thumbnail's failure says of its file).
         .target(name: "PickerModel", dependencies: ["Basics", "PhotoLibrary", "Thumbnails", "Camera", "GObjectSupport", "CGLib"]),
@@ -94,10 +98,10 @@ let package = Package(
         // The photopick program's window, the app from the menu and zenity's folder chooser: a host
         // of the picker widget like any other, on its public API (photopick-1/photopick.h) alone.
         // Not PickerUI: SwiftPM refuses any reach into the widget's insides.
-        .target(name: "PhotopickApp", dependencies: ["CPhotopick", "CGtk", "GTKSupport", "GObjectSupport", "PickerModel", "PhotoLibrary"]),
+        .target(name: "PhotopickApp", dependencies: ["CPhotopick", "CGtk", "GTKSupport", "GObjectSupport", "PickerModel", "PhotoLibrary", "PortalBackend"]),
 
         // The command-line program: its commands and their options, the window command, output.
-        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PhotopickApp", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
+        .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PhotopickApp", "PortalBackend", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
         // (PickerUI: the widget's implementation, linked in beside its shell, photopick_shell_attach_linked.)
         .executableTarget(name: "photopick", dependencies: ["PhotopickCommands", "PickerUI"]),
         .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"]),

@@ -46,14 +46,10 @@ public enum FileChooser {
         case noDisplay
     }
 
-    /// Whether a filter admits a photo or video: a pattern whose extension names such a type, or
-    /// one without an extension (`*`, `IMG_*`), which could match anything.
+    /// Whether a filter admits a photo or video: a pattern whose suffix names such a type, or one
+    /// without a fixed suffix (`*`, `IMG_*`), which could match anything.
     nonisolated public static func admitsMedia(_ filter: PickerWindow.FileFilter) -> Bool {
-        filter.patterns.contains { pattern in
-            guard let dot = pattern.lastIndex(of: "."), !pattern[pattern.index(after: dot)...].contains("*") else { return true }
-            let name = "file" + pattern[dot...].lowercased().filter { $0 != "[" && $0 != "]" && $0 != "?" }
-            return ContentType.guess(fileName: Array(name.utf8)).isMedia
-        }
+        filter.patterns.contains { ContentType.guess(namePattern: $0)?.isMedia ?? true }
     }
 
     /// Shows the chooser and waits for the answer.

@@ -15,6 +15,7 @@ import Thumbnails
     ("thumbnail", N_("Make the freedesktop thumbnails of files and print their paths"), thumbnailOptions, thumbnailCommand),
     ("cameras", N_("List the cameras with their formats, sizes and frame rates"), camerasOptions, camerasCommand),
     ("capture", N_("Take a photo with the camera and print its path"), captureOptions, captureCommand),
+    ("portal", N_("The desktop's photo chooser: the FileChooser backend of xdg-desktop-portal"), portalOptions, portalCommand),
 ]
 
 @MainActor func topLevelHelp() -> Int32 {

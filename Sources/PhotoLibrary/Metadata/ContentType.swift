@@ -20,6 +20,29 @@ public enum ContentType {
         return gioGuess(fileName: fileName)
     }
 
+    /// The type of the files a shell pattern names by a fixed suffix (`*.jpg`, `IMG_*.JPG`, and
+    /// `*.[jJ][pP][gG]` as GTK writes a suffix for a case-insensitive match), or nil when the
+    /// suffix is not fixed (`*`, `*.*`, `photo.?ng`): such a pattern may name any file.
+    public static func guess(namePattern pattern: String) -> Guess? {
+        guard let dot = pattern.lastIndex(of: ".") else { return nil }
+        var suffix = ""
+        var characters = pattern[pattern.index(after: dot)...].makeIterator()
+        while let character = characters.next() {
+            switch character {
+            case "*", "?", "\\": return nil
+            case "[":
+                // A class of one letter in its cases ([jJ]) is that letter; any other is not fixed.
+                var members: [Character] = []
+                while let member = characters.next(), member != "]" { members.append(member) }
+                guard let first = members.first, members.allSatisfy({ $0.lowercased() == first.lowercased() }) else { return nil }
+                suffix.append(first)
+            default: suffix.append(character)
+            }
+        }
+        guard !suffix.isEmpty else { return nil }
+        return guess(fileName: Array("file.\(suffix.lowercased())".utf8))
+    }
+
     static func gioGuess(fileName: [UInt8]) -> Guess {
         var terminated = fileName
         terminated.append(0)
