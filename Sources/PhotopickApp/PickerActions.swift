@@ -74,25 +74,75 @@ public enum PickerActions {
     static func install(window: UnsafeMutablePointer<GtkWidget>, application: UnsafeMutablePointer<GtkApplication>,
                         picker: UnsafeMutablePointer<GtkWidget>, desktop: Bool, camera: Bool, location: Bool,
                         close: @escaping @MainActor () -> Void) {
-        let offered = commands(desktop: desktop).filter { (camera || $0.name != "take-photo") && (location || $0.name != "location") }
+        let offered = offeredCommands(desktop: desktop, camera: camera, location: location)
+        addActions(offered, to: OpaquePointer(window), picker: picker, close: close)
+        for command in offered where !command.accelerators.isEmpty {
+            command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
+        }
+        // GtkApplicationWindow makes "win.show-help-overlay" from it.
+        guard let shortcuts = shortcutsWindow(listing: offered) else { return }
+        // The application window takes its own reference (and destroys it with itself).
+        gtk_application_window_set_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self),
+                                                OpaquePointer(shortcuts.pointer))
+    }
+
+    /// The same for a window without an application (the portal backend's: GtkApplication's
+    /// start-up calls the portal, which may be waiting for the backend): the actions in the
+    /// window's "win" group, their accelerators in a shortcut controller of the window that acts
+    /// before its widgets do, as application accelerators do, and its own shortcuts window.
+    static func install(window: UnsafeMutablePointer<GtkWidget>, picker: UnsafeMutablePointer<GtkWidget>, camera: Bool, location: Bool,
+                        close: @escaping @MainActor () -> Void) {
+        let offered = offeredCommands(desktop: false, camera: camera, location: location)
+        let group = OpaquePointer(g_simple_action_group_new()!)
+        addActions(offered, to: group, picker: picker, close: close)
+        let shortcuts = shortcutsWindow(listing: offered)
+        let help = g_simple_action_new("show-help-overlay", nil)!
+        Signal.connectAction(help) {
+            guard let shortcuts else { return }
+            let shown = shortcuts.pointer.assumingMemoryBound(to: GtkWidget.self)
+            gtk_window_set_transient_for(shown.cast(), window.cast())
+            gtk_window_present(shown.cast())
+        }
+        g_action_map_add_action(group, help)
+        g_object_unref(UnsafeMutableRawPointer(help))
+        gtk_widget_insert_action_group(window, "win", group)
+        g_object_unref(UnsafeMutableRawPointer(group))
+        let controller = gtk_shortcut_controller_new()!
+        gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
+        for command in offered {
+            for accelerator in command.accelerators {
+                guard let trigger = gtk_shortcut_trigger_parse_string(accelerator) else { continue }
+                gtk_shortcut_controller_add_shortcut(controller, gtk_shortcut_new(trigger, gtk_named_action_new("win.\(command.name)")))
+            }
+        }
+        gtk_widget_add_controller(window, controller)
+        // (The shortcuts window goes with the window.)
+        if let shortcuts {
+            Signal.connect(window.raw, "destroy") { () -> Void in
+                gtk_window_destroy(shortcuts.pointer.assumingMemoryBound(to: GtkWindow.self))
+            }
+        }
+    }
+
+    private static func offeredCommands(desktop: Bool, camera: Bool, location: Bool) -> [Command] {
+        commands(desktop: desktop).filter { (camera || $0.name != "take-photo") && (location || $0.name != "location") }
+    }
+
+    private static func addActions(_ offered: [Command], to map: OpaquePointer, picker: UnsafeMutablePointer<GtkWidget>,
+                                   close: @escaping @MainActor () -> Void) {
         for command in offered where command.name != "show-help-overlay" {
             let action = g_simple_action_new(command.name, nil)!
             let name = command.name, isPickers = command.isPickers
             Signal.connectAction(action) {
                 if isPickers { _ = gtk_widget_activate_action_variant(picker, "picker.\(name)", nil) } else { close() }
             }
-            g_action_map_add_action(OpaquePointer(window), action)
+            g_action_map_add_action(map, action)
             g_object_unref(UnsafeMutableRawPointer(action))
         }
-        for command in offered where !command.accelerators.isEmpty {
-            command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
-        }
-        // GtkApplicationWindow makes "win.show-help-overlay" from it.
-        installShortcutsWindow(on: window, listing: offered)
     }
 
     /// A GtkShortcutsWindow listing `commands`, from GtkBuilder XML written here.
-    static func installShortcutsWindow(on window: UnsafeMutablePointer<GtkWidget>, listing commands: [Command]) {
+    static func shortcutsWindow(listing commands: [Command]) -> GObjectRef? {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?><interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property><property name="title">"#
             + escaped(i18n("Keyboard Shortcuts"))
             + #"</property><child><object class="GtkShortcutsSection"><property name="section-name">picker</property>"#
@@ -109,10 +159,8 @@ public enum PickerActions {
         xml += "</object></child></object></interface>"
         let builder = gtk_builder_new_from_string(xml, -1)!
         defer { g_object_unref(UnsafeMutableRawPointer(builder)) }
-        guard let object = gtk_builder_get_object(builder, "shortcuts") else { return }
-        // The application window takes its own reference (and destroys it with itself).
-        gtk_application_window_set_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self),
-                                                OpaquePointer(object))
+        guard let object = gtk_builder_get_object(builder, "shortcuts") else { return nil }
+        return GObjectRef(UnsafeMutableRawPointer(object), transfer: .none)
     }
 
     private static func escaped(_ text: String) -> String {

@@ -114,7 +114,7 @@ func portalOptions() -> OptionParser {
             return
         }
         replaced = true
-        DeveloperLog.say("portal: another backend took \(Self.busName); exiting once the open requests are answered")
+        DeveloperLog.say("portal: \(Self.busName) lost (another backend took it, or the bus went away); exiting once the open requests are answered")
         becameIdle()
     }
 

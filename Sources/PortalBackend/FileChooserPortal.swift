@@ -118,9 +118,17 @@ public final class FileChooserPortal {
     }
 
     private func openPicker(_ question: ChooserQuestion, request: PortalRequest) {
-        let close: @MainActor () -> Void
+        // Set first: making the window runs the main loop for a moment (the picker reads its
+        // first screen), and a Close can be handled then.
+        final class Opening { var close: (@MainActor () -> Void)?, closed = false }
+        let opening = Opening()
+        request.onClose = { [weak request] reply in
+            if let close = opening.close { close() } else { opening.closed = true }
+            request?.finish(2)
+            reply(nil)
+        }
         do {
-            close = try windows.open(question) { [weak request] answer in
+            opening.close = try windows.open(question) { [weak request] answer in
                 guard let request else { return }
                 switch answer {
                 case .cancelled:
@@ -144,25 +152,29 @@ public final class FileChooserPortal {
             request.finish(2)
             return
         }
-        request.onClose = { [weak request] reply in
-            close()
-            request?.finish(2)
-            reply(nil)
-        }
+        if opening.closed { opening.close?() }
     }
 
     /// To the desktop's other chooser, with the same handle: its answer is passed back as it is,
     /// and a Close goes to it.
     private func forward(_ question: ChooserQuestion, parameters: OpaquePointer, request: PortalRequest, why: String) {
         DeveloperLog.say("portal: \(question.method.rawValue) \(question.handle) for “\(question.appID)” to the desktop's chooser: \(why)")
-        // Closed before the other backend was called: nothing to pass the Close on to.
-        final class Progress { var sent = false, closed = false }
+        final class Progress {
+            /// Called (false: closed before the other backend was called, nothing to pass on).
+            var sent = false, closed = false
+            /// A Close passed on and not answered yet: the other backend answers its call (2)
+            /// before its Close, and the portal would give the app that answer as a Response.
+            var closing = false
+        }
         let progress = Progress()
         relay.forward(question.method.rawValue, parameters: parameters, sending: {
             progress.sent = !progress.closed
             return progress.sent
         }) { [weak request] outcome in
-            guard let request else { return }
+            guard let request, !progress.closing else {
+                if case .answered(_, let results) = outcome { g_variant_unref(results) }
+                return
+            }
             switch outcome {
             case .answered(let response, let results): request.finish(response, passing: results)
             case .failed(let reason):
@@ -176,8 +188,12 @@ public final class FileChooserPortal {
                 request?.finish(2)
                 return reply(nil)
             }
-            // (The other backend answers its call with 2 as it closes, which answers ours.)
-            relay.close(question.handle) { failure in reply(failure) }
+            progress.closing = true
+            relay.close(question.handle) { failure in
+                // The Close's answer first: the portal then drops the call's.
+                reply(failure)
+                request?.finish(2)
+            }
         }
     }
 

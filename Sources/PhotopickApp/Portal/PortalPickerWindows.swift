@@ -12,9 +12,7 @@ import PortalBackend
 /// the window closed), or not at all when the call is closed.
 @MainActor
 public final class PortalPickerWindows: ChooserWindows {
-    /// Made by `prepare` (GTK's start, once the bus name is claimed); nil until then, or when
-    /// no display could be opened.
-    private var application: UnsafeMutablePointer<AdwApplication>?
+    /// Why no window can open (no display), once `prepare` found it.
     private var displayFailure: String?
     /// The windows open now, by the call's handle (tests and the log count them).
     public private(set) var open: [String: UnsafeMutablePointer<GtkWidget>] = [:]
@@ -22,6 +20,10 @@ public final class PortalPickerWindows: ChooserWindows {
     public init() {}
 
     /// Starts GTK (0.2-0.4 s): after the bus name is claimed, since the portal waits for it.
+    /// Libadwaita without its application: GtkApplication's start-up makes a proxy for the
+    /// portal's Inhibit interface, a call to the portal, which is still starting when it activates
+    /// this backend and waits for it. (That was a deadlock of 25 s, until D-Bus gave up: made
+    /// after the name was claimed, and again at a first call that activated the backend itself.)
     public func prepare() {
         guard !displayIsOpen, displayFailure == nil else { return }
         // The backend must not ask a portal anything: the portal may be waiting for it.
@@ -36,27 +38,6 @@ public final class PortalPickerWindows: ChooserWindows {
     }
     private var displayIsOpen = false
 
-    /// Libadwaita's application, which gives the windows the picker's accelerators (it owns no
-    /// bus name). Made at the first window, not with GTK: its start-up makes a proxy for the
-    /// portal's Inhibit interface, a call to the portal, which is still starting when it
-    /// activates this backend and waits for it (a deadlock of 25 s, until D-Bus gave up, when
-    /// it was made right after the name was claimed). Calls come only from a portal that runs.
-    private func startApplication() -> UnsafeMutablePointer<AdwApplication>? {
-        if let application { return application }
-        prepare()
-        guard displayIsOpen else { return nil }
-        let application = adw_application_new(PickerWindow.applicationID + ".Portal", G_APPLICATION_NON_UNIQUE)!
-        var error: UnsafeMutablePointer<GError>?
-        _ = g_application_register(application.cast(), nil, &error)
-        if let error {
-            DeveloperLog.say("portal: cannot start the application: \(String(cString: error.pointee.message))")
-            g_error_free(error)
-        }
-        g_application_hold(application.cast())
-        self.application = application
-        return application
-    }
-
     /// GDK_DEBUG=portals and GTK_USE_PORTAL would have GTK call the portal from this backend;
     /// libadwaita reads its style through the portal unless told not to.
     static func avoidPortals() {
@@ -69,8 +50,9 @@ public final class PortalPickerWindows: ChooserWindows {
     }
 
     public func open(_ question: ChooserQuestion, answer: @escaping @MainActor (ChooserAnswer) -> Void) throws(ChooserQuestionError) -> @MainActor () -> Void {
-        guard let application = startApplication() else { throw ChooserQuestionError(reason: displayFailure ?? "GTK did not start") }
-        let window = PortalPickerWindow(question: question, application: application)
+        prepare()
+        guard displayIsOpen else { throw ChooserQuestionError(reason: displayFailure ?? "GTK did not start") }
+        let window = PortalPickerWindow(question: question)
         let handle = question.handle
         open[handle] = window.window
         window.onAnswer = { [weak self] given in
@@ -101,14 +83,14 @@ final class PortalPickerWindow {
     /// Kept alive by its window (a reference from the window's data), released with it.
     private var keptByWindow: Unmanaged<PortalPickerWindow>?
 
-    init(question: ChooserQuestion, application: UnsafeMutablePointer<AdwApplication>) {
+    init(question: ChooserQuestion) {
         self.question = question
-        window = adw_application_window_new(application.cast(GtkApplication.self))!
+        window = adw_window_new()!
         picker = photopick_picker_new()!
-        build(application: application)
+        build()
     }
 
-    private func build(application: UnsafeMutablePointer<AdwApplication>) {
+    private func build() {
         let title = question.title.isEmpty ? i18n("Pick Photos") : question.title
         gtk_window_set_title(window.cast(), title)
         let state = PickerState.load()
@@ -155,7 +137,7 @@ final class PortalPickerWindow {
         gtk_box_append(content.cast(), header)
         gtk_box_append(content.cast(), picker)
         if let choices = makeChoices() { gtk_box_append(content.cast(), choices) }
-        adw_application_window_set_content(window.cast(), content)
+        adw_window_set_content(window.cast(), content)
 
         Signal.connect(picker.raw, "confirmed", uris: { [weak self] uris in self?.confirmed(uris) })
         Signal.connect(picker.raw, "cancelled") { [weak self] () -> Void in self?.finish(.cancelled) }
@@ -163,8 +145,7 @@ final class PortalPickerWindow {
             self?.finish(.cancelled)
             return false
         })
-        PickerActions.install(window: window, application: application.cast(GtkApplication.self), picker: picker,
-                              desktop: false, camera: true, location: true, close: { [weak self] in self?.finish(.cancelled) })
+        PickerActions.install(window: window, picker: picker, camera: true, location: true, close: { [weak self] in self?.finish(.cancelled) })
         keptByWindow = Unmanaged.passRetained(self)
         Signal.connect(window.raw, "destroy") { [weak self] () -> Void in
             self?.keptByWindow?.release()

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import TestSupport
+import XCTest
+
+/// `photopick portal serve` behind Debian's own xdg-desktop-portal (1.16) on a private session
+/// bus under Xvfb, with Debian's GTK backend beside it for what Photopick relays. Apps are
+/// played by Tests/Portal/portal-client (GDBus): through the portal as an app asks, or straight
+/// to the backend as the portal calls it. Windows are found by their title and driven with keys.
+final class PortalBackendTests: XCTestCase {
+    private var display: VirtualDisplay!
+    private var bus: PrivateSessionBus!
+    private var home: URL!
+    /// What the backend wrote on standard error (its log).
+    private var backendLog: URL!
+    /// Pictures' photos, newest first (the grid's order).
+    private var photos: [String] = []
+
+    private static let frontend = "/usr/libexec/xdg-desktop-portal"
+    private static let gtkBackend = "/usr/libexec/xdg-desktop-portal-gtk"
+    private static let client = TestSupport.packageRoot.appendingPathComponent("Tests/Portal/portal-client").path
+
+    override func setUpWithError() throws {
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/bin/convert", "/usr/bin/python3", "/usr/bin/dbus-daemon", Self.frontend, Self.gtkBackend]
+            where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            throw XCTSkip("no \(tool)")
+        }
+        display = try VirtualDisplay()
+        home = TestSupport.temporaryDirectory("portal-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "XDG_PICTURES_DIR=\"$HOME/Pictures\"\n".write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
+        photos = try Self.makePhotos(12, in: pictures)
+
+        // The portal's backends: Photopick's .portal file as installed, and Debian's GTK one.
+        let portals = home.appendingPathComponent("portals")
+        try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/portal/photopick.portal"),
+                                         to: portals.appendingPathComponent("photopick.portal"))
+        try FileManager.default.copyItem(atPath: "/usr/share/xdg-desktop-portal/portals/gtk.portal", toPath: portals.appendingPathComponent("gtk.portal").path)
+        // What the bus can start: the portal, the GTK backend (Debian's service files) and ours.
+        let services = home.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        for name in ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.desktop.gtk"] {
+            try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/\(name).service", toPath: services.appendingPathComponent("\(name).service").path)
+        }
+        backendLog = home.appendingPathComponent("backend.log")
+        try """
+            [D-BUS Service]
+            Name=org.freedesktop.impl.portal.desktop.photopick
+            Exec=/bin/sh -c 'exec "\(TestSupport.photopick)" portal serve 2>>"\(backendLog.path)"'
+            """.write(to: services.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"), atomically: true, encoding: .utf8)
+
+        let environment = display.pickerEnvironment(dataHome: home.appendingPathComponent("data"), cacheHome: home.appendingPathComponent("cache"), extra: [
+            "HOME": home.path, "XDG_CONFIG_HOME": config.path,
+            // The portal chooses a backend whose UseIn names the desktop: Photopick's says "photopick".
+            "XDG_CURRENT_DESKTOP": "photopick", "XDG_DESKTOP_PORTAL_DIR": portals.path,
+            "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
+        ])
+        bus = try PrivateSessionBus(serviceFolder: services, environment: environment)
+    }
+
+    override func tearDown() {
+        bus?.stop()
+        bus = nil
+        display = nil
+        super.tearDown()
+    }
+
+    /// JPEGs dated a day apart, newest first.
+    private static func makePhotos(_ count: Int, in folder: URL) throws -> [String] {
+        let first = folder.appendingPathComponent("first.jpg").path
+        let made = try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:rgb(200,120,30)", first])
+        XCTAssertEqual(made.status, 0, made.error)
+        var paths: [String] = []
+        for index in 0..<count {
+            let path = folder.appendingPathComponent(String(format: "photo-%02d.jpg", index)).path
+            try FileManager.default.copyItem(atPath: first, toPath: path)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(index) * 86_400)], ofItemAtPath: path)
+            paths.append(path)
+        }
+        try FileManager.default.removeItem(atPath: first)
+        return paths
+    }
+
+    private func uri(_ path: String) -> String { URL(fileURLWithPath: path).absoluteString }
+
+    private static let images = "{'multiple': <true>, 'filters': <[('Images', [(uint32 1, 'image/*'), (uint32 0, '*.[jJ][pP][gG]')])]>}"
+
+    // MARK: Through the portal, as an app asks
+
+    func testAnAppGetsItsPicksInPickOrder() throws {
+        let app = try client(["open", "OpenFile", "pick1", Self.images, "--title", "Three Photos"])
+        let handle = try XCTUnwrap(app.next()?["handle"] as? String)
+        let window = try findWindow("Three Photos")
+        // Pick the first, second and third; unpick the second; confirm.
+        try keys(window, ["space", "Right", "space", "Right", "space", "Left", "space", "ctrl+Return"])
+        let answer = try XCTUnwrap(app.next(timeout: 20), "no Response")
+        XCTAssertEqual(answer["path"] as? String, handle)
+        XCTAssertEqual(answer["response"] as? Int, 0)
+        let results = try XCTUnwrap(answer["results"] as? [String: Any])
+        XCTAssertEqual(results["uris"] as? [String], [uri(photos[0]), uri(photos[2])])
+        XCTAssertEqual((results["current_filter"] as? [Any])?.first as? String, "Images")
+        try waitUntilGone(window)
+        XCTAssertTrue(backendLogText().contains("for “”: the picker"), backendLogText())
+    }
+
+    func testCancelGivesTheAppItsCancel() throws {
+        let app = try client(["open", "OpenFile", "cancel1", Self.images, "--title", "Cancel Me"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let window = try findWindow("Cancel Me")
+        try keys(window, ["space", "Escape"])
+        let answer = try XCTUnwrap(app.next(timeout: 20), "no Response")
+        XCTAssertEqual(answer["response"] as? Int, 1)
+        XCTAssertEqual((answer["results"] as? [String: Any])?["uris"] as? [String], [])
+        try waitUntilGone(window)
+    }
+
+    /// The app closes its request: the window goes, and the app hears nothing more (the portal
+    /// unexported the request).
+    func testCloseClosesTheWindow() throws {
+        let app = try client(["open", "OpenFile", "close1", Self.images, "--title", "Closed Soon", "--close-after", "3"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let window = try findWindow("Closed Soon")
+        XCTAssertEqual(app.next(timeout: 10)?["closed"] as? Bool, true)
+        try waitUntilGone(window)
+        XCTAssertNil(app.next(timeout: 2), "a Response after Close")
+    }
+
+    /// An app that goes away (crashes, is killed) leaves no window behind.
+    func testAnAppThatGoesAwayLeavesNoWindow() throws {
+        let app = try client(["open", "OpenFile", "gone1", Self.images, "--title", "Orphan", "--exit-after", "3"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let window = try findWindow("Orphan")
+        XCTAssertEqual(app.next(timeout: 10)?["gone"] as? Bool, true)
+        try waitUntilGone(window)
+    }
+
+    func testTwoAppsAtOnceGetTheirOwnWindowsAndAnswers() throws {
+        let first = try client(["open", "OpenFile", "both1", Self.images, "--title", "First App"])
+        let second = try client(["open", "OpenFile", "both2", Self.images, "--title", "Second App"])
+        _ = try XCTUnwrap(first.next()?["handle"] as? String)
+        _ = try XCTUnwrap(second.next()?["handle"] as? String)
+        let firstWindow = try findWindow("First App"), secondWindow = try findWindow("Second App")
+        XCTAssertNotEqual(firstWindow, secondWindow)
+        try keys(secondWindow, ["Right", "space", "ctrl+Return"])
+        let secondAnswer = try XCTUnwrap(second.next(timeout: 20), "the first app heard: \(first.next(timeout: 1) ?? [:])")
+        XCTAssertEqual((secondAnswer["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[1])])
+        try waitUntilGone(secondWindow)
+        try keys(firstWindow, ["Escape"])
+        XCTAssertEqual(first.next(timeout: 20)?["response"] as? Int, 1)
+    }
+
+    /// Saving is not a photo picker's question: the GTK backend's dialog answers it (relayed with
+    /// the same handle), and its answer reaches the app.
+    func testSavingGoesToTheDesktopsChooser() throws {
+        let app = try client(["open", "SaveFile", "save1", "{'current_name': <'notes.txt'>}", "--title", "Save Notes"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let dialog = try findWindow("Save Notes")
+        try keys(dialog, ["Escape"])
+        let answer = try XCTUnwrap(app.next(timeout: 20), "no Response")
+        // (xdg-desktop-portal-gtk 1.14 answers Escape with 2, which is passed on as it is.)
+        XCTAssertEqual(answer["response"] as? Int, 2)
+        try waitUntilGone(dialog)
+        XCTAssertTrue(backendLogText().contains("SaveFile"), backendLogText())
+    }
+
+    func testClosingASaveClosesTheDesktopsDialog() throws {
+        let closing = try client(["open", "SaveFile", "save2", "{'current_name': <'notes.txt'>}", "--title", "Save Then Close", "--close-after", "4"])
+        _ = try XCTUnwrap(closing.next()?["handle"] as? String)
+        let second = try findWindow("Save Then Close")
+        // (No Response before it: the app closed the request.)
+        let next = closing.next(timeout: 15)
+        XCTAssertEqual(next?["closed"] as? Bool, true, "\(next ?? [:])")
+        try waitUntilGone(second)
+    }
+
+    /// A question of any file (no filter, or "All files" among them) goes to the desktop's chooser.
+    func testAnyFileGoesToTheDesktopsChooser() throws {
+        let options = "{'filters': <[('Images', [(uint32 1, 'image/*')]), ('All files', [(uint32 0, '*')])]>}"
+        let app = try client(["open", "OpenFile", "any1", options, "--title", "Any File"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let dialog = try findWindow("Any File")
+        XCTAssertTrue(backendLogText().contains("admits other files (*)"), backendLogText())
+        try keys(dialog, ["Escape"])
+        XCTAssertNotNil(app.next(timeout: 20)?["response"])
+    }
+
+    // MARK: Straight to the backend, as the portal calls it
+
+    /// What only the backend's own answer shows (the portal keeps `uris`, `choices` and
+    /// `current_filter`): `writable` is false, and the choices come back with their values.
+    func testTheAnswerIsReadOnlyAndEchoesTheChoices() throws {
+        let options = "{'multiple': <false>, 'filters': <[('Photos', [(uint32 1, 'image/jpeg')])]>, 'choices': <[('size', 'Size', [('s', 'Small'), ('l', 'Large')], 'l'), ('strip', 'Remove location', @a(ss) [], 'true')]>}"
+        let app = try client(["impl", "OpenFile", "/org/freedesktop/portal/desktop/request/1_1/direct", options, "--title", "Direct Call"])
+        let window = try findWindow("Direct Call")
+        try keys(window, ["Right", "space", "ctrl+Return"])
+        let answer = try XCTUnwrap(app.next(timeout: 20))
+        XCTAssertEqual(answer["response"] as? Int, 0)
+        let results = try XCTUnwrap(answer["results"] as? [String: Any])
+        XCTAssertEqual(results["uris"] as? [String], [uri(photos[1])])
+        XCTAssertEqual(results["writable"] as? Bool, false)
+        let choices = (results["choices"] as? [[String]]) ?? []
+        XCTAssertEqual(choices, [["size", "l"], ["strip", "true"]])
+    }
+
+    /// A Close sent right behind its call, before the backend handled the call
+    /// (xdg-desktop-portal#854): the Close succeeds, the call is answered 2, no window stays.
+    func testACloseRightBehindItsCallClosesIt() throws {
+        for round in 0..<5 {
+            let app = try client(["impl", "OpenFile", "/org/freedesktop/portal/desktop/request/1_1/early\(round)", Self.images,
+                                  "--title", "Early Close", "--close-at-once"])
+            var events: [[String: Any]] = []
+            while events.count < 2, let event = app.next(timeout: 20) { events.append(event) }
+            XCTAssertTrue(events.contains { $0["close"] as? String == "ok" }, "\(events)")
+            XCTAssertTrue(events.contains { $0["response"] as? Int == 2 }, "\(events)")
+        }
+        usleep(500_000)
+        XCTAssertEqual(try visibleWindows("Early Close"), [])
+    }
+
+    /// Bad calls are answered (2, the reason logged), never crash the backend, never leave a
+    /// window nobody answers.
+    func testBadCallsAreAnsweredAndLogged() throws {
+        let handle = "/org/freedesktop/portal/desktop/request/1_1/bad"
+        let bad: [(options: String, logged: String)] = [
+            ("{'multiple': <'yes'>}", "option “multiple” is of type s, not b"),
+            ("{'filters': <[('Odd', [(uint32 7, 'x')])]>}", "rule kind 7"),
+            ("{'filters': <[('Empty', [(uint32 0, '')])]>}", "has an empty rule"),
+            ("{'filters': <[('', [(uint32 1, 'image/*')])]>}", "a filter without a name"),
+            ("{'filters': <" + "[" + (0..<1000).map { "('F\($0)', [(uint32 1, 'image/png')])" }.joined(separator: ", ") + "]>}", "1000 filters"),
+            ("{'choices': <[('c', 'C', @a(ss) [], 'maybe')]>}", "is not true or false"),
+        ]
+        for (index, call) in bad.enumerated() {
+            let app = try client(["impl", "OpenFile", "\(handle)\(index)", call.options, "--title", "Bad Call"])
+            let answer = try XCTUnwrap(app.next(timeout: 20), call.options)
+            XCTAssertEqual(answer["response"] as? Int, 2, "\(call.options): \(answer)")
+            XCTAssertTrue(backendLogText().contains(call.logged), "\(call.logged) not in: \(backendLogText())")
+        }
+        // A Close for a request that does not exist is an error for the caller, nothing more.
+        let stray = try client(["impl", "OpenFile", "\(handle)unused", "{'multiple': <'no'>}", "--close-at-once"])
+        var events: [[String: Any]] = []
+        while events.count < 2, let event = stray.next(timeout: 20) { events.append(event) }
+        XCTAssertTrue(events.contains { $0["close"] as? String == "error" || $0["close"] as? String == "ok" }, "\(events)")
+        XCTAssertEqual(try visibleWindows("Bad Call"), [])
+
+        // Odd but answerable: a parent that is no window, a 100 KB title, an app id with slashes.
+        let title = String(repeating: "Long Title ", count: 10_000)
+        let odd = try client(["impl", "OpenFile", "\(handle)odd", Self.images, "--title", title, "--parent", "x11:zz", "--app-id", "../../etc/passwd"])
+        let window = try findWindow("Long Title Long")
+        try keys(window, ["Escape"])
+        XCTAssertEqual(odd.next(timeout: 20)?["response"] as? Int, 1)
+        XCTAssertTrue(backendLogText().contains("is neither x11: nor wayland:"), backendLogText())
+    }
+
+    // MARK: Helpers
+
+    private func backendLogText() -> String { (try? String(contentsOf: backendLog, encoding: .utf8)) ?? "" }
+
+    private func client(_ arguments: [String]) throws -> PortalClient {
+        try PortalClient(arguments, busAddress: bus.address, display: display.name)
+    }
+
+    /// The window titled `title` (a prefix of it), once it shows.
+    private func findWindow(_ title: String, timeout: TimeInterval = 20) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let window = try visibleWindows(title).first {
+                // Its first screen, and any other window that was coming.
+                usleep(600_000)
+                try display.waitUntilStill()
+                return window
+            }
+            usleep(100_000)
+        }
+        XCTFail("no window “\(title)” after \(timeout) s; the backend said: \(backendLogText())")
+        throw XCTSkip("no window")
+    }
+
+    private func visibleWindows(_ title: String) throws -> [String] {
+        let found = (try? display.xdotool(["search", "--onlyvisible", "--name", "^" + NSRegularExpression.escapedPattern(for: title)])) ?? ""
+        return found.split(separator: "\n").map(String.init)
+    }
+
+    /// Keys typed into `window` (focused first; no window manager runs).
+    private func keys(_ window: String, _ keys: [String]) throws {
+        _ = try? display.xdotool(["windowfocus", "--sync", window])
+        for key in keys {
+            _ = try display.xdotool(["key", key])
+            usleep(120_000)
+        }
+    }
+
+    private func waitUntilGone(_ window: String, timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let visible = (try? display.xdotool(["search", "--onlyvisible", "--name", "."])) ?? ""
+            if !visible.split(separator: "\n").contains(Substring(window)) { return }
+            usleep(100_000)
+        }
+        XCTFail("window \(window) still shows after \(timeout) s")
+    }
+}
+
+/// Tests/Portal/portal-client running, and the JSON lines it prints.
+private final class PortalClient {
+    private let process: Process
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(_ arguments: [String], busAddress: String, display: String) throws {
+        process = TestProcesses.process("/usr/bin/python3", [PortalBackendTestsClient.path] + arguments)
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+        environment["DISPLAY"] = display
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        TestProcesses.adopt(process)
+    }
+
+    deinit { TestProcesses.stop(process) }
+
+    /// The next event, or nil after `timeout` seconds (or when the client ended).
+    func next(timeout: TimeInterval = 20) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? ["unreadable": String(decoding: line, as: UTF8.self)]
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&poller, 1, Int32(min(left, 1) * 1000))
+            if polled < 0 && errno == EINTR { continue }
+            guard polled > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+}
+
+private enum PortalBackendTestsClient {
+    static let path = TestSupport.packageRoot.appendingPathComponent("Tests/Portal/portal-client").path
+}
