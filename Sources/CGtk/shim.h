@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
+#include <X11/Xatom.h>
 #endif
 
 // `--attach=XID` (zenity's): on X11, makes the realized window transient for another program's
@@ -15,6 +16,24 @@ static inline gboolean photopick_window_set_transient_for_xid(GtkWidget *window,
     GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
     if (!GDK_IS_X11_DISPLAY(display) || surface == NULL) return FALSE;
     XSetTransientForHint(gdk_x11_display_get_xdisplay(display), gdk_x11_surface_get_xid(surface), (Window)xid);
+    return TRUE;
+#else
+    return FALSE;
+#endif
+}
+
+// The portal's `x11:` parent (as xdg-desktop-portal-gnome does it): transient for another
+// program's window, and a dialog to the window manager (_NET_WM_WINDOW_TYPE_DIALOG), which
+// centres it over that window and keeps it above. FALSE when the display is not X11.
+static inline gboolean photopick_window_set_dialog_for_xid(GtkWidget *window, unsigned long xid) {
+#ifdef GDK_WINDOWING_X11
+    if (!photopick_window_set_transient_for_xid(window, xid)) return FALSE;
+    GdkDisplay *display = gtk_widget_get_display(window);
+    Display *xdisplay = gdk_x11_display_get_xdisplay(display);
+    Window own = gdk_x11_surface_get_xid(gtk_native_get_surface(GTK_NATIVE(window)));
+    Atom type = gdk_x11_get_xatom_by_name_for_display(display, "_NET_WM_WINDOW_TYPE");
+    Atom dialog = gdk_x11_get_xatom_by_name_for_display(display, "_NET_WM_WINDOW_TYPE_DIALOG");
+    XChangeProperty(xdisplay, own, type, XA_ATOM, 32, PropModeReplace, (unsigned char *)&dialog, 1);
     return TRUE;
 #else
     return FALSE;

@@ -213,7 +213,7 @@ final class PortalPickerWindow {
             // Before it is mapped, so the window manager places it over its parent. (Never a GTK
             // transient-for: GTK would replace the hint.)
             gtk_widget_realize(window)
-            if photopick_window_set_transient_for_xid(window, UInt(xid)) == 0 {
+            if photopick_window_set_dialog_for_xid(window, UInt(xid)) == 0 {
                 DeveloperLog.say("portal: \(question.handle): parent x11:\(String(xid, radix: 16)) on a display that is not X11; shown without a parent")
             }
         case .wayland(let handle):
