@@ -119,7 +119,7 @@ let package = Package(
         // Helpers the test targets share: temporary folders, running programs, generated libraries.
         .target(name: "TestSupport", dependencies: ["PhotoLibrary", "Camera"], path: "Tests/TestSupport"),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "CGLib", "TestSupport"]),
-        .testTarget(name: "PortalQuestionTests", dependencies: ["PortalBackend", "PhotoLibrary", "CGLib"]),
+        .testTarget(name: "PortalQuestionTests", dependencies: ["PortalBackend", "PhotoLibrary", "Basics", "CGLib"]),
         .testTarget(name: "PickerModelTests", dependencies: ["PickerModel", "Camera", "PhotoLibrary", "TestSupport", "GObjectSupport", "CGLib"]),
         .testTarget(name: "PickerUITests", dependencies: ["TestSupport", "GObjectSupport", "GTKSupport", "PickerUI", "PhotopickApp", "PickerModel", "Camera", "PhotoLibrary", "Thumbnails", "CGtk"]),
         // GObjectSupport's tests need no display; the probe is a child process for what must trap.

@@ -60,8 +60,12 @@ final class PortalBackendTests: XCTestCase {
             "XDG_CURRENT_DESKTOP": "photopick", "XDG_DESKTOP_PORTAL_DIR": portals.path,
             "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
         ])
+        busEnvironment = environment
+        serviceFolder = services
         bus = try PrivateSessionBus(serviceFolder: services, environment: environment)
     }
+    private var busEnvironment: [String: String] = [:]
+    private var serviceFolder: URL!
 
     override func tearDown() {
         bus?.stop()
@@ -288,6 +292,76 @@ final class PortalBackendTests: XCTestCase {
         try keys(window, ["Escape"])
         XCTAssertEqual(odd.next(timeout: 20)?["response"] as? Int, 1)
         XCTAssertTrue(backendLogText().contains("is neither x11: nor wayland:"), backendLogText())
+    }
+
+    // MARK: On and off
+
+    /// `photopick portal enable` on Debian's 1.16 under GNOME (where GNOME's and GTK's backends
+    /// always win): exactly the files described, a portal started with them binds Photopick, and
+    /// `status` says so; `disable` takes exactly those away, and the portal binds GTK's again.
+    func testEnableAndDisableOnThePortalOf_Debian12() throws {
+        bus.stop()
+        let before = try files(under: home)
+        var environment = busEnvironment
+        environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+        environment.removeValue(forKey: "XDG_DESKTOP_PORTAL_DIR")
+        let enabled = try TestSupport.run(TestSupport.photopick, ["portal", "enable", "--no-restart"], environment: environment)
+        XCTAssertEqual(enabled.status, 0, enabled.error)
+        let data = home.appendingPathComponent("data"), config = home.appendingPathComponent(".config")
+        let folder = data.appendingPathComponent("photopick/portals")
+        let dropIn = config.appendingPathComponent("systemd/user/xdg-desktop-portal.service.d/photopick.conf")
+        let written = [folder.appendingPathComponent("photopick.portal"), folder.appendingPathComponent("gtk.portal"), dropIn].map(\.path)
+        XCTAssertEqual(String(decoding: enabled.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("  ") }.map { $0.trimmingCharacters(in: .whitespaces) }, written)
+        XCTAssertEqual(Set(try files(under: home)).subtracting(before),
+                       Set(written + [data.appendingPathComponent("photopick/portal-enabled").path]))
+        let ours = try String(contentsOf: folder.appendingPathComponent("photopick.portal"), encoding: .utf8)
+        XCTAssertTrue(ours.contains("UseIn=gnome;photopick;"), ours)
+        let theirs = try String(contentsOf: folder.appendingPathComponent("gtk.portal"), encoding: .utf8)
+        let system = try String(contentsOfFile: "/usr/share/xdg-desktop-portal/portals/gtk.portal", encoding: .utf8)
+        XCTAssertFalse(theirs.contains("FileChooser"), theirs)
+        XCTAssertEqual(theirs, system.replacingOccurrences(of: "org.freedesktop.impl.portal.FileChooser;", with: ""))
+        let unit = try String(contentsOf: dropIn, encoding: .utf8)
+        XCTAssertTrue(unit.contains("[Service]\nEnvironment=XDG_DESKTOP_PORTAL_DIR=\(folder.path)\n"), unit)
+
+        // The portal as systemd would start it with the drop-in.
+        environment["XDG_DESKTOP_PORTAL_DIR"] = folder.path
+        bus = try PrivateSessionBus(serviceFolder: serviceFolder, environment: environment)
+        let app = try client(["open", "OpenFile", "on1", Self.images, "--title", "Enabled Picker"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        let window = try findWindow("Enabled Picker")
+        XCTAssertTrue(backendLogText().contains("the picker"), backendLogText())
+        let status = try TestSupport.run(TestSupport.photopick, ["portal", "status"], environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+        XCTAssertTrue(String(decoding: status.output, as: UTF8.self).contains("enabled\nThe running portal"), String(decoding: status.output, as: UTF8.self))
+        XCTAssertTrue(String(decoding: status.output, as: UTF8.self).contains("uses for FileChooser: photopick\n"), String(decoding: status.output, as: UTF8.self))
+        try keys(window, ["Escape"])
+        XCTAssertEqual(app.next(timeout: 20)?["response"] as? Int, 1)
+        bus.stop()
+
+        environment.removeValue(forKey: "XDG_DESKTOP_PORTAL_DIR")
+        let disabled = try TestSupport.run(TestSupport.photopick, ["portal", "disable", "--no-restart"], environment: environment)
+        XCTAssertEqual(disabled.status, 0, disabled.error)
+        XCTAssertEqual(String(decoding: disabled.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("  ") }.map { $0.trimmingCharacters(in: .whitespaces) }, written)
+        XCTAssertEqual(try files(under: home).filter { !$0.hasPrefix(data.path + "/photopick/index") && !$0.hasPrefix(home.appendingPathComponent("cache").path) && $0 != backendLog.path },
+                       before.filter { $0 != backendLog.path })
+        bus = try PrivateSessionBus(serviceFolder: serviceFolder, environment: environment)
+        let after = try client(["open", "OpenFile", "off1", Self.images, "--title", "Disabled Again"])
+        _ = try XCTUnwrap(after.next()?["handle"] as? String)
+        let dialog = try findWindow("Disabled Again")
+        let statusAfter = String(decoding: try TestSupport.run(TestSupport.photopick, ["portal", "status"], environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }).output, as: UTF8.self)
+        XCTAssertTrue(statusAfter.contains("not enabled"), statusAfter)
+        XCTAssertTrue(statusAfter.contains("uses for FileChooser: gtk\n"), statusAfter)
+        try keys(dialog, ["Escape"])
+        XCTAssertNotNil(after.next(timeout: 20)?["response"])
+    }
+
+    /// Every file under a folder (the index and thumbnails a picker made aside).
+    private func files(under folder: URL) throws -> [String] {
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        var found: [String] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { found.append(url.path) }
+        }
+        return found.sorted()
     }
 
     // MARK: Helpers
