@@ -52,7 +52,8 @@ func portalOptions() -> OptionParser {
     let idleSeconds: Int
     private var loop: OpaquePointer?
     private var portal: FileChooserPortal?
-    private let windows = PortalPickerWindows()
+    private let preferences = PortalPreferences()
+    private lazy var windows = PortalPickerWindows(preferences: preferences)
     private let idleTimer = MainLoopSource()
     private var claimed = false
     /// Another backend took the name (`--replace`): answer what is open, then go.
@@ -81,6 +82,7 @@ func portalOptions() -> OptionParser {
             if case .picker = route { DeveloperLog.say("portal: \(question.method.rawValue) \(question.handle) for “\(question.appID)”: the picker") }
         }
         portal.onIdle = { [weak self] in self?.becameIdle() }
+        portal.rules = { [preferences] in preferences.rule(for: $0) }
         do {
             try portal.export()
         } catch {

@@ -32,6 +32,10 @@ final class InstallTests: XCTestCase {
             "share/icons/hicolor/symbolic/apps/\(appID)-symbolic.svg",
             "share/man/man1/photopick.1",
             "share/dbus-1/services/\(appID).service",
+            // The portal backend (`photopick portal`).
+            "share/xdg-desktop-portal/portals/photopick.portal",
+            "share/dbus-1/services/org.freedesktop.impl.portal.desktop.photopick.service",
+            "lib/systemd/user/photopick-portal.service",
             "share/glib-2.0/schemas/\(appID).gschema.xml",
             // gnome.post_install compiles the prefix's schemas.
             "share/glib-2.0/schemas/gschemas.compiled",
@@ -53,6 +57,8 @@ final class InstallTests: XCTestCase {
         let service = try String(contentsOf: share.appendingPathComponent("dbus-1/services/\(appID).service"), encoding: .utf8)
         XCTAssertTrue(service.contains("Name=\(appID)\n"), service)
         XCTAssertTrue(service.contains("Exec=\(prefix.appendingPathComponent("bin/photopick").path) --desktop --gapplication-service"), service)
+        let portal = try String(contentsOf: share.appendingPathComponent("dbus-1/services/org.freedesktop.impl.portal.desktop.photopick.service"), encoding: .utf8)
+        XCTAssertTrue(portal.contains("Exec=\(prefix.appendingPathComponent("bin/photopick").path) portal serve\n"), portal)
 
         // GIO finds the app, its icon name and the command it runs, through XDG_DATA_DIRS.
         let environment = ["XDG_DATA_DIRS": share.path, "PATH": prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"]

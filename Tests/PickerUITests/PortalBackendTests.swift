@@ -75,7 +75,7 @@ final class PortalBackendTests: XCTestCase {
     }
 
     /// JPEGs dated a day apart, newest first.
-    private static func makePhotos(_ count: Int, in folder: URL) throws -> [String] {
+    private static func makePhotos(_ count: Int, in folder: URL, newest: Double = 1_700_000_000) throws -> [String] {
         let first = folder.appendingPathComponent("first.jpg").path
         let made = try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:rgb(200,120,30)", first])
         XCTAssertEqual(made.status, 0, made.error)
@@ -83,7 +83,7 @@ final class PortalBackendTests: XCTestCase {
         for index in 0..<count {
             let path = folder.appendingPathComponent(String(format: "photo-%02d.jpg", index)).path
             try FileManager.default.copyItem(atPath: first, toPath: path)
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(index) * 86_400)], ofItemAtPath: path)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: newest - Double(index) * 86_400)], ofItemAtPath: path)
             paths.append(path)
         }
         try FileManager.default.removeItem(atPath: first)
@@ -292,6 +292,49 @@ final class PortalBackendTests: XCTestCase {
         try keys(window, ["Escape"])
         XCTAssertEqual(odd.next(timeout: 20)?["response"] as? Int, 1)
         XCTAssertTrue(backendLogText().contains("is neither x11: nor wayland:"), backendLogText())
+    }
+
+    // MARK: Per app
+
+    /// portal.conf's rules: `always` gives an app the picker even with "All files" among its
+    /// filters, `never` gives it the desktop's chooser for photos too.
+    func testThePersonsRulesPerApp() throws {
+        let rules = home.appendingPathComponent(".config/photopick")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "[apps]\norg.example.Chat=always\nhost=never\n".write(to: rules.appendingPathComponent("portal.conf"), atomically: true, encoding: .utf8)
+        let withAll = "{'filters': <[('Images', [(uint32 1, 'image/*')]), ('All files', [(uint32 0, '*')])]>}"
+        let chat = try client(["impl", "OpenFile", "/org/freedesktop/portal/desktop/request/1_1/chat", withAll, "--title", "Chat Photos", "--app-id", "org.example.Chat"])
+        let window = try findWindow("Chat Photos")
+        XCTAssertTrue(backendLogText().contains("for “org.example.Chat”: the picker"), backendLogText())
+        try keys(window, ["space", "ctrl+Return"])
+        XCTAssertEqual((chat.next(timeout: 20)?["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[0])])
+
+        let host = try client(["impl", "OpenFile", "/org/freedesktop/portal/desktop/request/1_1/host", Self.images, "--title", "Host Photos"])
+        let dialog = try findWindow("Host Photos")
+        XCTAssertTrue(backendLogText().contains("portal.conf says “never” for app “”"), backendLogText())
+        try keys(dialog, ["Escape"])
+        XCTAssertNotNil(host.next(timeout: 20)?["response"])
+    }
+
+    /// An app's next question opens on the album it last picked from; `current_folder` opens
+    /// that folder's album; another app opens on Recents.
+    func testAnAppComesBackToItsAlbum() throws {
+        let trip = home.appendingPathComponent("Pictures/Trip")
+        try FileManager.default.createDirectory(at: trip, withIntermediateDirectories: true)
+        let older = try Self.makePhotos(3, in: trip, newest: 1_600_000_000)
+        let indexed = try TestSupport.run(TestSupport.photopick, ["index"], environment: busEnvironment)
+        XCTAssertEqual(indexed.status, 0, indexed.error)
+        let request = "/org/freedesktop/portal/desktop/request/1_1/album"
+        func pickFirst(_ options: String, app: String, _ round: Int) throws -> [String]? {
+            let asked = try client(["impl", "OpenFile", "\(request)\(round)", options, "--title", "Album \(round)", "--app-id", app])
+            try keys(try findWindow("Album \(round)"), ["space", "ctrl+Return"])
+            return (asked.next(timeout: 20)?["results"] as? [String: Any])?["uris"] as? [String]
+        }
+        let inTrip = "{'filters': <[('Images', [(uint32 1, 'image/*')])]>, 'current_folder': <b'\(trip.path)'>}"
+        let plain = "{'filters': <[('Images', [(uint32 1, 'image/*')])]>}"
+        XCTAssertEqual(try pickFirst(inTrip, app: "org.example.Mail", 0), [uri(older[0])])
+        XCTAssertEqual(try pickFirst(plain, app: "org.example.Mail", 1), [uri(older[0])])
+        XCTAssertEqual(try pickFirst(plain, app: "org.example.Other", 2), [uri(photos[0])])
     }
 
     // MARK: On and off

@@ -3,6 +3,7 @@ import Basics
 import CGtk
 import GObjectSupport
 import GTKSupport
+import PhotoLibrary
 import PickerModel
 import PortalBackend
 
@@ -17,7 +18,11 @@ public final class PortalPickerWindows: ChooserWindows {
     /// The windows open now, by the call's handle (tests and the log count them).
     public private(set) var open: [String: UnsafeMutablePointer<GtkWidget>] = [:]
 
-    public init() {}
+    private let preferences: PortalPreferences
+
+    public init(preferences: PortalPreferences = PortalPreferences()) {
+        self.preferences = preferences
+    }
 
     /// Starts GTK (0.2-0.4 s): after the bus name is claimed, since the portal waits for it.
     /// Libadwaita without its application: GtkApplication's start-up makes a proxy for the
@@ -52,7 +57,7 @@ public final class PortalPickerWindows: ChooserWindows {
     public func open(_ question: ChooserQuestion, answer: @escaping @MainActor (ChooserAnswer) -> Void) throws(ChooserQuestionError) -> @MainActor () -> Void {
         prepare()
         guard displayIsOpen else { throw ChooserQuestionError(reason: displayFailure ?? "GTK did not start") }
-        let window = PortalPickerWindow(question: question)
+        let window = PortalPickerWindow(question: question, preferences: preferences)
         let handle = question.handle
         open[handle] = window.window
         window.onAnswer = { [weak self] given in
@@ -80,11 +85,13 @@ final class PortalPickerWindow {
     private var choiceValues: [() -> String] = []
     var onAnswer: (ChooserAnswer) -> Void = { _ in }
     private var answered = false
+    private let preferences: PortalPreferences
     /// Kept alive by its window (a reference from the window's data), released with it.
     private var keptByWindow: Unmanaged<PortalPickerWindow>?
 
-    init(question: ChooserQuestion) {
+    init(question: ChooserQuestion, preferences: PortalPreferences) {
         self.question = question
+        self.preferences = preferences
         window = adw_window_new()!
         picker = photopick_picker_new()!
         build()
@@ -123,6 +130,7 @@ final class PortalPickerWindow {
             filters.append(GObjectRef(UnsafeMutableRawPointer(gtkFilter), transfer: .full))
         }
         if let first { photopick_picker_set_filter(shell, filters[first].opaque) }
+        if let album = startAlbum() { photopick_picker_set_album(shell, album) }
 
         let header = adw_header_bar_new()!
         var start: UnsafeMutablePointer<GtkWidget>?, titleWidget: UnsafeMutablePointer<GtkWidget>?, end: UnsafeMutablePointer<GtkWidget>?
@@ -151,6 +159,20 @@ final class PortalPickerWindow {
             self?.keptByWindow?.release()
             self?.keptByWindow = nil
         }
+    }
+
+    /// The album to open on: the call's `current_folder` when the library holds it (1.16 never
+    /// sends it for OpenFile; later portals and direct callers do), else the one this app last
+    /// picked from, if the library still has it; nil for Recents.
+    private func startAlbum() -> String? {
+        let remembered = preferences.album(for: question.appID)
+        guard question.currentFolder != nil || remembered != nil, let library = try? PhotoLibrary(defaultFoldersAt: .standard) else { return nil }
+        if let folder = question.currentFolder.map({ FilePath(bytes: $0) }) {
+            if case .folder(let id)? = try? library.album(forFolder: folder) { return "folder:\(id)" }
+            DeveloperLog.say("portal: \(question.handle): current_folder \(folder) is not a folder of the library; opening \(remembered ?? "Recents")")
+        }
+        guard let remembered, (try? library.album(named: remembered)) != nil else { return nil }
+        return remembered
     }
 
     /// GTK's labels mark their access key with an underscore ("_Open"); the picker's button
@@ -229,6 +251,7 @@ final class PortalPickerWindow {
         let current = photopick_picker_get_filter(OpaquePointer(picker))
         let filter = filters.firstIndex { $0.opaque == current }
         let values = zip(question.choices, choiceValues).map { (id: $0.id, value: $1()) }
+        if let album = photopick_picker_get_album(OpaquePointer(picker)) { preferences.remember(album: String(cString: album), for: question.appID) }
         finish(.picked(uris: uris, filter: filter, choices: values))
     }
 
