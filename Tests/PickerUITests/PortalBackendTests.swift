@@ -51,7 +51,7 @@ final class PortalBackendTests: XCTestCase {
         try """
             [D-BUS Service]
             Name=org.freedesktop.impl.portal.desktop.photopick
-            Exec=/bin/sh -c 'exec "\(TestSupport.photopick)" portal serve 2>>"\(backendLog.path)"'
+            Exec=/bin/sh -c 'exec "\(TestSupport.photopick)" portal serve --idle-exit \(name.contains("Idle") ? 2 : 600) 2>>"\(backendLog.path)"'
             """.write(to: services.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"), atomically: true, encoding: .utf8)
 
         let environment = display.pickerEnvironment(dataHome: home.appendingPathComponent("data"), cacheHome: home.appendingPathComponent("cache"), extra: [
@@ -292,6 +292,31 @@ final class PortalBackendTests: XCTestCase {
         try keys(window, ["Escape"])
         XCTAssertEqual(odd.next(timeout: 20)?["response"] as? Int, 1)
         XCTAssertTrue(backendLogText().contains("is neither x11: nor wayland:"), backendLogText())
+    }
+
+    // MARK: Its process
+
+    /// One process serves every call, exits once idle (a minute; two seconds here), and the
+    /// next call starts it again.
+    func testTheBackendExitsWhenIdleAndComesBackWhenAsked() throws {
+        let first = try client(["open", "OpenFile", "idle1", Self.images, "--title", "Before Idle"])
+        _ = try XCTUnwrap(first.next()?["handle"] as? String)
+        XCTAssertTrue(try backendIsRunning())
+        try keys(try findWindow("Before Idle"), ["Escape"])
+        XCTAssertEqual(first.next(timeout: 20)?["response"] as? Int, 1)
+        let deadline = Date().addingTimeInterval(10)
+        while try backendIsRunning(), Date() < deadline { usleep(200_000) }
+        XCTAssertFalse(try backendIsRunning(), "still running 10 s after its last answer")
+        let second = try client(["open", "OpenFile", "idle2", Self.images, "--title", "After Idle"])
+        _ = try XCTUnwrap(second.next()?["handle"] as? String)
+        try keys(try findWindow("After Idle"), ["space", "ctrl+Return"])
+        XCTAssertEqual((second.next(timeout: 20)?["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[0])])
+    }
+
+    private func backendIsRunning() throws -> Bool {
+        let reply = try TestSupport.run("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                               "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.impl.portal.desktop.photopick"])
+        return String(decoding: reply.output, as: UTF8.self).contains("boolean true")
     }
 
     // MARK: Per app
