@@ -6,6 +6,9 @@
 #include <gdk/x11/gdkx.h>
 #include <X11/Xatom.h>
 #endif
+#ifdef GDK_WINDOWING_WAYLAND
+#include <gdk/wayland/gdkwayland.h>
+#endif
 
 // `--attach=XID` (zenity's): on X11, makes the realized window transient for another program's
 // window, so the window manager keeps it above that window and centres it there. Returns FALSE
@@ -38,6 +41,40 @@ static inline gboolean photopick_window_set_dialog_for_xid(GtkWidget *window, un
 #else
     return FALSE;
 #endif
+}
+
+// The portal's `wayland:` parent: the realized window becomes a child of another client's
+// toplevel, exported through xdg-foreign (GTK 4.8 imports with its v1). FALSE when the display is
+// not Wayland or the compositor has no xdg-foreign.
+static inline gboolean photopick_window_set_transient_for_exported(GtkWidget *window, const char *handle) {
+#ifdef GDK_WINDOWING_WAYLAND
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+    if (surface == NULL || !GDK_IS_WAYLAND_TOPLEVEL(surface)) return FALSE;
+    return gdk_wayland_toplevel_set_transient_for_exported(GDK_TOPLEVEL(surface), (char *)handle);
+#else
+    return FALSE;
+#endif
+}
+
+// A display of `backend` ("x11" or "wayland") for a window whose parent is on it: the default
+// display when it is one, else one opened for it once (an X11 app's parent under a Wayland
+// session, through Xwayland), or NULL when none can be opened.
+static inline GdkDisplay *photopick_display_for_backend(const char *backend) {
+    GdkDisplay *display = gdk_display_get_default();
+    gboolean x11 = g_str_equal(backend, "x11");
+#ifdef GDK_WINDOWING_X11
+    if (x11 && display != NULL && GDK_IS_X11_DISPLAY(display)) return display;
+#endif
+#ifdef GDK_WINDOWING_WAYLAND
+    if (!x11 && display != NULL && GDK_IS_WAYLAND_DISPLAY(display)) return display;
+#endif
+    static GdkDisplay *opened[2];
+    if (opened[x11] == NULL) {
+        gdk_set_allowed_backends(backend);
+        opened[x11] = gdk_display_open(NULL);
+        gdk_set_allowed_backends(NULL);
+    }
+    return opened[x11];
 }
 
 // gtk_accessible_update_property is variadic: set one string property (a label) through the

@@ -27,32 +27,9 @@ final class PortalBackendTests: XCTestCase {
             throw XCTSkip("no \(tool)")
         }
         display = try VirtualDisplay()
-        home = TestSupport.temporaryDirectory("portal-home")
-        let pictures = home.appendingPathComponent("Pictures")
-        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
-        let config = home.appendingPathComponent(".config")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "XDG_PICTURES_DIR=\"$HOME/Pictures\"\n".write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
-        photos = try Self.makePhotos(12, in: pictures)
-
-        // The portal's backends: Photopick's .portal file as installed, and Debian's GTK one.
-        let portals = home.appendingPathComponent("portals")
-        try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/portal/photopick.portal"),
-                                         to: portals.appendingPathComponent("photopick.portal"))
-        try FileManager.default.copyItem(atPath: "/usr/share/xdg-desktop-portal/portals/gtk.portal", toPath: portals.appendingPathComponent("gtk.portal").path)
-        // What the bus can start: the portal, the GTK backend (Debian's service files) and ours.
-        let services = home.appendingPathComponent("services")
-        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
-        for name in ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.desktop.gtk"] {
-            try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/\(name).service", toPath: services.appendingPathComponent("\(name).service").path)
-        }
-        backendLog = home.appendingPathComponent("backend.log")
-        try """
-            [D-BUS Service]
-            Name=org.freedesktop.impl.portal.desktop.photopick
-            Exec=/bin/sh -c 'exec "\(TestSupport.photopick)" portal serve --idle-exit \(name.contains("Idle") ? 2 : 600) 2>>"\(backendLog.path)"'
-            """.write(to: services.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"), atomically: true, encoding: .utf8)
+        let made = try Self.makeHome(idleExit: name.contains("Idle") ? 2 : 600)
+        (home, photos, backendLog) = (made.home, made.photos, made.backendLog)
+        let (config, portals, services) = (made.config, made.portals, made.services)
 
         let environment = display.pickerEnvironment(dataHome: home.appendingPathComponent("data"), cacheHome: home.appendingPathComponent("cache"), extra: [
             "HOME": home.path, "XDG_CONFIG_HOME": config.path,
@@ -74,8 +51,44 @@ final class PortalBackendTests: XCTestCase {
         super.tearDown()
     }
 
+    /// A home of the test's own, whose Pictures hold `photos`; the portal's backends folder
+    /// (Photopick's .portal file as installed, Debian's GTK one); the services the bus can start
+    /// (the portal and the GTK backend by Debian's service files, Photopick's backend writing its
+    /// log to `backendLog`).
+    struct Home {
+        let home: URL, config: URL, portals: URL, services: URL, backendLog: URL
+        let photos: [String]
+    }
+
+    static func makeHome(idleExit: Int) throws -> Home {
+        let home = TestSupport.temporaryDirectory("portal-home")
+        let pictures = home.appendingPathComponent("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "XDG_PICTURES_DIR=\"$HOME/Pictures\"\n".write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
+        let photos = try makePhotos(12, in: pictures)
+        let portals = home.appendingPathComponent("portals")
+        try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("data/portal/photopick.portal"),
+                                         to: portals.appendingPathComponent("photopick.portal"))
+        try FileManager.default.copyItem(atPath: "/usr/share/xdg-desktop-portal/portals/gtk.portal", toPath: portals.appendingPathComponent("gtk.portal").path)
+        let services = home.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        for name in ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.desktop.gtk"] {
+            try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/\(name).service", toPath: services.appendingPathComponent("\(name).service").path)
+        }
+        let backendLog = home.appendingPathComponent("backend.log")
+        try """
+            [D-BUS Service]
+            Name=org.freedesktop.impl.portal.desktop.photopick
+            Exec=/bin/sh -c 'exec "\(TestSupport.photopick)" portal serve --idle-exit \(idleExit) 2>>"\(backendLog.path)"'
+            """.write(to: services.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"), atomically: true, encoding: .utf8)
+        return Home(home: home, config: config, portals: portals, services: services, backendLog: backendLog, photos: photos)
+    }
+
     /// JPEGs dated a day apart, newest first.
-    private static func makePhotos(_ count: Int, in folder: URL, newest: Double = 1_700_000_000) throws -> [String] {
+    static func makePhotos(_ count: Int, in folder: URL, newest: Double = 1_700_000_000) throws -> [String] {
         let first = folder.appendingPathComponent("first.jpg").path
         let made = try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:rgb(200,120,30)", first])
         XCTAssertEqual(made.status, 0, made.error)
@@ -92,7 +105,7 @@ final class PortalBackendTests: XCTestCase {
 
     private func uri(_ path: String) -> String { URL(fileURLWithPath: path).absoluteString }
 
-    private static let images = "{'multiple': <true>, 'filters': <[('Images', [(uint32 1, 'image/*'), (uint32 0, '*.[jJ][pP][gG]')])]>}"
+    static let images = "{'multiple': <true>, 'filters': <[('Images', [(uint32 1, 'image/*'), (uint32 0, '*.[jJ][pP][gG]')])]>}"
 
     // MARK: Through the portal, as an app asks
 
@@ -150,11 +163,17 @@ final class PortalBackendTests: XCTestCase {
         _ = try XCTUnwrap(second.next()?["handle"] as? String)
         let firstWindow = try findWindow("First App"), secondWindow = try findWindow("Second App")
         XCTAssertNotEqual(firstWindow, secondWindow)
-        try keys(secondWindow, ["Right", "space", "ctrl+Return"])
+        // With the pointer, as a person with two windows on one screen does: the second one
+        // raised (no window manager stacks them), its second photo clicked, then Add.
+        try waitForPhotos(secondWindow)
+        try display.click(x: 210, y: 120)
+        usleep(300_000)
+        try display.click(x: 916, y: 27)
         let secondAnswer = try XCTUnwrap(second.next(timeout: 20), "the first app heard: \(first.next(timeout: 1) ?? [:])")
         XCTAssertEqual((secondAnswer["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[1])])
         try waitUntilGone(secondWindow)
-        try keys(firstWindow, ["Escape"])
+        try waitForPhotos(firstWindow)
+        try display.click(x: 52, y: 27)
         XCTAssertEqual(first.next(timeout: 20)?["response"] as? Int, 1)
     }
 
@@ -468,12 +487,38 @@ final class PortalBackendTests: XCTestCase {
     }
 
     /// Keys typed into `window` (focused first; no window manager runs).
+    /// Keys typed into `window` (raised and focused first; no window manager runs).
     private func keys(_ window: String, _ keys: [String]) throws {
-        _ = try? display.xdotool(["windowfocus", "--sync", window])
+        _ = try? display.xdotool(["windowraise", window])
+        // (Until the focus stays there: a window still coming up takes the focus as it maps.)
+        for _ in 0..<20 {
+            _ = try? display.xdotool(["windowfocus", "--sync", window])
+            usleep(150_000)
+            if (try? display.xdotool(["getwindowfocus"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == window { break }
+        }
         for key in keys {
             _ = try display.xdotool(["key", key])
             usleep(120_000)
         }
+    }
+
+    /// Raises `window` and waits until it shows the photos (its first cell's orange), as a
+    /// person waits to see them: of two pickers coming up at once on a first run, the one
+    /// underneath may still be waiting for its first screen while the screen is still.
+    private func waitForPhotos(_ window: String) throws {
+        _ = try? display.xdotool(["windowraise", window])
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let pixel = try TestSupport.run("/usr/bin/import", ["-window", window, "-crop", "1x1+75+120", "+repage", "txt:-"], environment: ["DISPLAY": display.name])
+            let text = String(decoding: pixel.output, as: UTF8.self)
+            // ("0,0: (51400,30840,8224)  #C8C878782020  srgb(200,120,32)")
+            if let match = text.range(of: #"srgb\([0-9]+,[0-9]+,[0-9]+"#, options: .regularExpression) {
+                let rgb = text[match].dropFirst(5).split(separator: ",").compactMap { Int($0) }
+                if rgb.count == 3, abs(rgb[0] - 200) < 30, abs(rgb[1] - 120) < 30, rgb[2] < 70 { return }
+            }
+            usleep(200_000)
+        }
+        XCTFail("window \(window) shows no photo after 15 s")
     }
 
     private func waitUntilGone(_ window: String, timeout: TimeInterval = 10) throws {
@@ -488,17 +533,19 @@ final class PortalBackendTests: XCTestCase {
 }
 
 /// Tests/Portal/portal-client running, and the JSON lines it prints.
-private final class PortalClient {
+final class PortalClient {
     private let process: Process
     private let output = Pipe()
     private var buffer: [UInt8] = []
 
-    init(_ arguments: [String], busAddress: String, display: String, environment extra: [String: String] = [:]) throws {
+    init(_ arguments: [String], busAddress: String, display: String?, environment extra: [String: String] = [:]) throws {
         process = TestProcesses.process("/usr/bin/python3", arguments.first == "/usr/bin/python3" ? Array(arguments.dropFirst()) : [PortalBackendTestsClient.path] + arguments)
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
-        environment["DISPLAY"] = display
-        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        if let display {
+            environment["DISPLAY"] = display
+            environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        }
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         process.standardOutput = output
@@ -508,6 +555,9 @@ private final class PortalClient {
     }
 
     deinit { TestProcesses.stop(process) }
+
+    /// Ends the client as an app that is killed ends (no Close: its connection goes).
+    func stop() { TestProcesses.stop(process) }
 
     /// The next event, or nil after `timeout` seconds (or when the client ended).
     func next(timeout: TimeInterval = 20) -> [String: Any]? {
@@ -533,7 +583,7 @@ private final class PortalClient {
     }
 }
 
-private enum PortalBackendTestsClient {
+enum PortalBackendTestsClient {
     static let path = TestSupport.packageRoot.appendingPathComponent("Tests/Portal/portal-client").path
     static let gtkApp = TestSupport.packageRoot.appendingPathComponent("Tests/Portal/gtk-chooser-client").path
 }

@@ -228,18 +228,33 @@ final class PortalPickerWindow {
     }
 
     func show() {
+        // A group of its own: GTK's modality holds for a window group, and every window is in
+        // the default one otherwise, so one app's modal chooser took the input of every other
+        // app's (two apps at once: the second window did not take a click).
+        let group = gtk_window_group_new()!
+        gtk_window_group_add_window(group, window.cast())
+        g_object_unref(UnsafeMutableRawPointer(group))
+        // (Modal for the app's window: for a window manager, _NET_WM_STATE_MODAL over its parent.)
         if question.modal { gtk_window_set_modal(window.cast(), 1) }
         switch question.parent {
         case .none: break
         case .x11(let xid):
-            // Before it is mapped, so the window manager places it over its parent. (Never a GTK
+            // On the parent's display (an X11 app under Wayland: Xwayland's), realized before it
+            // is mapped so the window manager places it over its parent. (Never a GTK
             // transient-for: GTK would replace the hint.)
+            if let display = photopick_display_for_backend("x11") { gtk_window_set_display(window.cast(), display) }
             gtk_widget_realize(window)
             if photopick_window_set_dialog_for_xid(window, UInt(xid)) == 0 {
-                DeveloperLog.say("portal: \(question.handle): parent x11:\(String(xid, radix: 16)) on a display that is not X11; shown without a parent")
+                DeveloperLog.say("portal: \(question.handle): parent x11:\(String(xid, radix: 16)): no X11 display; shown without a parent")
             }
         case .wayland(let handle):
-            DeveloperLog.say("portal: \(question.handle): parent wayland:\(handle) not followed yet; shown without a parent")
+            if let display = photopick_display_for_backend("wayland") { gtk_window_set_display(window.cast(), display) }
+            // After realize and before the window is mapped: GDK sets the parent as the surface's
+            // xdg_toplevel is made.
+            gtk_widget_realize(window)
+            if photopick_window_set_transient_for_exported(window, handle) == 0 {
+                DeveloperLog.say("portal: \(question.handle): parent wayland:\(handle.prefix(80)): no Wayland display with xdg-foreign; shown without a parent")
+            }
         case .unknown(let text):
             DeveloperLog.say("portal: \(question.handle): parent window “\(text.prefix(80))” is neither x11: nor wayland:; shown without a parent")
         }

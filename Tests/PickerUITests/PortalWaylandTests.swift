@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import TestSupport
+import XCTest
+
+/// The portal backend under sway (headless): an app on Wayland asks through GTK's own portal code,
+/// which gives the portal its window as a `wayland:` handle (xdg-foreign), and the picker opens
+/// as that window's child: sway floats it over the app.
+final class PortalWaylandTests: XCTestCase {
+    private var sway: SwayCompositor!
+    private var bus: PrivateSessionBus!
+    private var made: PortalBackendTests.Home!
+    private var environment: [String: String] = [:]
+
+    override func setUpWithError() throws {
+        for tool in [SwayCompositor.executable, "/usr/bin/swaymsg", "/usr/bin/setpriv", "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk",
+                     "/usr/bin/convert", "/usr/bin/python3"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            throw XCTSkip("no \(tool)")
+        }
+        sway = try SwayCompositor()
+        made = try PortalBackendTests.makeHome(idleExit: 600)
+        var base = ProcessInfo.processInfo.environment
+        for (key, value) in ["HOME": made.home.path, "XDG_CONFIG_HOME": made.config.path, "XDG_DATA_HOME": made.home.appendingPathComponent("data").path,
+                             "XDG_CACHE_HOME": made.home.appendingPathComponent("cache").path, "XDG_STATE_HOME": made.home.appendingPathComponent("state").path,
+                             "XDG_CURRENT_DESKTOP": "photopick", "XDG_DESKTOP_PORTAL_DIR": made.portals.path, "GSETTINGS_BACKEND": "memory",
+                             "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "TZ": "UTC"] {
+            base[key] = value
+        }
+        if base["DBUS_SESSION_BUS_ADDRESS"] == InProcessGTK.noBus { base.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS") }
+        environment = sway.clientEnvironment(base)
+        bus = try PrivateSessionBus(serviceFolder: made.services, environment: environment)
+    }
+
+    override func tearDown() {
+        bus?.stop()
+        bus = nil
+        sway = nil
+        super.tearDown()
+    }
+
+    private var backendLog: String { (try? String(contentsOf: made.backendLog, encoding: .utf8)) ?? "" }
+
+    func testTheChooserFloatsOverItsWaylandParent() throws {
+        let app = try PortalClient(["/usr/bin/python3", PortalBackendTestsClient.gtkApp, "4", "Attach Photos"], busAddress: bus.address, display: nil,
+                                   environment: environment.merging(["GDK_DEBUG": "portals"]) { $1 })
+        var picker: (name: String, floating: Bool, rect: (x: Int, y: Int, width: Int, height: Int))?
+        var host: (name: String, floating: Bool, rect: (x: Int, y: Int, width: Int, height: Int))?
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, picker == nil || host == nil {
+            let windows = try sway.windows()
+            picker = windows.first { $0.name == "Attach Photos" }
+            host = windows.first { $0.name == "Host App" }
+            usleep(200_000)
+        }
+        let shown = try XCTUnwrap(picker, "no picker window; the backend said: \(backendLog)")
+        let parent = try XCTUnwrap(host)
+        XCTAssertTrue(backendLog.contains("the picker"), backendLog)
+        XCTAssertFalse(backendLog.contains("shown without a parent"), backendLog)
+        // A child of the app's window: sway floats it, over its parent, as a dialog.
+        XCTAssertTrue(shown.floating, "\(shown)")
+        XCTAssertFalse(parent.floating, "\(parent)")
+        let centre = (x: shown.rect.x + shown.rect.width / 2, y: shown.rect.y + shown.rect.height / 2)
+        XCTAssertTrue(centre.x >= parent.rect.x && centre.x <= parent.rect.x + parent.rect.width
+                      && centre.y >= parent.rect.y && centre.y <= parent.rect.y + parent.rect.height, "\(shown.rect) over \(parent.rect)")
+        // The app goes: its request is closed, and the picker with it.
+        app.stop()
+        let gone = Date().addingTimeInterval(10)
+        while Date() < gone, try sway.windows().contains(where: { $0.name == "Attach Photos" }) { usleep(200_000) }
+        XCTAssertFalse(try sway.windows().contains { $0.name == "Attach Photos" })
+    }
+}
