@@ -14,8 +14,10 @@
    --quiet seconds); the content area only.
 2. claim: from StartServiceByName to its reply (the bus name claimed) for Photopick's backend and
    GTK's, on an idle bus; and the backend's own trace of when it claimed the name after exec.
-3. portal start: the portal's StartServiceByName to its reply, with Photopick enabled (its
-   private portals folder: Photopick for FileChooser, GTK's for the rest) and without (GTK's).
+3. portal start: the portal's StartServiceByName to its reply under GNOME, with GTK's backend
+   alone, with Photopick installed beside it (its .portal file as the package has it), and
+   enabled (its private portals folder: Photopick for FileChooser, GTK's for the rest: two
+   backends to start instead of one).
 
 The machine is shared and noisy: read the ratios.
 """
@@ -40,7 +42,7 @@ def portals_folder(work, kind):
     ours = open(os.path.join(top, "data/portal/photopick.portal")).read()
     if kind == "gtk":
         open(os.path.join(folder, "gtk.portal"), "w").write(gtk)
-    elif kind == "photopick":      # as the tests have it: the desktop named "photopick"
+    elif kind in ("photopick", "installed"):  # as installed (UseIn=photopick); the tests' desktop is named so
         open(os.path.join(folder, "gtk.portal"), "w").write(gtk)
         open(os.path.join(folder, "photopick.portal"), "w").write(ours)
     else:                          # "enabled": what `photopick portal enable` writes under GNOME
@@ -114,6 +116,7 @@ def watch(screen, crop, started, quiet, timeout):
     """mapped, first thumbnails and settled seconds of the largest window, from `started`."""
     top_, bottom, left, right = crop
     previous = mapped = first = last = None
+    watch.frame = None
     tick = 0
     while True:
         tick += 1
@@ -129,6 +132,7 @@ def watch(screen, crop, started, quiet, timeout):
                 signature = (content.shape, zlib.crc32(content.tobytes()))
                 if signature != previous:
                     previous, last = signature, now
+                    watch.frame = frame.copy()
                     if first is None and C.thumbnail_pixels(content) >= C.THUMB_PIXELS:
                         first = now
         if mapped is not None and now - last >= quiet:
@@ -140,14 +144,17 @@ def watch(screen, crop, started, quiet, timeout):
             time.sleep(delay)
 
 
-def ask(screen, bus, crop, quiet, timeout):
-    """One OpenFile through the portal, measured; the app then goes away (its window closes)."""
+def ask(screen, bus, crop, quiet, timeout, picture=None):
+    """One OpenFile through the portal, measured; the app then goes away (its window closes).
+    `picture`: where to save the settled window (its content area outlined)."""
     screen.park_pointer()
     screen.clear()
     started = time.monotonic()
     app = subprocess.Popen([sys.executable if False else "/usr/bin/python3", client, "open", "OpenFile", "b%d" % int(started * 1000) , IMAGES,
                             "--title", "Benchmark"], env=bus.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     mapped, first, settled = watch(screen, crop, started, quiet, timeout)
+    if picture and watch.frame is not None:
+        C.save_png(watch.frame, picture, crop)
     C.end_processes([app.pid], grace=3)
     return {"mapped_s": C.r3(mapped), "first_thumbnails_s": C.r3(first), "settled_s": C.r3(settled)}
 
@@ -200,8 +207,9 @@ def main():
                 bus.start("org.freedesktop.portal.Desktop")
                 # cold: the portal runs, its FileChooser backend does not (as after its idle exit).
                 bus.stop_name("org.freedesktop.impl.portal.desktop." + program)
-                cold = ask(screen, bus, crops[program], args.quiet, args.timeout)
-                warm = ask(screen, bus, crops[program], args.quiet, args.timeout)
+                pictures = [os.path.join(work, "%s-%s.png" % (program, mode)) if round_ == 0 else None for mode in ("cold", "warm")]
+                cold = ask(screen, bus, crops[program], args.quiet, args.timeout, pictures[0])
+                warm = ask(screen, bus, crops[program], args.quiet, args.timeout, pictures[1])
                 bus.close()
                 for mode, result in (("cold", cold), ("warm", warm)):
                     results["open"].append(dict(result, program=program, mode=mode, round=round_))
@@ -213,7 +221,7 @@ def main():
                 bus.close()
                 results["claim"].append({"program": program, "start_service_s": round(seconds, 3), "round": round_})
             # The portal's own start, with Photopick enabled and without.
-            for kind in (["enabled", "gtk"] if round_ % 2 == 0 else ["gtk", "enabled"]):
+            for kind in (["installed", "enabled", "gtk"] if round_ % 2 == 0 else ["gtk", "enabled", "installed"]):
                 env = dict(base, XDG_CURRENT_DESKTOP="gnome", XDG_DESKTOP_PORTAL_DIR=portals_folder(work, kind))
                 bus = Bus(env, services, library)
                 seconds = bus.start("org.freedesktop.portal.Desktop")
@@ -226,13 +234,14 @@ def main():
                      for p in ("photopick", "gtk") for m in ("cold", "warm")},
             "claim_s": {p: median(r["start_service_s"] for r in results["claim"] if r["program"] == p) for p in ("photopick", "gtk")},
             "claimed_after_exec_ms (backend's trace)": {"median": median(traced), "max": max(traced) if traced else None, "n": len(traced)},
-            "portal_start_s": {k: median(r["start_service_s"] for r in results["portal_start"] if r["with"] == k) for k in ("enabled", "gtk")},
+            "portal_start_s": {k: median(r["start_service_s"] for r in results["portal_start"] if r["with"] == k) for k in ("installed", "enabled", "gtk")},
         }
         for mode in ("cold", "warm"):
             ours, theirs = summary["open"]["photopick " + mode]["settled_s"], summary["open"]["gtk " + mode]["settled_s"]
             summary["open"]["settled ratio %s (photopick / gtk)" % mode] = round(ours / theirs, 2) if ours and theirs else None
         starts = summary["portal_start_s"]
-        summary["portal_start ratio (enabled / gtk)"] = round(starts["enabled"] / starts["gtk"], 2) if starts["enabled"] and starts["gtk"] else None
+        for kind in ("installed", "enabled"):
+            summary["portal_start ratio (%s / gtk)" % kind] = round(starts[kind] / starts["gtk"], 2) if starts[kind] and starts["gtk"] else None
         results["summary"] = summary
         results["library"] = {"path": library, "files": len(os.listdir(library))}
         print(json.dumps(summary, indent=1))

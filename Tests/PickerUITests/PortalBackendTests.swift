@@ -338,6 +338,39 @@ final class PortalBackendTests: XCTestCase {
         return String(decoding: reply.output, as: UTF8.self).contains("boolean true")
     }
 
+    /// The index is damaged under a running backend (its file overwritten): the next question
+    /// still gets a window whose pick answers it, or an answer with a reason; the backend lives on.
+    func testAQuestionWhileTheIndexIsBrokenUnderIt() throws {
+        let first = try client(["open", "OpenFile", "index1", Self.images, "--title", "Index Before"])
+        _ = try XCTUnwrap(first.next()?["handle"] as? String)
+        try keys(try findWindow("Index Before"), ["space", "ctrl+Return"])
+        XCTAssertEqual((first.next(timeout: 20)?["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[0])])
+        let folder = home.appendingPathComponent("data/photopick")
+        let index = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasPrefix("index") && $0.hasSuffix(".sqlite") })
+        try Data(repeating: 0x5A, count: 64 * 1024).write(to: folder.appendingPathComponent(index))
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix("-wal") || name.hasSuffix("-shm") {
+            try Data(repeating: 0x5A, count: 4096).write(to: folder.appendingPathComponent(name))
+        }
+        let second = try client(["open", "OpenFile", "index2", Self.images, "--title", "Index After"])
+        _ = try XCTUnwrap(second.next()?["handle"] as? String)
+        let deadline = Date().addingTimeInterval(20)
+        var answer: [String: Any]?
+        while answer == nil, Date() < deadline {
+            if let window = try visibleWindows("Index After").first {
+                try waitForPhotos(window)
+                try keys(window, ["space", "ctrl+Return"])
+            }
+            answer = second.next(timeout: 2)
+        }
+        let given = try XCTUnwrap(answer, "no answer; the backend said: \(backendLogText())")
+        if given["response"] as? Int == 0 {
+            XCTAssertEqual((given["results"] as? [String: Any])?["uris"] as? [String], [uri(photos[0])])
+        } else {
+            XCTAssertEqual(given["response"] as? Int, 2, "\(given)")
+        }
+        XCTAssertTrue(try backendIsRunning(), "the backend is gone; it said: \(backendLogText())")
+    }
+
     // MARK: Per app
 
     /// portal.conf's rules: `always` gives an app the picker even with "All files" among its
