@@ -63,6 +63,54 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertEqual(app.problems, "")
     }
 
+    /// With the document portal running, as in every portal session, the Copy is also
+    /// `application/vnd.portal.filetransfer`: a key the portal gives a sandboxed app that pastes,
+    /// for the files themselves, in pick order.
+    func testCopyOffersThePortalsFileTransfer() throws {
+        for tool in ["/usr/libexec/xdg-document-portal", "/usr/libexec/xdg-permission-store"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            return
+        }
+        let services = TestSupport.temporaryDirectory("document-portal-services")
+        for name in ["org.freedesktop.portal.Documents", "org.freedesktop.impl.portal.PermissionStore"] {
+            try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/\(name).service", toPath: services.appendingPathComponent("\(name).service").path)
+        }
+        let runtime = TestSupport.temporaryDirectory("document-portal-runtime")
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: runtime.path)
+        let environment = ["XDG_RUNTIME_DIR": runtime.path, "XDG_DATA_HOME": dataHome.path]
+        let bus = try PrivateSessionBus(serviceFolder: services, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        defer {
+            bus.stop()
+            // (The document portal's FUSE mount, which outlives it when it is killed.)
+            _ = try? TestSupport.run("/bin/fusermount", ["-u", "-z", runtime.appendingPathComponent("doc").path])
+        }
+        let onBus = environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let started = try TestSupport.run("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                                 "org.freedesktop.DBus.StartServiceByName", "string:org.freedesktop.portal.Documents", "uint32:0"],
+                                          environment: onBus, timeout: 20)
+        XCTAssertEqual(started.status, 0, started.error)
+        let app = try openApp(environment: onBus)
+        defer { app.stop() }
+        try app.keys("Right", "space", "Left", "space", "ctrl+Return")
+        usleep(500_000)
+        let targets = try clipboard("TARGETS").split(separator: "\n").map(String.init)
+        XCTAssertTrue(targets.contains("application/vnd.portal.filetransfer"), "\(targets)")
+        let key = try clipboard("application/vnd.portal.filetransfer").trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertFalse(key.isEmpty)
+        // What the portal gives the app that pastes (one that is not sandboxed: the files' paths).
+        let retrieved = try TestSupport.run("/usr/bin/python3", ["-c", """
+            import sys, gi
+            from gi.repository import Gio, GLib
+            bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+            reply = bus.call_sync('org.freedesktop.portal.Documents', '/org/freedesktop/portal/documents', 'org.freedesktop.portal.FileTransfer',
+                                  'RetrieveFiles', GLib.Variant('(sa{sv})', (sys.argv[1], {})), GLib.VariantType('(as)'), 0, 10000, None)
+            print('\\n'.join(reply.unpack()[0]))
+            """, key], environment: onBus, timeout: 20)
+        XCTAssertEqual(String(decoding: retrieved.output, as: UTF8.self).split(separator: "\n").map(String.init), [path(1), path(0)], retrieved.error)
+        // The other offers stay as they were.
+        XCTAssertEqual(try clipboard("text/uri-list"), "\(uri(1))\r\n\(uri(0))\r\n")
+    }
+
     /// Open: the default app for the type gets the picked files, in pick order, in one launch.
     func testOpenLaunchesTheDefaultAppWithThePicks() throws {
         let config = TestSupport.temporaryDirectory("desktop-config")

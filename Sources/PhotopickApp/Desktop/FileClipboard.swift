@@ -6,8 +6,10 @@ import PhotoLibrary
 
 /// Puts files on the clipboard the way GNOME Files copies them, so that pasting into Files, a
 /// chat app or a mail composer pastes the files themselves: `text/uri-list` (the standard),
-/// `x-special/gnome-copied-files` ("copy" and the URIs: what Files and other GTK apps read), and
-/// the paths as plain text for a terminal or a text field.
+/// `x-special/gnome-copied-files` ("copy" and the URIs: what Files and other GTK apps read), the
+/// paths as plain text for a terminal or a text field, and a GdkFileList, which GTK also offers
+/// as `application/vnd.portal.filetransfer` when the document portal runs (every portal session):
+/// a sandboxed app that pastes gets files it can open, where a path would be outside its sandbox.
 @MainActor
 enum FileClipboard {
     static func put(_ paths: [FilePath], on display: OpaquePointer) {
@@ -23,6 +25,7 @@ enum FileClipboard {
             defer { g_bytes_unref(data) }
             return gdk_content_provider_new_for_bytes(mimeType, data)
         }
+        providers.append(fileList(paths))
         // The union takes the providers; the clipboard takes a reference to the union.
         let union = providers.withUnsafeMutableBufferPointer { gdk_content_provider_new_union($0.baseAddress, gsize($0.count)) }
         gdk_clipboard_set_content(gdk_display_get_clipboard(display), union)
@@ -55,6 +58,18 @@ enum FileClipboard {
 
     /// Whether a closed app is kept alive for its clipboard.
     private static var isServing = false
+
+    /// A provider of the files as a GdkFileList, in order.
+    private static func fileList(_ paths: [FilePath]) -> UnsafeMutablePointer<GdkContentProvider>? {
+        var files: UnsafeMutablePointer<GSList>?
+        for path in paths.reversed() { files = g_slist_prepend(files, UnsafeMutableRawPointer(path.withCString { g_file_new_for_path($0) })) }
+        defer { g_slist_free_full(files) { g_object_unref($0) } }
+        var value = GValue()
+        g_value_init(&value, gdk_file_list_get_type())
+        defer { g_value_unset(&value) }
+        g_value_take_boxed(&value, UnsafeRawPointer(gdk_file_list_new_from_list(files)))
+        return gdk_content_provider_new_for_value(&value)
+    }
 
     /// The file:// URI of an absolute path, percent-encoded by GLib.
     static func uri(for path: FilePath) -> String? {
