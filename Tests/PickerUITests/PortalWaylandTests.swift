@@ -70,3 +70,58 @@ final class PortalWaylandTests: XCTestCase {
         XCTAssertFalse(try sway.windows().contains { $0.name == "Attach Photos" })
     }
 }
+
+/// Picks dragged from the picker into another Wayland app under sway (moved with a virtual
+/// pointer: headless sway has no input device): the app receives the files in pick order.
+final class WaylandDragTests: XCTestCase {
+    func testPicksDraggedIntoAnotherAppArriveInPickOrder() throws {
+        for tool in [SwayCompositor.executable, "/usr/bin/swaymsg", "/usr/bin/grim", "/usr/bin/wayland-scanner", "/usr/bin/gcc", "/usr/bin/convert"]
+            where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is missing: run scripts/bootstrap")
+            throw XCTSkip("no \(tool)")
+        }
+        let sway = try SwayCompositor()
+        let home = TestSupport.temporaryDirectory("wayland-drag")
+        let library = home.appendingPathComponent("Photos")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let photos = try PortalBackendTests.makePhotos(5, in: library)
+        var base = ProcessInfo.processInfo.environment
+        for (key, value) in ["XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+                             "XDG_STATE_HOME": home.appendingPathComponent("state").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+                             "GSETTINGS_BACKEND": "memory", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "TZ": "UTC"] {
+            base[key] = value
+        }
+        if base["DBUS_SESSION_BUS_ADDRESS"] == InProcessGTK.noBus { base.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS") }
+        let environment = sway.clientEnvironment(base)
+        let indexed = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path], environment: environment)
+        XCTAssertEqual(indexed.status, 0, indexed.error)
+
+        let receiver = try PortalClient(["/usr/bin/python3", TestSupport.packageRoot.appendingPathComponent("Tests/Portal/drop-receiver").path],
+                                        busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "", display: nil, environment: environment)
+        XCTAssertEqual(receiver.next(timeout: 20)?["ready"] as? Bool, true)
+        let picker = TestProcesses.process(TestSupport.photopick, ["--library", library.path, "--no-camera"])
+        picker.environment = environment
+        picker.standardOutput = FileHandle.nullDevice
+        picker.standardError = FileHandle.nullDevice
+        try picker.run()
+        TestProcesses.adopt(picker)
+        defer { TestProcesses.stop(picker) }
+        let window = try XCTUnwrap(try sway.waitForWindow("Pick Photos"))
+        // (Read once both show: sway gave the receiver the whole screen before.)
+        let target = try XCTUnwrap(try sway.waitForWindow("Receiver"))
+        // sway tiles the two side by side; the picker's first two cells, newest first.
+        let first = (window.x + 67, window.y + 114), second = (window.x + 193, window.y + 114)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let (red, green, blue) = try sway.pixel(x: first.0, y: first.1), abs(red - 200) < 30, abs(green - 120) < 30, blue < 70 { break }
+            usleep(200_000)
+        }
+        let pointer = try VirtualPointer(sway)
+        // Picks the second photo, then the first; drags the first (a pick: every pick goes).
+        pointer.click(second.0, second.1)
+        pointer.click(first.0, first.1)
+        pointer.drag(from: first, to: (target.x + target.width / 2, target.y + target.height / 2))
+        let dropped = try XCTUnwrap(receiver.next(timeout: 15), "nothing dropped")
+        XCTAssertEqual(dropped["dropped"] as? [String], [photos[1], photos[0]])
+    }
+}

@@ -80,3 +80,100 @@ final class SwayCompositor {
         return found.map { (name: $0.0, floating: $0.1, rect: (x: $0.2.0, y: $0.2.1, width: $0.2.2, height: $0.2.3)) }
     }
 }
+
+extension SwayCompositor {
+    /// A pixel of the screen (grim), as red, green, blue.
+    func pixel(x: Int, y: Int) throws -> (Int, Int, Int)? {
+        let shot = try TestSupport.run("/usr/bin/grim", ["-g", "\(x),\(y) 1x1", "-t", "ppm", "-"],
+                                       environment: ["XDG_RUNTIME_DIR": runtime.path, "WAYLAND_DISPLAY": socket])
+        let bytes = [UInt8](shot.output)
+        guard bytes.count >= 3 else { return nil }
+        return (Int(bytes[bytes.count - 3]), Int(bytes[bytes.count - 2]), Int(bytes[bytes.count - 1]))
+    }
+
+    /// The window titled `name`, once sway shows it.
+    func waitForWindow(_ name: String, timeout: TimeInterval = 20) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = try windows().first(where: { $0.name == name }) { return found.rect }
+            usleep(200_000)
+        }
+        return nil
+    }
+}
+
+/// A pointer under sway headless, which has none: Tests/Portal/virtual-pointer (a wlr virtual
+/// pointer), built here once with wayland-scanner and gcc, driven by lines on its input.
+final class VirtualPointer {
+    private let process: Process
+    private let input = Pipe()
+    private let output = Pipe()
+
+    /// Builds the program (once per test process); nil with the reason when it cannot be.
+    static let program: Result<String, Error> = Result {
+        let source = TestSupport.packageRoot.appendingPathComponent("Tests/Portal/virtual-pointer")
+        let folder = TestSupport.temporaryDirectory("virtual-pointer")
+        let xml = source.appendingPathComponent("wlr-virtual-pointer-unstable-v1.xml").path
+        let header = folder.appendingPathComponent("wlr-virtual-pointer-unstable-v1-client-protocol.h").path
+        let code = folder.appendingPathComponent("wlr-virtual-pointer-protocol.c").path
+        let binary = folder.appendingPathComponent("virtual-pointer").path
+        for step in [["/usr/bin/wayland-scanner", "client-header", xml, header], ["/usr/bin/wayland-scanner", "private-code", xml, code]] {
+            let result = try TestSupport.run(step[0], Array(step.dropFirst()))
+            guard result.status == 0 else { throw NSError(domain: "VirtualPointer", code: 1, userInfo: [NSLocalizedDescriptionKey: result.error]) }
+        }
+        let flags = try TestSupport.run("/usr/bin/pkg-config", ["--cflags", "--libs", "wayland-client"])
+        let built = try TestSupport.run("/usr/bin/gcc", ["-O1", "-o", binary, "-I", folder.path, source.appendingPathComponent("virtual-pointer.c").path, code]
+                                        + String(decoding: flags.output, as: UTF8.self).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
+        guard built.status == 0 else { throw NSError(domain: "VirtualPointer", code: 2, userInfo: [NSLocalizedDescriptionKey: built.error]) }
+        return binary
+    }
+
+    init(_ sway: SwayCompositor, width: Int = 1280, height: Int = 720) throws {
+        process = TestProcesses.process(try Self.program.get(), [String(width), String(height)])
+        process.environment = ["XDG_RUNTIME_DIR": sway.runtime.path, "WAYLAND_DISPLAY": sway.socket]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        TestProcesses.adopt(process)
+    }
+
+    deinit { TestProcesses.stop(process) }
+
+    /// Sends one line and waits for its "ok" (the compositor has it).
+    private func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        var reply = Data()
+        while !reply.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return }
+            reply += chunk
+        }
+    }
+
+    func move(_ x: Int, _ y: Int) { send("move \(x) \(y)"); usleep(40_000) }
+
+    /// A click, and a pause longer than GTK's double-click time (400 ms): two clicks on two
+    /// photos in quick succession are a double click, which opens the preview.
+    func click(_ x: Int, _ y: Int) {
+        move(x, y)
+        send("press")
+        usleep(50_000)
+        send("release")
+        usleep(600_000)
+    }
+
+    /// Presses at `from`, moves there in steps as a hand does, and releases at `to`.
+    func drag(from: (Int, Int), to: (Int, Int), steps: Int = 12) {
+        move(from.0, from.1)
+        send("press")
+        usleep(100_000)
+        for step in 1...steps {
+            move(from.0 + (to.0 - from.0) * step / steps, from.1 + (to.1 - from.1) * step / steps)
+        }
+        usleep(200_000)
+        move(to.0 + 2, to.1 + 2)
+        usleep(200_000)
+        send("release")
+        usleep(500_000)
+    }
+}
