@@ -27,7 +27,7 @@ final class PortalBackendTests: XCTestCase {
             throw XCTSkip("no \(tool)")
         }
         display = try VirtualDisplay()
-        let made = try Self.makeHome(idleExit: name.contains("Idle") ? 2 : 600)
+        let made = try Self.makeHome(idleExit: name.contains("Idle") ? 2 : 600, withOtherBackend: !name.contains("NoOtherChooser"))
         (home, photos, backendLog) = (made.home, made.photos, made.backendLog)
         let (config, portals, services) = (made.config, made.portals, made.services)
 
@@ -60,7 +60,7 @@ final class PortalBackendTests: XCTestCase {
         let photos: [String]
     }
 
-    static func makeHome(idleExit: Int) throws -> Home {
+    static func makeHome(idleExit: Int, withOtherBackend: Bool = true) throws -> Home {
         let home = TestSupport.temporaryDirectory("portal-home")
         let pictures = home.appendingPathComponent("Pictures")
         try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
@@ -75,7 +75,7 @@ final class PortalBackendTests: XCTestCase {
         try FileManager.default.copyItem(atPath: "/usr/share/xdg-desktop-portal/portals/gtk.portal", toPath: portals.appendingPathComponent("gtk.portal").path)
         let services = home.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
-        for name in ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.desktop.gtk"] {
+        for name in ["org.freedesktop.portal.Desktop"] + (withOtherBackend ? ["org.freedesktop.impl.portal.desktop.gtk"] : []) {
             try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/\(name).service", toPath: services.appendingPathComponent("\(name).service").path)
         }
         let backendLog = home.appendingPathComponent("backend.log")
@@ -201,6 +201,16 @@ final class PortalBackendTests: XCTestCase {
         try waitUntilGone(second)
     }
 
+    /// Without another backend on the bus (GTK's is not installed), what Photopick does not answer
+    /// is answered 2, with the reason in its log.
+    func testSavingWithNoOtherChooserIsAnsweredWithTheReason() throws {
+        let app = try client(["impl", "SaveFile", "/org/freedesktop/portal/desktop/request/1_1/nosave", "{'current_name': <'notes.txt'>}", "--title", "Nowhere"])
+        let answer = try XCTUnwrap(app.next(timeout: 20))
+        XCTAssertEqual(answer["response"] as? Int, 2, "\(answer)")
+        XCTAssertTrue(backendLogText().contains("no other FileChooser backend on the bus to answer SaveFile"), backendLogText())
+        XCTAssertTrue(try backendIsRunning())
+    }
+
     /// A question of any file (no filter, or "All files" among them) goes to the desktop's chooser.
     func testAnyFileGoesToTheDesktopsChooser() throws {
         let options = "{'filters': <[('Images', [(uint32 1, 'image/*')]), ('All files', [(uint32 0, '*')])]>}"
@@ -234,10 +244,10 @@ final class PortalBackendTests: XCTestCase {
     func testAGTK3AppGetsItsPhotosAndItsCancel() throws {
         let app = try gtkApp(3)
         let window = try findWindow("Attach Photos")
-        try keys(window, ["Right", "space", "Right", "space", "ctrl+Return"])
+        try keys(window, ["space", "Right", "space", "Right", "space", "Left", "space", "ctrl+Return"])
         let answer = try XCTUnwrap(app.next(timeout: 20), "the app heard nothing")
         XCTAssertEqual(answer["response"] as? String, "accept")
-        XCTAssertEqual(answer["files"] as? [String], [photos[2], photos[1]])
+        XCTAssertEqual(answer["files"] as? [String], [photos[2], photos[0]])
 
         let again = try gtkApp(3, title: "Attach Again")
         try keys(try findWindow("Attach Again"), ["space", "Escape"])
@@ -311,6 +321,10 @@ final class PortalBackendTests: XCTestCase {
         try keys(window, ["Escape"])
         XCTAssertEqual(odd.next(timeout: 20)?["response"] as? Int, 1)
         XCTAssertTrue(backendLogText().contains("is neither x11: nor wayland:"), backendLogText())
+        // A hexadecimal parent that is no window: the hint names nothing, the window shows all the same.
+        let orphan = try client(["impl", "OpenFile", "\(handle)nowindow", Self.images, "--title", "No Such Parent", "--parent", "x11:1fffff"])
+        try keys(try findWindow("No Such Parent"), ["Escape"])
+        XCTAssertEqual(orphan.next(timeout: 20)?["response"] as? Int, 1)
     }
 
     // MARK: Its process
