@@ -88,9 +88,9 @@ final class PortalBackendTests: XCTestCase {
     }
 
     /// JPEGs dated a day apart, newest first.
-    static func makePhotos(_ count: Int, in folder: URL, newest: Double = 1_700_000_000) throws -> [String] {
+    static func makePhotos(_ count: Int, in folder: URL, newest: Double = 1_700_000_000, colour: String = "rgb(200,120,30)") throws -> [String] {
         let first = folder.appendingPathComponent("first.jpg").path
-        let made = try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:rgb(200,120,30)", first])
+        let made = try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:\(colour)", first])
         XCTAssertEqual(made.status, 0, made.error)
         var paths: [String] = []
         for index in 0..<count {
@@ -383,6 +383,44 @@ final class PortalBackendTests: XCTestCase {
             XCTAssertEqual(given["response"] as? Int, 2, "\(given)")
         }
         XCTAssertTrue(try backendIsRunning(), "the backend is gone; it said: \(backendLogText())")
+    }
+
+    /// A photo on another machine (a library folder reached over SFTP through gvfs) picked through
+    /// the portal: the backend copies it first, and the app gets a local `file://` URI of the copy,
+    /// whose bytes are the photo's.
+    func testARemotePhotoIsAnsweredAsALocalCopy() throws {
+        bus.stop()
+        let remote = home.appendingPathComponent("remote-photos")
+        try FileManager.default.createDirectory(at: remote, withIntermediateDirectories: true)
+        // (Blue, so that no local photo has their bytes.)
+        let remotePhotos = try Self.makePhotos(2, in: remote, newest: 1_750_000_000, colour: "rgb(40,80,210)")
+        // The bus of the server (with its gvfs) is the session's: the portal, its backends and
+        // ours are started on it, Photopick's from $XDG_DATA_HOME/dbus-1/services.
+        let services = home.appendingPathComponent("data/dbus-1/services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: serviceFolder.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"),
+                                         to: services.appendingPathComponent("org.freedesktop.impl.portal.desktop.photopick.service"))
+        var environment = busEnvironment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let server = try SFTPServer(environment: environment)
+        defer { server.close() }
+        let folders = home.appendingPathComponent(".config/photopick")
+        try FileManager.default.createDirectory(at: folders, withIntermediateDirectories: true)
+        try (server.uri(remote.path) + "\n").write(to: folders.appendingPathComponent("folders"), atomically: true, encoding: .utf8)
+        let app = try PortalClient(["open", "OpenFile", "remote1", Self.images, "--title", "Remote Photo"],
+                                   busAddress: server.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "", display: display.name, environment: server.environment)
+        _ = try XCTUnwrap(app.next(timeout: 30)?["handle"] as? String)
+        let window = try findWindow("Remote Photo", timeout: 30)
+        // The newest photo is the remote one: picked, confirmed once its copy is here.
+        try keys(window, ["space", "ctrl+Return"])
+        let answer = try XCTUnwrap(app.next(timeout: 30), "no answer; the backend said: \(backendLogText())")
+        let uris = try XCTUnwrap((answer["results"] as? [String: Any])?["uris"] as? [String])
+        XCTAssertEqual(uris.count, 1)
+        let local = try XCTUnwrap(uris.first.flatMap(URL.init(string:)))
+        XCTAssertEqual(local.scheme, "file", "\(uris)")
+        XCTAssertNotEqual(local.path, remotePhotos[0], "the answer is a copy, not the server's file")
+        XCTAssertEqual(try Data(contentsOf: local), try Data(contentsOf: URL(fileURLWithPath: remotePhotos[0])))
+        XCTAssertTrue(local.path.hasPrefix(home.appendingPathComponent("cache").path), "\(local.path) is not in the cache's copies")
     }
 
     // MARK: Per app

@@ -17,10 +17,13 @@ public final class SFTPServer: @unchecked Sendable {
 
     /// - Parameter throttled: in a network namespace of its own, where `limitRate` slows the link.
     /// - Parameter password: the server asks for this password before it lets a client in.
-    public init(throttled: Bool = false, password: String? = nil) throws {
+    /// - Parameter environment: added to the server's, and so to its session bus's activation
+    ///   environment (a service the bus starts, the portal's, sees it).
+    public init(throttled: Bool = false, password: String? = nil, environment extra: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = TestSupport.packageRoot.appendingPathComponent("Tests/Remote/sftp-server")
         process.arguments = (throttled ? ["--throttled"] : []) + (password.map { ["--password", $0] } ?? [])
+        if !extra.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 } }
         let toServer = Pipe(), fromServer = Pipe()
         process.standardInput = toServer
         process.standardOutput = fromServer
