@@ -66,11 +66,7 @@ final class PortalWaylandTests: XCTestCase {
         // Picked with the pointer (headless sway has no input device): the first and third
         // photos, then Add; the app gets them (GTK 4.8 reverses the list: the last pick first).
         let first = (shown.rect.x + 67, shown.rect.y + 114), third = (shown.rect.x + 319, shown.rect.y + 114)
-        let deadline2 = Date().addingTimeInterval(15)
-        while Date() < deadline2 {
-            if let (red, green, blue) = try sway.pixel(x: first.0, y: first.1), abs(red - 200) < 30, abs(green - 120) < 30, blue < 70 { break }
-            usleep(200_000)
-        }
+        try sway.waitForPhoto(at: first)
         let pointer = try VirtualPointer(sway)
         pointer.click(first.0, first.1)
         pointer.click(third.0, third.1)
@@ -133,11 +129,7 @@ final class WaylandDragTests: XCTestCase {
         let target = try XCTUnwrap(try sway.waitForWindow("Receiver"))
         // sway tiles the two side by side; the picker's first two cells, newest first.
         let first = (window.x + 67, window.y + 114), second = (window.x + 193, window.y + 114)
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            if let (red, green, blue) = try sway.pixel(x: first.0, y: first.1), abs(red - 200) < 30, abs(green - 120) < 30, blue < 70 { break }
-            usleep(200_000)
-        }
+        try sway.waitForPhoto(at: first)
         let pointer = try VirtualPointer(sway)
         // Picks the second photo, then the first; drags the first (a pick: every pick goes).
         pointer.click(second.0, second.1)

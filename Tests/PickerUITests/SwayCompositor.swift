@@ -91,6 +91,16 @@ extension SwayCompositor {
         return (Int(bytes[bytes.count - 3]), Int(bytes[bytes.count - 2]), Int(bytes[bytes.count - 1]))
     }
 
+    /// Waits until the screen shows a test photo's orange at `point` (a picker's first screen).
+    func waitForPhoto(at point: (Int, Int), timeout: TimeInterval = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let (red, green, blue) = try pixel(x: point.0, y: point.1), abs(red - 200) < 30, abs(green - 120) < 30, blue < 70 { return }
+            usleep(200_000)
+        }
+        XCTFail("no photo at \(point) after \(timeout) s")
+    }
+
     /// The window titled `name`, once sway shows it.
     func waitForWindow(_ name: String, timeout: TimeInterval = 20) throws -> (x: Int, y: Int, width: Int, height: Int)? {
         let deadline = Date().addingTimeInterval(timeout)

@@ -25,7 +25,7 @@ enum FileClipboard {
             defer { g_bytes_unref(data) }
             return gdk_content_provider_new_for_bytes(mimeType, data)
         }
-        providers.append(fileList(paths))
+        providers.append(FileListContent.provider(paths))
         // The union takes the providers; the clipboard takes a reference to the union.
         let union = providers.withUnsafeMutableBufferPointer { gdk_content_provider_new_union($0.baseAddress, gsize($0.count)) }
         gdk_clipboard_set_content(gdk_display_get_clipboard(display), union)
@@ -58,18 +58,6 @@ enum FileClipboard {
 
     /// Whether a closed app is kept alive for its clipboard.
     private static var isServing = false
-
-    /// A provider of the files as a GdkFileList, in order.
-    private static func fileList(_ paths: [FilePath]) -> UnsafeMutablePointer<GdkContentProvider>? {
-        var files: UnsafeMutablePointer<GSList>?
-        for path in paths.reversed() { files = g_slist_prepend(files, UnsafeMutableRawPointer(path.withCString { g_file_new_for_path($0) })) }
-        defer { g_slist_free_full(files) { g_object_unref($0) } }
-        var value = GValue()
-        g_value_init(&value, gdk_file_list_get_type())
-        defer { g_value_unset(&value) }
-        g_value_take_boxed(&value, UnsafeRawPointer(gdk_file_list_new_from_list(files)))
-        return gdk_content_provider_new_for_value(&value)
-    }
 
     /// The file:// URI of an absolute path, percent-encoded by GLib.
     static func uri(for path: FilePath) -> String? {

@@ -61,15 +61,7 @@ extension Picker {
     }
 
     static func fileListContent(_ paths: [FilePath]) -> UnsafeMutableRawPointer? {
-        guard !paths.isEmpty else { return nil }
-        var files: UnsafeMutablePointer<GSList>?
-        for path in paths.reversed() { files = g_slist_prepend(files, UnsafeMutableRawPointer(path.withCString { g_file_new_for_path($0) })) }
-        defer { g_slist_free_full(files) { g_object_unref($0) } }
-        var value = GValue()
-        g_value_init(&value, gdk_file_list_get_type())
-        defer { g_value_unset(&value) }
-        g_value_take_boxed(&value, UnsafeRawPointer(gdk_file_list_new_from_list(files)))
-        return gdk_content_provider_new_for_value(&value).map { UnsafeMutableRawPointer($0) }
+        FileListContent.provider(paths).map { UnsafeMutableRawPointer($0) }
     }
 
     /// Picks the asset at `position` (unless it is) and confirms it: Enter in a single-choice picker.
