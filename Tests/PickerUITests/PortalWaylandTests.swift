@@ -77,6 +77,75 @@ final class PortalWaylandTests: XCTestCase {
         XCTAssertFalse(try sway.windows().contains { $0.name == "Attach Photos" })
     }
 
+    /// A GTK 3 app on Wayland (GTK_USE_PORTAL=1): GTK 3.24 exports its window through xdg-foreign
+    /// v1 too; the chooser floats over it and answers it (cancelled here with the pointer).
+    func testAGTK3AppOnWayland() throws {
+        let app = try PortalClient(["/usr/bin/python3", PortalBackendTestsClient.gtkApp, "3", "Attach From GTK 3"], busAddress: bus.address, display: nil,
+                                   environment: environment.merging(["GTK_USE_PORTAL": "1"]) { $1 })
+        let shown = try XCTUnwrap(try sway.waitForWindow("Attach From GTK 3"), "no picker; the backend said: \(backendLog)")
+        XCTAssertTrue(try sway.windows().first { $0.name == "Attach From GTK 3" }?.floating == true)
+        XCTAssertFalse(backendLog.contains("shown without a parent"), backendLog)
+        try sway.waitForPhoto(at: (shown.x + 67, shown.y + 114))
+        let rect = try XCTUnwrap(try sway.windows().first { $0.name == "Attach From GTK 3" }?.rect)
+        let pointer = try VirtualPointer(sway)
+        pointer.click(rect.x + 193, rect.y + 114)
+        pointer.click(rect.x + rect.width - 40, rect.y + 22)
+        let answer = try XCTUnwrap(app.next(timeout: 20), "the app heard nothing")
+        XCTAssertEqual(answer["response"] as? String, "accept")
+        XCTAssertEqual(answer["files"] as? [String], [made.photos[1]])
+    }
+
+    /// The X11 suite's answers under sway: two apps at once get two windows (tiled side by side:
+    /// no parent) and their own answers, picked and cancelled with the pointer.
+    func testTwoAppsAtOnceUnderWayland() throws {
+        let first = try client(["open", "OpenFile", "way1", PortalBackendTests.images, "--title", "Left App"])
+        let second = try client(["open", "OpenFile", "way2", PortalBackendTests.images, "--title", "Right App"])
+        _ = try XCTUnwrap(first.next()?["handle"] as? String)
+        _ = try XCTUnwrap(second.next()?["handle"] as? String)
+        let left = try XCTUnwrap(try sway.waitForWindow("Left App")), right = try XCTUnwrap(try sway.waitForWindow("Right App"))
+        // (Read again once both show: the first had the whole screen before.)
+        let windows = try sway.windows()
+        let one = try XCTUnwrap(windows.first { $0.name == "Left App" }?.rect ?? left), two = try XCTUnwrap(windows.first { $0.name == "Right App" }?.rect ?? right)
+        try sway.waitForPhoto(at: (two.x + 67, two.y + 114))
+        let pointer = try VirtualPointer(sway)
+        pointer.click(two.x + 193, two.y + 114)
+        pointer.click(two.x + two.width - 40, two.y + 22)
+        XCTAssertEqual((second.next(timeout: 20)?["results"] as? [String: Any])?["uris"] as? [String], [URL(fileURLWithPath: made.photos[1]).absoluteString])
+        // (Where the first is now: sway gave it the screen the second left.)
+        try waitUntilGone("Right App")
+        let now = try XCTUnwrap(try sway.windows().first { $0.name == "Left App" }?.rect ?? one)
+        try sway.waitForPhoto(at: (now.x + 67, now.y + 114))
+        pointer.click(now.x + 52, now.y + 22)
+        XCTAssertEqual(first.next(timeout: 20)?["response"] as? Int, 1)
+    }
+
+    /// Close under sway: the app closes its request, the window goes, no answer follows; a save
+    /// goes to GTK's dialog, and its Close closes that.
+    func testCloseAndSavingUnderWayland() throws {
+        let app = try client(["open", "OpenFile", "wayclose", PortalBackendTests.images, "--title", "Closed Wayland", "--close-after", "3"])
+        _ = try XCTUnwrap(app.next()?["handle"] as? String)
+        XCTAssertNotNil(try sway.waitForWindow("Closed Wayland"), backendLog)
+        XCTAssertEqual(app.next(timeout: 10)?["closed"] as? Bool, true)
+        try waitUntilGone("Closed Wayland")
+        XCTAssertNil(app.next(timeout: 2), "a Response after Close")
+
+        let save = try client(["open", "SaveFile", "waysave", "{'current_name': <'notes.txt'>}", "--title", "Save Wayland", "--close-after", "4"])
+        _ = try XCTUnwrap(save.next()?["handle"] as? String)
+        XCTAssertNotNil(try sway.waitForWindow("Save Wayland"), backendLog)
+        XCTAssertEqual(save.next(timeout: 15)?["closed"] as? Bool, true)
+        try waitUntilGone("Save Wayland")
+    }
+
+    private func client(_ arguments: [String]) throws -> PortalClient {
+        try PortalClient(arguments, busAddress: bus.address, display: nil, environment: environment)
+    }
+
+    private func waitUntilGone(_ name: String) throws {
+        let gone = Date().addingTimeInterval(10)
+        while Date() < gone, try sway.windows().contains(where: { $0.name == name }) { usleep(200_000) }
+        XCTAssertFalse(try sway.windows().contains { $0.name == name }, "\(name) still shows")
+    }
+
     /// An app that goes away under Wayland: its request is closed, and the picker with it.
     func testAnAppThatGoesAwayTakesItsChooser() throws {
         let app = try PortalClient(["/usr/bin/python3", PortalBackendTestsClient.gtkApp, "4", "Orphan Photos"], busAddress: bus.address, display: nil,
