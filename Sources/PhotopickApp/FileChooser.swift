@@ -19,15 +19,18 @@ public enum FileChooser {
 
     public struct Request {
         public var mode: Mode
-        public var title: String
+        /// The window's title; nil for the mode's own (`defaultTitle`).
+        public var title: String?
         /// zenity's `--filename`: a folder to start in, or a file (for saving, its name is proposed).
         public var filename: FilePath?
         public var filters: [PickerWindow.FileFilter]
         public var acceptLabel: String?
         public var cancelLabel: String?
         public var timeout: Int?
+        /// Say on standard error what GTK notes about the dialog (`--verbose`).
+        public var saysNotices = false
 
-        public init(mode: Mode, title: String, filename: FilePath? = nil, filters: [PickerWindow.FileFilter] = [],
+        public init(mode: Mode, title: String?, filename: FilePath? = nil, filters: [PickerWindow.FileFilter] = [],
                     acceptLabel: String? = nil, cancelLabel: String? = nil, timeout: Int? = nil) {
             self.mode = mode
             self.title = title
@@ -46,6 +49,17 @@ public enum FileChooser {
         case noDisplay
     }
 
+    /// What the window is called when the script gives no `--title`: what it asks for.
+    /// (zenity's GTK 3 chooser is titled "zenity", its program's name, which says nothing.)
+    public static func defaultTitle(_ mode: Mode) -> String {
+        switch mode {
+        case .open(multiple: false): return i18n("Choose a File")
+        case .open(multiple: true): return i18n("Choose Files")
+        case .save: return i18n("Save File")
+        case .folder: return i18n("Choose a Folder")
+        }
+    }
+
     /// Whether a filter admits a photo or video: a pattern whose suffix names such a type, or one
     /// without a fixed suffix (`*`, `IMG_*`), which could match anything.
     nonisolated public static func admitsMedia(_ filter: PickerWindow.FileFilter) -> Bool {
@@ -54,6 +68,12 @@ public enum FileChooser {
 
     /// Shows the chooser and waits for the answer.
     public static func run(_ request: Request) -> Outcome {
+        quietsParentlessDialogMessage = !request.saysNotices
+        // (A process gets one writer: GLib aborts on a second.)
+        if !writerSet {
+            writerSet = true
+            g_log_set_writer_func(logWriter, nil, nil)
+        }
         guard gtk_init_check() != 0 else { return .noDisplay }
         let action: GtkFileChooserAction
         switch request.mode {
@@ -61,7 +81,7 @@ public enum FileChooser {
         case .save: action = GTK_FILE_CHOOSER_ACTION_SAVE
         case .folder: action = GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
         }
-        let chooser = gtk_file_chooser_native_new(request.title, nil, action, request.acceptLabel, request.cancelLabel)!
+        let chooser = gtk_file_chooser_native_new(request.title ?? defaultTitle(request.mode), nil, action, request.acceptLabel, request.cancelLabel)!
         defer { g_object_unref(UnsafeMutableRawPointer(chooser)) }
         let asChooser = chooser
         if case .open(let multiple) = request.mode { gtk_file_chooser_set_select_multiple(asChooser, multiple ? 1 : 0) }
@@ -96,6 +116,25 @@ public enum FileChooser {
         g_main_loop_run(answer.loop)
         timer.cancel()
         return answer.outcome ?? .cancelled
+    }
+
+    /// GTK 4 notes on standard error that a dialog without a parent window is discouraged; a
+    /// script's chooser is a question of its own, with no window of ours to belong to (zenity's
+    /// GTK 3 chooser says nothing of it). Kept for `--verbose`; every other message passes on.
+    nonisolated(unsafe) private static var quietsParentlessDialogMessage = true
+    private static var writerSet = false
+
+    private static let logWriter: GLogWriterFunc = { level, fields, count, data in
+        if FileChooser.quietsParentlessDialogMessage, let fields {
+            for index in 0..<Int(count) where String(cString: fields[index].key) == "MESSAGE" {
+                let field = fields[index]
+                guard let value = field.value else { continue }
+                let text = field.length < 0 ? String(cString: value.assumingMemoryBound(to: CChar.self))
+                    : String(decoding: UnsafeRawBufferPointer(start: value, count: Int(field.length)), as: UTF8.self)
+                if text.hasPrefix("GtkDialog mapped without a transient parent") { return G_LOG_WRITER_HANDLED }
+            }
+        }
+        return g_log_writer_default(level, fields, count, data)
     }
 
     /// zenity's `--filename`: a folder opens there, a file's folder opens (for saving, its name is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Basics
 import CGtk
+import Glibc
 import GObjectSupport
 import GTKSupport
 import PhotoLibrary
@@ -115,7 +116,56 @@ public enum PickerWindow {
         /// Started by D-Bus activation (`--gapplication-service`): the window opens when the
         /// desktop asks for it.
         public var isDBusService = false
+        /// The window's icon (zenity's `--window-icon`): an icon name, or an image file.
+        public var icon: WindowIcon?
         public init() {}
+    }
+
+    public enum WindowIcon: Equatable, Sendable {
+        case named(String)
+        case file(FilePath)
+
+        /// zenity's words for its dialogs' icons, as zenity maps them; any other word an icon
+        /// name; a path (a slash in it) a file.
+        public init(_ given: FilePath) {
+            let text = String(decoding: given.bytes, as: UTF8.self)
+            let zenity = ["info": "dialog-information", "warning": "dialog-warning", "question": "dialog-question", "error": "dialog-error"]
+            if let name = zenity[text] {
+                self = .named(name)
+            } else if given.bytes.contains(UInt8(ascii: "/")) || given.isRegularFile {
+                self = .file(given.absolute())
+            } else {
+                self = .named(text)
+            }
+        }
+
+        /// Whether it can be shown: a name, or a file that is there and not larger than an icon
+        /// file is (a script's own icon; a megabyte at most, read in this process as zenity does).
+        public var isUsable: Bool {
+            guard case .file(let path) = self else { return true }
+            var info = stat()
+            return path.withCString { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size <= 1 << 20
+        }
+
+        /// Sets it on a window before it is shown. A file's picture goes to the window's surface
+        /// once it is realized: GTK 4 names a window's icon only from the icon theme, and 4.8
+        /// finds no unthemed file added to its search path (measured: `has_icon` false).
+        @MainActor func apply(to window: UnsafeMutablePointer<GtkWindow>) {
+            switch self {
+            case .named(let name):
+                gtk_window_set_icon_name(window, name)
+            case .file(let path):
+                guard isUsable, let texture = path.withCString({ gdk_texture_new_from_filename($0, nil) }) else { return }
+                // (After GTK's own realize, which sets the default icon list.)
+                Signal.connect(UnsafeMutableRawPointer(window), "realize", after: true) { () -> Void in
+                    guard let surface = gtk_native_get_surface(OpaquePointer(window)) else { return }
+                    let list = g_list_append(nil, UnsafeMutableRawPointer(texture))
+                    gdk_toplevel_set_icon_list(surface, list)
+                    g_list_free(list)
+                }
+                // (The window keeps the texture: one icon, for the process's life.)
+            }
+        }
     }
 
     final class Session {
@@ -227,6 +277,7 @@ public enum PickerWindow {
             if session?.window == window { session?.window = nil }
         }
         gtk_window_set_title(window.cast(), options.title)
+        options.icon?.apply(to: window.cast())
         let state = PickerState.load()
         let startWidth = options.width ?? state.windowWidth ?? 960, startHeight = options.height ?? state.windowHeight ?? 720
         gtk_window_set_default_size(window.cast(), Int32(max(startWidth, minimumWidth)), Int32(max(startHeight, minimumHeight)))

@@ -74,7 +74,7 @@ private func section(_ title: String, _ parser: OptionParser) -> String {
 }
 
 private func optionList(_ parser: OptionParser) -> String {
-    parser.options.map { option in
+    parser.options.filter { !$0.hidden }.map { option in
         var names = option.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
         names += "\\fB\(roff("--" + option.long))\\fR"
         if let argument = option.argument { names += "=\\fI\(roff(argument))\\fR" }

@@ -16,13 +16,17 @@ final class OptionParser {
         let kind: Kind
         let description: String
         let argument: String?
+        /// Accepted but left out of `--help` and the man page (zenity's options that mean
+        /// nothing to a file selection, taken as zenity takes them).
+        let hidden: Bool
 
-        init(_ long: String, short: Character? = nil, _ kind: Kind, _ description: String, argument: String? = nil) {
+        init(_ long: String, short: Character? = nil, _ kind: Kind, _ description: String, argument: String? = nil, hidden: Bool = false) {
             self.long = long
             self.short = short
             self.kind = kind
             self.description = description
             self.argument = argument
+            self.hidden = hidden
         }
     }
 
@@ -61,7 +65,7 @@ final class OptionParser {
             storage.append(slot)
             entries.append(GOptionEntry(
                 long_name: keep(option.long), short_name: option.short.map { CChar($0.asciiValue!) } ?? 0,
-                flags: 0, arg: argument, arg_data: slot, description: keep(option.description),
+                flags: option.hidden ? gint(G_OPTION_FLAG_HIDDEN.rawValue) : 0, arg: argument, arg_data: slot, description: keep(option.description),
                 arg_description: option.argument.map(keep)))
         }
         entries.append(GOptionEntry())
@@ -147,6 +151,16 @@ final class OptionParser {
     }
 
     func flag(_ long: String) -> Bool { slot(long).load(as: gboolean.self) != 0 }
+
+    /// Whether the option was on the command line.
+    func given(_ long: String) -> Bool {
+        switch options.first(where: { $0.long == long })!.kind {
+        case .flag: return flag(long)
+        case .integer: return integer(long) != nil
+        case .string: return string(long) != nil
+        case .filenames, .strings: return !filenames(long).isEmpty
+        }
+    }
 
     /// The value, or nil when the option was not given.
     func integer(_ long: String) -> Int? {

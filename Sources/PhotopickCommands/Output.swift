@@ -63,6 +63,15 @@ func warn(_ message: String) {
     _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
 }
 
+/// Whether `notice` says anything (`--verbose`). zenity's stderr is silent about what it works
+/// around, and a script's log should be too (issue 40, point 4).
+nonisolated(unsafe) var saysNotices = false
+
+/// A line about something worked around (a `--filename` that is not there yet), for `--verbose`.
+func notice(_ message: String) {
+    if saysNotices { warn(message) }
+}
+
 var standardErrorIsTerminal: Bool { isatty(2) != 0 }
 
 /// A JSON object written field by field, without Foundation.

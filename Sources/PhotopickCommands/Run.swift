@@ -57,6 +57,9 @@ extension String {
         let pointer = CommandLine.unsafeArgv[index]!
         return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
     }
+    if PickRequest.invokedAs == "zenity", !arguments.contains(Array("--file-selection".utf8)) {
+        return ZenityStandIn.handOver(arguments)
+    }
     let first = arguments.count > 1 ? String(decoding: arguments[1], as: UTF8.self) : nil
     if first == "--help" || first == "-h" || first == "help" || first == "-?" { return topLevelHelp() }
     // For the build (data/photopick.1 is its output): not an option a person needs.

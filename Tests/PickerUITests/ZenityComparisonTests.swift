@@ -30,13 +30,17 @@ final class ZenityComparisonTests: WindowTestCase {
     private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
     /// Runs `arguments` through a program, presses `keys` in its window, and returns what it printed.
-    private func run(_ executable: String, _ arguments: [String], keys: [String]) throws -> (status: Int32, output: Data, errors: String) {
-        var arguments = arguments + ["--title", "Choose a Photo"]
-        if executable == TestSupport.photopick { arguments = ["--library", folder.path, "--no-camera"] + arguments }
+    /// (`title` nil: the line gives none, and the window is found by `windowTitle`. Photopick is
+    /// given the folder as its library unless `library` is false: then it runs as a line written
+    /// for zenity would run it.)
+    private func run(_ executable: String, _ arguments: [String], keys: [String], title: String? = "Choose a Photo",
+                     windowTitle: String? = nil, library: Bool = true) throws -> (status: Int32, output: Data, errors: String) {
+        var arguments = arguments + (title.map { ["--title", $0] } ?? [])
+        if executable == TestSupport.photopick && library { arguments = ["--library", folder.path, "--no-camera"] + arguments }
         let home = TestSupport.temporaryDirectory("zenity-home")
         let window = try WindowProcess(display: display, executable: executable, arguments: arguments, dataHome: dataHome, cacheHome: cacheHome,
                                        environment: ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path],
-                                       title: "Choose a Photo")
+                                       title: windowTitle ?? title ?? "zenity")
         usleep(500_000)
         for key in keys {
             try window.keys(key)
@@ -95,6 +99,57 @@ final class ZenityComparisonTests: WindowTestCase {
                        zenityKeys: ["Return"], photopickKeys: ["Return"], expected: "\(folder.path)\n", status: 0)
         try assertSame(["--file-selection", "--file-filter=Documents | *.pdf", "--filename=\(folder.path)/"],
                        zenityKeys: ["Escape"], photopickKeys: ["Escape"], expected: "", status: 1)
+    }
+
+    /// Filters that admit other files than photos (a program, then "All files"): GTK's chooser,
+    /// where the program can be reached. It opened the photo picker, "Nothing Matches '*.exe'"
+    /// (issue 40, point 3). In both, Ctrl+L, the name and Enter choose it.
+    func testFiltersOfOtherFilesAnswerAsZenitys() throws {
+        let tools = folder.deletingLastPathComponent().appendingPathComponent("Tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        try Data("MZ".utf8).write(to: tools.appendingPathComponent("setup.exe"))
+        try Data("notes".utf8).write(to: tools.appendingPathComponent("notes.txt"))
+        let typeName = ["ctrl+l", "s", "e", "t", "u", "p", "period", "e", "x", "e", "Return"]
+        try assertSame(["--file-selection", "--file-filter=Programs | *.exe", "--file-filter=All files | *", "--filename=\(tools.path)/"],
+                       zenityKeys: typeName, photopickKeys: typeName, expected: tools.appendingPathComponent("setup.exe").path + "\n", status: 0)
+    }
+
+    /// No filter: a line written for zenity may ask for any file. Run as `zenity` (a link named so,
+    /// standing in for it), a title that says nothing of photos gets GTK's chooser, where a program
+    /// can be chosen; one that speaks of wallpapers gets the picker (issue 40, point 3).
+    func testWithoutAFilterTheTitleDecides() throws {
+        let tools = folder.deletingLastPathComponent().appendingPathComponent("Tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        try Data("#!/bin/sh\n".utf8).write(to: tools.appendingPathComponent("run-me"))
+        let links = TestSupport.temporaryDirectory("zenity-link")
+        let zenityLink = links.appendingPathComponent("zenity")
+        try FileManager.default.createSymbolicLink(atPath: zenityLink.path, withDestinationPath: TestSupport.photopick)
+        let typeName = ["ctrl+l", "r", "u", "n", "minus", "m", "e", "Return"]
+        let binary = try run(zenityLink.path, ["--file-selection", "--filename=\(tools.path)/", "--verbose"], keys: typeName, title: "Choose the binary",
+                             library: false)
+        // (The picker takes a typed path too: --verbose says which answered.)
+        XCTAssertTrue(binary.errors.contains("GTK's file chooser answers: no filter, and nothing speaks of photos"), binary.errors)
+        XCTAssertEqual(String(decoding: binary.output, as: UTF8.self), tools.appendingPathComponent("run-me").path + "\n", binary.errors)
+        XCTAssertEqual(binary.status, 0, binary.errors)
+
+        // The picker: the folder's newest photo has the focus, Enter chooses it.
+        let wallpaper = try run(zenityLink.path, ["--file-selection", "--filename=\(folder.path)/", "--verbose"], keys: ["Return"],
+                                title: "Choose a wallpaper", library: false)
+        XCTAssertTrue(wallpaper.errors.contains("the picker answers: the title speaks of photos"), wallpaper.errors)
+        XCTAssertEqual(String(decoding: wallpaper.output, as: UTF8.self), path("a.jpg") + "\n", wallpaper.errors)
+        XCTAssertEqual(wallpaper.status, 0, wallpaper.errors)
+    }
+
+    /// GTK's chooser without --title is titled by what it asks, not "Pick Photos" (issue 40,
+    /// point 5), and says nothing on standard error a person should read (point 4).
+    func testTheChoosersTitleSaysWhatItAsks() throws {
+        for (arguments, title) in [(["--save"], "Save File"), (["--directory"], "Choose a Folder"),
+                                   (["--file-filter=Documents | *.pdf"], "Choose a File"), (["--file-filter=Documents | *.pdf", "--multiple"], "Choose Files")] {
+            let result = try run(TestSupport.photopick, ["--file-selection", "--filename=\(folder.path)/"] + arguments, keys: ["Escape"], title: nil,
+                                 windowTitle: title)
+            XCTAssertEqual(result.status, 1, "\(arguments): \(result.errors)")
+            XCTAssertFalse(result.errors.contains("GtkDialog mapped without a transient parent"), "\(arguments): \(result.errors)")
+        }
     }
 
     func testCancellingPrintsNothingAndExitsOne() throws {

@@ -32,12 +32,18 @@ struct PickRequest {
     /// The chooser's question, in zenity's words.
     var chooserRequest: FileChooser.Request? {
         chooser.map { mode in
-            FileChooser.Request(mode: mode, title: options.title, filename: givenFilename, filters: options.fileFilters,
-                                acceptLabel: okLabel, cancelLabel: cancelLabel, timeout: options.timeout)
+            var request = FileChooser.Request(mode: mode, title: givenTitle, filename: givenFilename, filters: options.fileFilters,
+                                              acceptLabel: okLabel, cancelLabel: cancelLabel, timeout: options.timeout)
+            request.saysNotices = saysNotices
+            return request
         }
     }
+    /// `--title` as given (GTK's chooser is otherwise titled by what it asks).
+    private var givenTitle: String?
     private var okLabel: String?
     private var cancelLabel: String?
+    /// zenity's `--display`: the X display to open instead of the environment's.
+    var display: String?
     var output = PickOutput.Format.terminated(by: [UInt8(ascii: "\n")], uri: false)
     var copyDestination: FilePath?
 
@@ -89,9 +95,27 @@ struct PickRequest {
             OptionParser.Option("save", .flag, N_("Ask for a file to save, in GTK's file chooser (as zenity does)")),
             OptionParser.Option("directory", .flag, N_("Ask for a folder, in GTK's file chooser (as zenity does)")),
             OptionParser.Option("confirm-overwrite", .flag, N_("With --save, ask before replacing a file (GTK's chooser always asks)")),
-        ])
+            OptionParser.Option("window-icon", .filenames, N_("The window's icon: an image file, an icon name, or zenity's info, warning, question or error"), argument: "ICONPATH"),
+            OptionParser.Option("display", .string, N_("The X display to open (as zenity's --display)"), argument: "DISPLAY"),
+            OptionParser.Option("verbose", .flag, N_("Say on standard error what was worked around (a --filename that is not there, an icon that cannot be shown)")),
+        ] + zenityIgnoredOptions)
         return parser
     }
+
+    /// What zenity 3.44 takes with `--file-selection` and does nothing with (its GTK 3 options,
+    /// `--extra-button`, which its chooser cannot show, and other dialogs' options it does not
+    /// check): a script that passes them works, as it does with zenity. (Those zenity refuses
+    /// for a file selection, `--checklist` or `--day`, are refused here too.)
+    private static var zenityIgnoredOptions: [OptionParser.Option] {
+        let strings = ["extra-button", "class", "name", "gtk-module", "text", "icon-name", "checkbox", "hint", "url",
+                       "add-calendar", "add-combo", "add-entry", "add-list", "add-password"]
+        let flags = ["g-fatal-warnings", "no-markup", "auto-scroll", "default-cancel", "hide-value", "no-interaction", "print-partial"]
+        let integers = ["value", "min-value", "max-value", "step"]
+        return strings.map { OptionParser.Option($0, .strings, "", hidden: true) }
+            + flags.map { OptionParser.Option($0, .flag, "", hidden: true) }
+            + integers.map { OptionParser.Option($0, .integer, "", hidden: true) }
+    }
+
 
     /// Reads the options. Throws a UsageError with the one line to print.
     init(parser: OptionParser, rest: [[UInt8]]) throws(UsageError) {
@@ -123,12 +147,13 @@ struct PickRequest {
             throw UsageError(message: i18n("--mime-type “{pattern}”: not a MIME type or pattern (image/png, image/*)", ["pattern": pattern]))
         }
         options.fileFilters = try parser.strings("file-filter").map(PickRequest.fileFilter)
-        // Filters that admit no photo or video (`*.pdf`): not a question for a photo picker.
-        if chooser == nil, !options.fileFilters.isEmpty, options.mimeTypes.isEmpty, !options.fileFilters.contains(where: FileChooser.admitsMedia) {
+        if chooser == nil, !zenityMode, !options.fileFilters.isEmpty, options.mimeTypes.isEmpty,
+           !options.fileFilters.contains(where: FileChooser.admitsMedia) {
+            // Photopick's own line with filters that admit no photo or video (`*.pdf`).
             chooser = .open(multiple: parser.flag("multiple"))
         }
 
-        if let title = parser.string("title") { options.title = title }
+        if let title = parser.string("title") { options.title = title; givenTitle = title }
         if let label = parser.string("ok-label") { options.confirmLabel = label; okLabel = label }
         if let label = parser.string("cancel-label") { options.cancelLabel = label; cancelLabel = label }
         for (name, value) in [("width", parser.integer("width")), ("height", parser.integer("height"))] {
@@ -141,6 +166,15 @@ struct PickRequest {
             guard timeout >= 1 else { throw UsageError(message: i18n("--timeout must be 1 second or more")) }
             options.timeout = timeout
         }
+        saysNotices = parser.flag("verbose")
+        if let given = parser.filenames("window-icon").last {
+            let icon = PickerWindow.WindowIcon(FilePath(bytes: given))
+            if icon.isUsable { options.icon = icon } else {
+                notice(i18n("--window-icon {path}: no such file, or larger than 1 MB; the window keeps its icon",
+                            ["path": String(decoding: escapedForLine(given), as: UTF8.self)]))
+            }
+        }
+        display = parser.string("display")
         options.modal = parser.flag("modal")
         options.version = photopickVersion
         options.enterConfirms = zenityMode
@@ -167,6 +201,18 @@ struct PickRequest {
         albumName = parser.string("album")
 
         let given = parser.filenames("library")
+        if chooser == nil, zenityMode {
+            // A line written for zenity may ask for any file: GTK's chooser unless it is photos.
+            let route = ZenityRoute.decide(ZenityRoute.Evidence(
+                filters: options.fileFilters, mimeTypes: options.mimeTypes,
+                ownOption: PickRequest.photopicksOwn.first { parser.given($0) }.map { "--" + $0 },
+                title: givenTitle, filename: parser.filenames("filename").last.map { FilePath(bytes: $0).absolute() },
+                libraryFolders: LibraryFolders.present, invokedAs: PickRequest.invokedAs,
+                callerScript: ZenityRoute.callerScript()))
+            // (For whoever wonders why: a line for the developer, in English.)
+            notice("\(route.answerer == .picker ? "the picker" : "GTK's file chooser") answers: \(route.reason)")
+            if route.answerer == .chooser { chooser = .open(multiple: parser.flag("multiple")) }
+        }
         namedFolders = !given.isEmpty
         // Without --library, a missing Pictures folder is the window's empty state, not an error.
         roots = given.isEmpty && LibraryFolders.present.isEmpty
@@ -186,6 +232,15 @@ struct PickRequest {
         }
         options.ofDefaultFolders = ofDefaultFolders
         options.focusedPath = filename.flatMap { $0.isDirectory ? nil : $0 }
+    }
+
+    /// Options zenity does not have: a line with one was written for Photopick.
+    static let photopicksOwn = ["library", "album", "max", "mime-type", "no-camera", "camera", "null", "json", "uri",
+                                "copy-to", "desktop", "gapplication-service"]
+
+    /// The name the process was started by (its first argument's last part).
+    static var invokedAs: String {
+        String(CommandLine.arguments.first?.split(separator: "/").last ?? "photopick")
     }
 
     /// The folder `--filename` opens: itself, or the folder of the file it names.
@@ -248,7 +303,7 @@ struct PickRequest {
         let holdsTheLibrary = folder.bytes == [UInt8(ascii: "/")] || home.relative(to: folder) != nil
             || roots.contains { $0.relative(to: folder) != nil && $0 != folder }
         let opened = holdsTheLibrary ? nil : folder
-        warn(i18n("--filename {path}: {reason}; opening {folder}",
+        notice(i18n("--filename {path}: {reason}; opening {folder}",
                   ["path": String(decoding: escapedForLine(given.bytes), as: UTF8.self), "reason": reason,
                    "folder": opened.map { String(decoding: escapedForLine($0.bytes), as: UTF8.self) } ?? i18n("Recents")]))
         return opened

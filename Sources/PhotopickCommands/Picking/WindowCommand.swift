@@ -28,6 +28,11 @@ import PhotopickApp
         warn(error.message)
         return codes.error
     }
+    if let display = request.display {
+        // As GTK 3's --display in zenity: that X server, whatever the session's backend.
+        setenv("DISPLAY", display, 1)
+        setenv("GDK_BACKEND", "x11", 1)
+    }
     do {
         return try pick(request)
     } catch let error as UsageError {
