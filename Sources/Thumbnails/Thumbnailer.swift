@@ -156,7 +156,7 @@ public final class Thumbnailer: Sendable {
         if let (pixbuf, isExact) = cache.lookup(cached, flavor: flavor) {
             // Found at another size or in a shared repository: keep a copy at this size too.
             if !isExact {
-                let original = cached.with(mimeType: ContentType.guess(content: file.read(at: 0, count: 4096)).mimeType)
+                let original = cached.with(mimeType: ContentType.guess(content: file.read(at: 0, count: 4096), fileName: path.lastComponent).mimeType)
                 if (try? cache.store(pixbuf, for: original, flavor: flavor)) == nil { storeFailureCount.add(1, ordering: .relaxed) }
             }
             let thumbnail = Thumbnail(pixbuf: pixbuf, source: .disk)
@@ -167,7 +167,7 @@ public final class Thumbnailer: Sendable {
         if isCancelled() { return .failure(.cancelled) }
         // Only a file that must be decoded is sniffed: a cache hit reads nothing of the original.
         let head = file.read(at: 0, count: 4096)
-        let mimeType = ContentType.guess(content: head).mimeType
+        let mimeType = ContentType.guess(content: head, fileName: path.lastComponent).mimeType
         let original = cached.with(mimeType: mimeType)
         // The EXIF thumbnail (160×120 from most cameras and phones) paints a cell at least half
         // its size at once: a little soft for a moment, never a grey square for the decode's time.

@@ -337,6 +337,49 @@ final class DecodingTests: XCTestCase {
         XCTAssertTrue(placeholder.isPlaceholder)
     }
 
+    /// Every container GStreamer plays here gets a frame: .mkv and .wmv cells said "Damaged file",
+    /// as their bytes sniff as "Matroska stream" and ASF, not video, and the image decoder was
+    /// asked instead of the video thumbnailer (issue 40, point 2). The index and the thumbnailer
+    /// read a file's type through one table (ContentType.guess(content:fileName:)).
+    func testEveryVideoContainerGetsAFrame() throws {
+        let folder = TestSupport.temporaryDirectory("containers")
+        let source = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=1"]
+        let made: [(String, [String])] = [
+            ("clip.mkv", ["-c:v", "libx264"]), ("clip.webm", ["-c:v", "libvpx"]), ("clip.mp4", []), ("clip.mov", []),
+            ("clip.avi", ["-c:v", "mpeg4"]), ("clip.wmv", ["-c:v", "wmv2"]), ("clip.flv", ["-c:v", "flv"]),
+            ("clip.ts", ["-c:v", "mpeg2video", "-f", "mpegts"]), ("clip.3gp", ["-c:v", "h263", "-s", "176x144"]),
+            ("clip.ogv", ["-c:v", "libtheora"]), ("download", ["-c:v", "libx264", "-f", "matroska"]),
+        ]
+        let thumbnailer = thumbnailer(thumbnailers: ExternalThumbnailer.installed())
+        for (name, codec) in made {
+            let file = folder.appendingPathComponent(name)
+            let result = try TestSupport.run("/usr/bin/ffmpeg", source + codec + [file.path])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.error)")
+            guard case .success(let thumbnail) = thumbnailer.thumbnail(for: FilePath(file.path), flavor: .normal) else {
+                XCTFail("\(name): no frame")
+                continue
+            }
+            XCTAssertFalse(thumbnail.isPlaceholder, "\(name): a frame, not the film icon")
+            XCTAssertGreaterThan(thumbnail.pixbuf?.width ?? 0, 64, name)
+        }
+    }
+
+    /// A video's frame is the frame: no film sprockets down its sides, which the grid's square
+    /// crop kept on portrait videos only (issue 40, point 19).
+    func testAPortraitVideosFrameHasNoSprockets() throws {
+        let file = TestSupport.temporaryDirectory("portrait").appendingPathComponent("portrait.mp4")
+        let made = try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=0x2080f0:size=180x320:rate=10:duration=1",
+                                                           "-c:v", "libx264", "-pix_fmt", "yuv420p", file.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        guard case .success(let thumbnail) = thumbnailer(thumbnailers: ExternalThumbnailer.installed()).thumbnail(for: FilePath(file.path), flavor: .normal),
+              let pixbuf = thumbnail.pixbuf else { return XCTFail("no frame") }
+        for x in [0, 2, 5, pixbuf.width - 3] {
+            for y in stride(from: 2, to: pixbuf.height - 2, by: 7) {
+                XCTAssertTrue(isClose(pixbuf.pixel(x: x, y: y), (0x20, 0x80, 0xF0)), "(\(x), \(y)) is the frame's blue: \(pixbuf.pixel(x: x, y: y))")
+            }
+        }
+    }
+
     func testAThumbnailerThatHangsIsKilled() throws {
         let definition = TestSupport.temporaryDirectory("thumbnailers").appendingPathComponent("sleepy.thumbnailer")
         try "[Thumbnailer Entry]\nExec=sh -c 'sleep 30' thumbnailer %o\nMimeType=video/mp4;\n".write(to: definition, atomically: true, encoding: .utf8)

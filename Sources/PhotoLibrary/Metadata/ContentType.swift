@@ -53,6 +53,27 @@ public enum ContentType {
         }
     }
 
+    /// Containers GStreamer plays video from that shared-mime-info names by their format, not as
+    /// video (an .mkv's bytes are "Matroska stream", a .wmv's ASF), and the video type each is when
+    /// its name does not say. The index and the thumbnailer read types through this one table: the
+    /// thumbnailer once took such a video for an image and cached it as damaged (issue 40, point 2).
+    public static let videoContainers = [
+        "application/x-matroska": "video/x-matroska",
+        "application/vnd.ms-asf": "video/x-ms-asf",
+        "application/ogg": "video/ogg",
+    ]
+
+    /// The type a file's first bytes show, a video container taken for the video it holds: the
+    /// type its name says when that is a video, else the container's video type. (Named as audio,
+    /// it is the container it is: an .mka, a .wma.)
+    public static func guess(content: [UInt8], fileName: [UInt8]) -> Guess {
+        let found = guess(content: content)
+        guard !found.isMedia, let video = videoContainers[found.mimeType] else { return found }
+        let named = guess(fileName: fileName)
+        if named.mimeType.hasPrefix("audio/") { return found }
+        return named.isVideo ? named : Guess(mimeType: video, isUncertain: false)
+    }
+
     /// The type the first bytes of a file show (magic numbers only; the name is not consulted, so a
     /// PNG named .jpg is a PNG).
     public static func guess(content: [UInt8]) -> Guess {

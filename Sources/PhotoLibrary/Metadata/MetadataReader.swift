@@ -110,17 +110,11 @@ enum MetadataReader {
         if head.isEmpty {
             return .decided(nameGuess.isMedia ? .failed(file.size == 0 ? "empty file" : "cannot read the file") : .notMedia)
         }
-        var contentGuess = ContentType.guess(content: head)
+        var contentGuess = ContentType.guess(content: head, fileName: path.lastComponent)
         // XBM is C source: sniffed as text. When the name says an image type and that type's
         // installed loader recognises the bytes by its own signature, it is that image.
         if !contentGuess.isMedia, nameGuess.isMedia, PixbufLoaders.recognises(head, as: nameGuess.mimeType) {
             contentGuess = nameGuess
-        }
-        // shared-mime-info names some containers by their format, not as video: Matroska
-        // ("Matroska stream", an .mkv's bytes), ASF (a .wmv's), Ogg. Named as a video, or not
-        // named as audio, such a file is the video the name says (or the container's video type).
-        if !contentGuess.isMedia, let video = Self.videoContainers[contentGuess.mimeType], !nameGuess.mimeType.hasPrefix("audio/") {
-            contentGuess = nameGuess.isVideo ? nameGuess : ContentType.Guess(mimeType: video, isUncertain: false)
         }
         guard contentGuess.isMedia else {
             guard nameGuess.isMedia else { return .decided(.notMedia) }
@@ -144,14 +138,6 @@ enum MetadataReader {
     }
 
     static func parse(_ job: HeaderJob) -> ReadOutcome { parse(job.file, job.message) }
-
-    /// Containers GStreamer plays video from that content sniffing names by their format, and
-    /// the video type each is when its name does not say.
-    static let videoContainers = [
-        "application/x-matroska": "video/x-matroska",
-        "application/vnd.ms-asf": "video/x-ms-asf",
-        "application/ogg": "video/ogg",
-    ]
 
     private static func readVideo(_ file: OpenFile, mimeType: String, modificationDate: CaptureDate) -> ReadOutcome {
         switch VideoHeaders.read(file, mimeType: mimeType) {

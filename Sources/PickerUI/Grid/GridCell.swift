@@ -267,8 +267,11 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         }
         cloud.show(remote || offline)
         if offline { gtk_widget_add_css_class(root, "offline") } else { gtk_widget_remove_css_class(root, "offline") }
-        if let seconds = asset.duration, asset.kind == .video, case let text = formatDuration(seconds), !text.isEmpty {
-            gtk_label_set_text(duration.made.opaque, text)
+        if asset.kind == .video {
+            // The badge is what says "video" (the frame has no film sprockets): a container whose
+            // length the index cannot read (AVI, MPEG-TS …) still gets one, a play sign.
+            let text = asset.duration.map(formatDuration) ?? ""
+            gtk_label_set_text(duration.made.opaque, text.isEmpty ? "▶" : text)
             duration.show(true)
         } else {
             duration.show(false)

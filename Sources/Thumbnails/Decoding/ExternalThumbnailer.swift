@@ -52,8 +52,12 @@ public struct ExternalThumbnailer: Sendable {
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         guard g_shell_parse_argv(exec, &count, &argv, nil) != 0, let argv else { return nil }
         defer { g_strfreev(argv) }
-        let arguments = (0..<Int(count)).compactMap { argv[$0].map { String(cString: $0) } }
+        var arguments = (0..<Int(count)).compactMap { argv[$0].map { String(cString: $0) } }
         guard let program = arguments.first, findProgram(program) != nil else { return nil }
+        // ffmpegthumbnailer's -f draws film sprockets down the frame's sides: the grid's square
+        // crop kept them on portrait videos only (issue 40, point 19), and the cell's badge
+        // already says it is a video.
+        if program.split(separator: "/").last == "ffmpegthumbnailer" { arguments.removeAll { $0 == "-f" } }
         return ExternalThumbnailer(mimeTypes: Set(types.split(separator: ";").map(String.init)), arguments: arguments, definition: path)
     }
 
