@@ -33,6 +33,30 @@ final class CellTests: WindowTestCase {
         XCTAssertEqual(lines, [order[2]], "only the readable photo is printed")
     }
 
+    /// A cut-off WebP (a browser's download stopped at 775 bytes) showed its top and Enter
+    /// printed it with exit 0 (issue 40, point 10): it is damaged, Enter and Space are refused,
+    /// and the next photo is the answer.
+    func testACutOffWebPCannotBeChosen() throws {
+        let folder = TestSupport.temporaryDirectory("cut-webp").appendingPathComponent("Downloads")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let whole = folder.appendingPathComponent("whole.webp"), cut = folder.appendingPathComponent("download.webp")
+        let made = try TestSupport.run("/usr/bin/convert", ["-seed", "3", "-size", "400x300", "plasma:fractal", whole.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        try Data(contentsOf: whole).prefix(775).write(to: cut)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: whole.path)
+        let picker = try WindowProcess(display: display, arguments: ["--library", folder.path, "--no-camera", "--file-selection"],
+                                       dataHome: dataHome, cacheHome: cacheHome)
+        defer { picker.stop() }
+        usleep(1_000_000)  // its thumbnail fails
+        try picker.keys("Return")
+        usleep(500_000)
+        XCTAssertTrue(picker.isRunning, "Enter on the cut-off file chooses nothing")
+        try picker.keys("space", "Right", "Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines, [whole.path])
+    }
+
     func testThumbnailsCoverTheDevicePixelsOnAScaledDisplay() throws {
         _ = try recents()
         let thumbnails = cacheHome.appendingPathComponent("thumbnails")

@@ -285,6 +285,36 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual([width, height], [64, 16_711_728])
     }
 
+    /// Every format's cut-off file is damaged, said so, before any decoding: a 775-byte WebP (a
+    /// stopped download) showed its top and was printed as a pick (issue 40, point 10). Cut at
+    /// 60 % and at 775 bytes; the whole file and one with bytes after its end are fine.
+    func testACutOffFileOfEveryFormatIsDamaged() throws {
+        let folder = TestSupport.temporaryDirectory("cut-formats")
+        let decoder = thumbnailer()
+        let formats = [("webp", "WebP"), ("png", "PNG"), ("gif", "GIF"), ("heic", "HEIF"), ("avif", "AVIF"), ("tiff", "TIFF"), ("jpg", "JPEG")]
+        for (suffix, name) in formats {
+            let whole = folder.appendingPathComponent("whole.\(suffix)")
+            let made = try TestSupport.run("/usr/bin/convert", ["-seed", "7", "-size", "240x180", "plasma:fractal", whole.path])
+            XCTAssertEqual(made.status, 0, "\(suffix): \(made.error)")
+            let bytes = try Data(contentsOf: whole)
+            for (label, length) in [("60 %", bytes.count * 6 / 10), ("775 bytes", 775)] {
+                let cut = folder.appendingPathComponent("cut-\(length).\(suffix)")
+                try bytes.prefix(length).write(to: cut)
+                guard case .failure(let failure) = decoder.thumbnail(for: FilePath(cut.path), flavor: .normal) else {
+                    XCTFail("\(name) cut at \(label) is damaged"); continue
+                }
+                XCTAssertTrue(failure.description.contains("the \(name) file is cut off"), "\(name) at \(label): \(failure.description)")
+            }
+            let padded = folder.appendingPathComponent("padded.\(suffix)")
+            try (bytes + Data(repeating: 0, count: 64)).write(to: padded)
+            for file in [whole, padded] {
+                guard case .success = decoder.thumbnail(for: FilePath(file.path), flavor: .normal) else {
+                    XCTFail("\(file.lastPathComponent) is whole"); continue
+                }
+            }
+        }
+    }
+
     /// A JPEG cut off in its image data (a download that stopped) decodes grey below the cut
     /// without an error from GdkPixbuf: it is damaged, said so, and cannot be picked (issue 19,
     /// defect 5). Data after the end marker (a phone's motion video) is no damage.

@@ -52,22 +52,14 @@ public struct ImageDecoder: Sendable {
                 return .failure(.undecodable("a progressive JPEG of \(scans) scans over \(megapixels) megapixels (made to be slow to decode)"))
             }
         }
-        // GdkPixbuf decodes what there is of a cut-off JPEG, grey below the cut, mostly without
+        // GdkPixbuf decodes what there is of a cut-off file, grey below the cut, mostly without
         // an error: such a file is damaged, not a photo to send (said before any decoding).
-        if JPEGScans.isCutOff(file) == true {
-            return .failure(.undecodable("the JPEG file is cut off (no end of image)"))
-        }
+        if let reason = CutOffFiles.reason(file) { return .failure(.undecodable(reason)) }
         let width: Int, height: Int, scaled: OpaquePointer
         let isXPM = mimeType == "image/x-xpixmap" || file.read(at: 0, count: 9) == Array("/* XPM */".utf8)
         switch isXPM ? loadXPM(file, fittingIn: box) : load(file, fittingIn: box, mimeType: mimeType) {
         case .success(let loaded): (scaled, width, height) = loaded
         case .failure(let failure): return .failure(failure)
-        }
-        // GdkPixbuf hands back what it decoded of a cut-off PNG or GIF, grey below the cut,
-        // without an error: such a file is damaged, not a photo to send.
-        if let missing = Self.missingEnd(of: file) {
-            g_object_unref(UnsafeMutableRawPointer(scaled))
-            return .failure(.undecodable(missing))
         }
         var pixbuf = Pixbuf(owning: scaled)
         // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option (read it
@@ -245,25 +237,6 @@ extension ImageDecoder {
                                  GDK_INTERP_NEAREST, 255)
         }
         return .success(Decoded(pixbuf: Pixbuf(owning: canvas), imageWidth: whole.width, imageHeight: whole.height))
-    }
-
-    /// Why a PNG or GIF is cut off (its last chunk or trailer is missing), or nil.
-    static func missingEnd(of file: OpenFile) -> String? {
-        let head = file.read(at: 0, count: 8)
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            // The last chunk is IEND (length 0, "IEND"); some writers leave bytes after it, which
-            // decoders ignore: look for it near the end.
-            let tail = file.read(at: max(0, file.size - 4096), count: 4096)
-            let end: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44]
-            let found = tail.count >= end.count && (0...(tail.count - end.count)).contains { tail[$0..<($0 + end.count)].elementsEqual(end) }
-            return found ? nil : "the PNG file is cut off (no end chunk)"
-        }
-        if head.starts(with: Array("GIF8".utf8)) {
-            // A GIF ends with its trailer byte; some writers pad after it with zeros.
-            let tail = file.read(at: max(0, file.size - 16), count: 16)
-            return tail.reversed().drop(while: { $0 == 0 }).first == 0x3B ? nil : "the GIF file is cut off (no trailer)"
-        }
-        return nil
     }
 
     /// Decodes an embedded preview to fit in `box` and turns it upright with the photo's orientation.
