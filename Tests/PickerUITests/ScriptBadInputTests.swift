@@ -27,8 +27,9 @@ final class ScriptBadInputTests: XCTestCase {
         return result
     }
 
-    private func assertRefused(_ arguments: [String], says fragment: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        for zenity in [false, true] {
+    private func assertRefused(_ arguments: [String], says fragment: String, alsoAsZenity: Bool = true,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        for zenity in alsoAsZenity ? [false, true] : [false] {
             let full = zenity ? ["--file-selection"] + arguments : arguments
             let result = try run(full)
             XCTAssertEqual(result.status, zenity ? 255 : 2, "\(full): \(result.error)", file: file, line: line)
@@ -49,14 +50,26 @@ final class ScriptBadInputTests: XCTestCase {
         try assertRefused(["--file-filter= | *.jpg"], says: "expected “NAME | PATTERN…”")
         try assertRefused(["--file-filter="], says: "--file-filter")
         try assertRefused(["--timeout=soon"], says: "--timeout")
-        try assertRefused(["--timeout=0"], says: "--timeout must be 1 second or more")
+        try assertRefused(["--timeout=-1"], says: "--timeout must be 0 (none) or more seconds")
         try assertRefused(["--width=0"], says: "--width must be between 1 and 16384")
         try assertRefused(["--attach=window"], says: "--attach “window”: not a window id")
         try assertRefused(["--mime-type=jpeg"], says: "--mime-type “jpeg”: not a MIME type")
         try assertRefused(["--json", "-0"], says: "cannot be used together")
         try assertRefused(["--copy-to=/nowhere/folder"], says: "--copy-to /nowhere/folder: No such file or directory")
         try assertRefused(["--album=No Such Album"], says: "no album named “No Such Album”")
-        try assertRefused(["stray-argument"], says: "unexpected argument “stray-argument”")
+        // (zenity ignores a word that is not an option: so does --file-selection, below.)
+        try assertRefused(["stray-argument"], says: "unexpected argument “stray-argument”", alsoAsZenity: false)
+    }
+
+    /// What zenity takes, --file-selection takes: a word that is not an option (mpv's open-dialog
+    /// script passes the playing file's name after --filename's folder), `--timeout 0` (no
+    /// timeout), an empty `--filename=` (issue 40: real programs pass each).
+    func testWhatZenityTakesIsNotRefused() throws {
+        for extra in [["--filename", "/tmp/", "clip.mkv"], ["--timeout", "0"], ["--filename="], ["--filename=~/"]] {
+            let result = try run(["--file-selection"] + extra)
+            XCTAssertEqual(result.status, 255, "\(extra): \(result.error)")
+            XCTAssertTrue(result.error.contains("photopick: cannot open a display"), "\(extra) gets as far as the display: \(result.error)")
+        }
     }
 
     /// zenity's save and folder modes (and filters of no photo type) are GTK's chooser's: without

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import CGLib
 import GObjectSupport
 import Glibc
 import PhotoLibrary
@@ -120,8 +121,13 @@ struct PickRequest {
     /// Reads the options. Throws a UsageError with the one line to print.
     init(parser: OptionParser, rest: [[UInt8]]) throws(UsageError) {
         zenityMode = parser.flag("file-selection")
-        guard rest.isEmpty else {
-            throw UsageError(message: i18n("{problem} (photopick --help lists the options)", ["problem": unexpectedArgument(rest[0])]))
+        if let stray = rest.first {
+            // zenity ignores words that are not options (mpv's open-dialog script passes the
+            // playing file's name after --filename's folder, a value of two words).
+            guard zenityMode else {
+                throw UsageError(message: i18n("{problem} (photopick --help lists the options)", ["problem": unexpectedArgument(stray)]))
+            }
+            notice("ignoring “\(String(decoding: escapedForLine(stray), as: UTF8.self))”, as zenity does: not an option")
         }
         // zenity's save and folder modes are GTK's chooser's, as in zenity (it confirms before
         // replacing a file, --confirm-overwrite or not).
@@ -163,8 +169,9 @@ struct PickRequest {
         options.width = parser.integer("width")
         options.height = parser.integer("height")
         if let timeout = parser.integer("timeout") {
-            guard timeout >= 1 else { throw UsageError(message: i18n("--timeout must be 1 second or more")) }
-            options.timeout = timeout
+            // (0 is zenity's "no timeout".)
+            guard timeout >= 0 else { throw UsageError(message: i18n("--timeout must be 0 (none) or more seconds")) }
+            options.timeout = timeout == 0 ? nil : timeout
         }
         saysNotices = parser.flag("verbose")
         if let given = parser.filenames("window-icon").last {
@@ -206,7 +213,7 @@ struct PickRequest {
             let route = ZenityRoute.decide(ZenityRoute.Evidence(
                 filters: options.fileFilters, mimeTypes: options.mimeTypes,
                 ownOption: PickRequest.photopicksOwn.first { parser.given($0) }.map { "--" + $0 },
-                title: givenTitle, filename: parser.filenames("filename").last.map { FilePath(bytes: $0).absolute() },
+                title: givenTitle, filename: PickRequest.givenFilename(parser),
                 libraryFolders: LibraryFolders.present, invokedAs: PickRequest.invokedAs,
                 callerScript: ZenityRoute.callerScript()))
             // (For whoever wonders why: a line for the developer, in English.)
@@ -219,10 +226,10 @@ struct PickRequest {
             ? [XDGDirectories.mediaFolders[0]] : try resolveRoots(given, checkingRemote: false)
         // (Checked by the window while GTK starts: a mount takes 0.5 s over SFTP on loopback.)
         remoteRootsToCheck = given.isEmpty ? [] : roots.filter(\.isLocationURI)
-        if let path = parser.filenames("filename").last {
-            givenFilename = FilePath(bytes: path).absolute()
+        if let path = PickRequest.givenFilename(parser) {
+            givenFilename = path
             // (GTK's chooser takes the name itself: a file to save need not exist.)
-            if chooser == nil { filename = PickRequest.opening(FilePath(bytes: path), roots: roots) }
+            if chooser == nil { filename = PickRequest.opening(path, roots: roots) }
         }
         // A folder outside the library (zenity opens any folder) joins it for this window.
         if let folder = startFolder, !roots.contains(where: { folder.relative(to: $0) != nil }) {
@@ -232,6 +239,23 @@ struct PickRequest {
         }
         options.ofDefaultFolders = ofDefaultFolders
         options.focusedPath = filename.flatMap { $0.isDirectory ? nil : $0 }
+    }
+
+    /// `--filename` as an absolute path: nil when empty (`--filename=`, which zenity ignores), a
+    /// leading `~/` the home folder (a script that quoted it before the shell could expand it).
+    static func givenFilename(_ parser: OptionParser) -> FilePath? {
+        guard var bytes = parser.filenames("filename").last, !bytes.isEmpty else { return nil }
+        if bytes == Array("~".utf8) || bytes.starts(with: Array("~/".utf8)) {
+            bytes = XDGDirectories.home.bytes + bytes.dropFirst()
+        }
+        return FilePath(bytes: bytes).absolute()
+    }
+
+    /// C escapes read as g_strcompress reads them (`\n`, `\t`, `\\`, octal).
+    static func compressed(_ text: String) -> String {
+        guard text.contains("\\"), let result = g_strcompress(text) else { return text }
+        defer { g_free(result) }
+        return String(cString: result)
     }
 
     /// Options zenity does not have: a line with one was written for Photopick.
@@ -258,7 +282,9 @@ struct PickRequest {
             return .json
         }
         if parser.flag("null") { return .terminated(by: [0], uri: uri) }
-        if let separator = parser.string("separator") {
+        if let given = parser.string("separator") {
+            // zenity reads C escapes in it (`--separator='\n'`, as scripts pass it).
+            let separator = PickRequest.compressed(given)
             guard !separator.isEmpty else { throw UsageError(message: i18n("--separator must not be empty (a path may hold any other character)")) }
             return .joined(by: Array(separator.utf8), uri: uri)
         }
