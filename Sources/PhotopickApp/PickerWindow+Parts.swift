@@ -21,7 +21,17 @@ extension PickerWindow {
         uris.withCStringArray { photopick_picker_set_picked_uris(picker, $0) }
         let restored = Int(photopick_picker_get_picked_count(picker))
         if restored > 0 {
-            photopick_picker_show_message(picker, ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", restored))
+            // (Two videos and a photo are three items, not three photos.)
+            var names: [[UInt8]] = []
+            if let list = photopick_picker_get_picked_uris(picker) {
+                var index = 0
+                while let uri = list[index] {
+                    names.append(Array(String(cString: uri).split(separator: "/").last.map { Array($0.utf8) } ?? []))
+                    index += 1
+                }
+                g_strfreev(list)
+            }
+            photopick_picker_show_message(picker, stillPicked(names: names, count: restored))
         }
         let (gone, away) = kept.missing()
         if gone > 0 {
@@ -31,6 +41,15 @@ extension PickerWindow {
             tell(ni18n("{count} photo picked last time is on a disk that is not connected: it stays picked for when the disk is back",
                        "{count} photos picked last time are on a disk that is not connected: they stay picked for when the disk is back", away), in: picker)
         }
+    }
+
+    /// "3 photos are still picked from last time"; videos, or items when they are of both kinds
+    /// (two videos and a photo were called three photos: issue 40, point 15).
+    nonisolated static func stillPicked(names: [[UInt8]], count: Int) -> String {
+        let videos = names.filter { ContentType.guess(fileName: $0).isVideo }.count
+        if videos == 0 { return ni18n("{count} photo is still picked from last time", "{count} photos are still picked from last time", count) }
+        if videos == names.count { return ni18n("{count} video is still picked from last time", "{count} videos are still picked from last time", count) }
+        return ni18n("{count} item is still picked from last time", "{count} items are still picked from last time", count)
     }
 
     static func fileURI(_ path: FilePath) -> String? {

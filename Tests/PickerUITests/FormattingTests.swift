@@ -7,9 +7,20 @@ import TestSupport
 import XCTest
 @testable import PickerUI
 @testable import PickerModel
+@testable import PhotopickApp
 
 /// Text the cells show, and the remembered window state, for any value a file can hold.
 final class FormattingTests: XCTestCase {
+    /// The app's "still picked from last time" names what came back: two videos and a photo were
+    /// "3 photos" (issue 40, point 15).
+    func testPicksOfLastTimeAreCountedByKind() {
+        let names = { (list: [String]) in list.map { Array($0.utf8) } }
+        XCTAssertEqual(PickerWindow.stillPicked(names: names(["a.jpg", "b.png"]), count: 2), "2 photos are still picked from last time")
+        XCTAssertEqual(PickerWindow.stillPicked(names: names(["a.mp4", "b.mkv"]), count: 2), "2 videos are still picked from last time")
+        XCTAssertEqual(PickerWindow.stillPicked(names: names(["a.mp4", "b.webm", "c.jpg"]), count: 3), "3 items are still picked from last time")
+        XCTAssertEqual(PickerWindow.stillPicked(names: names(["a.mov"]), count: 1), "1 video is still picked from last time")
+    }
+
     /// Where Pango may break a line in `text`: the characters a new line may start with.
     private func lineStarts(_ text: String) -> [Int] {
         let context = pango_font_map_create_context(pango_cairo_font_map_get_default())!

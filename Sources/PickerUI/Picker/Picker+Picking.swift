@@ -134,7 +134,8 @@ extension Picker {
     /// A short message over the grid that goes by itself.
     /// `answering` a key or a click (why a pick was refused): shown at once, in front of a note
     /// that stays (a disk not connected), not queued behind it unseen.
-    func showToast(_ text: String, answering: Bool = false, seconds: guint = 2) {
+    /// (Five seconds, GNOME's own: two were gone before a sentence was read.)
+    func showToast(_ text: String, answering: Bool = false, seconds: guint = 5) {
         let toast = adw_toast_new(markupEscaped(text))!
         adw_toast_set_timeout(toast, seconds)
         if answering { adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH) }

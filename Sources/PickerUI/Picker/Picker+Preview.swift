@@ -42,7 +42,10 @@ extension Picker {
     }
 
     func showPreviewHeader(_ shown: Bool) {
-        for button in [albumSwitcher, cancelButton, confirmButton] { gtk_widget_set_visible(button, shown ? 0 : 1) }
+        for button in [albumSwitcher, confirmButton] { gtk_widget_set_visible(button, shown ? 0 : 1) }
+        // (Cancel comes back only where the host has one: the app from the menu has none, and
+        // showed it after a first preview, beside the window's close button: issue 40, point 16.)
+        gtk_widget_set_visible(cancelButton, !shown && booleanProperty("show-cancel") ? 1 : 0)
         gtk_widget_set_visible(preview.backButton, shown ? 1 : 0)
         gtk_widget_set_visible(preview.pickButton, shown ? 1 : 0)
     }
