@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import Basics
+import GObjectSupport
 import Glibc
 import PhotoLibrary
 
@@ -160,8 +161,23 @@ public final class FetchStore {
                 case .failure(.failed(let reason)):
                     DeveloperLog.say("cannot fetch \(location.displayString): \(reason)")
                     store.set(id, .failed(reason))
+                case .failure(.remote(let kind, let detail)):
+                    DeveloperLog.say("cannot fetch \(location.displayString): \(detail)")
+                    store.set(id, .failed(Self.sentence(kind)))
                 }
             }
+        }
+    }
+
+    /// What the person reads in the toast, the ring's tooltip and the cell's description: a
+    /// sentence whole in a toast. GIO's own words ran on with ssh's ("The connection is closed
+    /// (the underlying SSH process exited)") and were cut off mid-way (issue 40, point 17); they
+    /// go to the log.
+    static func sentence(_ kind: RemoteFiles.Failure.Kind) -> String {
+        switch kind {
+        case .vanished: return i18n("it is no longer on the other computer")
+        case .refused: return i18n("the other computer does not let it be read")
+        case .notMounted, .staleMount, .unreachable: return i18n("the connection to the other computer was lost")
         }
     }
 

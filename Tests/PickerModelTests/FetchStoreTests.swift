@@ -122,7 +122,8 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
             store.fetch(9, from: missing)
             XCTAssertTrue(queue.run(until: { if case .failed? = store.state(of: 9) { true } else { false } }))
             guard case .failed(let reason)? = store.state(of: 9) else { return XCTFail() }
-            XCTAssertTrue(reason.contains("No such file"), reason)
+            // A sentence for the person; GIO's words go to the log (issue 40, point 17).
+            XCTAssertEqual(reason, "it is no longer on the other computer")
             XCTAssertEqual(store.counts(of: [9]).failed, 1)
             _ = try photo("IMG_0009.JPG", bytes: 5000)
             store.retry(9)

@@ -146,6 +146,10 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         try pickWithACopyUnderWay(picker, server)
         try server.stop()
         XCTAssertTrue(wait { picker.errorText.contains(" failed ") }, picker.errorText)
+        // The person reads a whole sentence (GIO's words ran on with ssh's and were cut off in the
+        // toast: issue 40, point 17); the log has GIO's words.
+        XCTAssertTrue(picker.errorText.contains(" failed the connection to the other computer was lost"), picker.errorText)
+        XCTAssertTrue(picker.errorText.contains("cannot fetch sftp://"), picker.errorText)
         XCTAssertTrue(wait { self.partialFiles().isEmpty }, "the partial file is removed: \(partialFiles())")
         try picker.keys("ctrl+Return")
         usleep(1_500_000)

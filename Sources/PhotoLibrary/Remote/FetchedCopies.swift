@@ -30,11 +30,14 @@ public struct FetchedCopies: Sendable {
         case cancelled
         /// The reason, in the server's, GIO's or the system's words.
         case failed(String)
+        /// The other computer's answer, sorted (for a sentence the person can read), with GIO's
+        /// words (for the log).
+        case remote(RemoteFiles.Failure.Kind, String)
 
         public var description: String {
             switch self {
             case .cancelled: "cancelled"
-            case .failed(let reason): reason
+            case .failed(let reason), .remote(_, let reason): reason
             }
         }
     }
@@ -86,6 +89,10 @@ public struct FetchedCopies: Sendable {
     /// or time on the server moved while they came (it was rewritten, cut short or grew).
     public static let changedWhileCopied = "the photo changed on the other computer while it was copied"
 
+    private static func failed(_ location: FilePath, _ failure: RemoteFiles.Failure) -> Failure {
+        .remote(failure.kind, failure.message)
+    }
+
     private func fetchOnce(_ location: FilePath, cancellation: Cancellation,
                            progress: (_ copied: Int64, _ total: Int64) -> Void) throws(Failure) -> FilePath {
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
@@ -101,7 +108,7 @@ public struct FetchedCopies: Sendable {
         let stream: OpaquePointer
         switch opened {
         case .success(let value): stream = value
-        case .failure(let failure): throw cancellation.isCancelled ? .cancelled : .failed(failure.message)
+        case .failure(let failure): throw cancellation.isCancelled ? .cancelled : Self.failed(location, failure)
         }
         defer {
             _ = g_input_stream_close(UnsafeMutablePointer(stream), nil, nil)
@@ -110,7 +117,7 @@ public struct FetchedCopies: Sendable {
         var error: UnsafeMutablePointer<GError>?
         guard let info = g_file_input_stream_query_info(UnsafeMutablePointer(stream), RemoteFiles.listedAttributes, cancellation.pointer, &error) else {
             let failure = RemoteFiles.Failure(taking: error)
-            throw cancellation.isCancelled ? .cancelled : .failed(failure.message)
+            throw cancellation.isCancelled ? .cancelled : Self.failed(location, failure)
         }
         let size = max(0, Int64(g_file_info_get_size(info)))
         let seconds = Int(g_file_info_get_attribute_uint64(info, "time::modified"))
@@ -157,7 +164,7 @@ public struct FetchedCopies: Sendable {
             if count < 0 {
                 let failure = RemoteFiles.Failure(taking: error)
                 close(output)
-                throw cancellation.isCancelled ? .cancelled : .failed(failure.message)
+                throw cancellation.isCancelled ? .cancelled : Self.failed(location, failure)
             }
             if count == 0 { break }
             var written = 0
