@@ -115,13 +115,18 @@ extension PhotoLibrary {
         }
     }
 
+    /// From how many letters a typed name is looked for inside names, not only at their start:
+    /// one letter found anywhere ("p" in ".jpg") jumped almost anywhere (issue 40, point 8).
+    public static let findsWithinNamesFrom = 3
+
     /// Where a photo named like `text` is in an open album (type-ahead find): the first whose
-    /// file name starts with it, letter case aside, or failing that the first whose name holds
-    /// it; in `fetchResult`'s order. Reads the album's names (60,000 in about 40 ms here): call
-    /// it off the GTK thread.
+    /// file name starts with it, letter case aside, or failing that (from three letters on) the
+    /// first whose name holds it; in `fetchResult`'s order. Reads the album's names (60,000 in
+    /// about 40 ms here): call it off the GTK thread.
     public func position(ofName text: String, in fetchResult: FetchResult) throws -> Int? {
         let wanted = text.lowercased()
         guard !wanted.isEmpty else { return nil }
+        let within = wanted.count >= Self.findsWithinNamesFrom
         var (filter, _) = PhotoLibrary.sql(for: fetchResult.album)
         if let condition = fetchResult.filter.sqlCondition { filter += " AND " + condition }
         var starting: Set<Int64> = [], holding: Set<Int64> = []
@@ -130,7 +135,7 @@ extension PhotoLibrary {
             defer { statement.reset() }
             while try statement.step() {
                 let name = String(decoding: statement.blob(1), as: UTF8.self).lowercased()
-                if name.hasPrefix(wanted) { starting.insert(statement.int64(0)) } else if name.contains(wanted) { holding.insert(statement.int64(0)) }
+                if name.hasPrefix(wanted) { starting.insert(statement.int64(0)) } else if within, name.contains(wanted) { holding.insert(statement.int64(0)) }
             }
         }
         let ids = fetchResult.allIDs

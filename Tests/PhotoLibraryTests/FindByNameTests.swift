@@ -35,6 +35,12 @@ final class FindByNameTests: XCTestCase {
             XCTAssertEqual(try name(at: library.position(ofName: "burst002", in: recents), in: recents, library),
                            "IMG_20240615_143000_BURST002.jpg", "no name starts so: one that holds it")
             XCTAssertNil(try library.position(ofName: "zzq", in: recents))
+            // One or two letters find a name's start only: "p" was found in ".jpg" at the top of
+            // the album, which looked like a jump to nowhere (issue 40, point 8).
+            XCTAssertEqual(try name(at: library.position(ofName: "p", in: recents), in: recents, library).map { $0.lowercased().hasPrefix("p") }, true)
+            XCTAssertNil(try library.position(ofName: "pg", in: recents), "no name starts with “pg”; two letters are not looked for inside names")
+            XCTAssertEqual(try name(at: library.position(ofName: ".jp", in: recents), in: recents, library).map { $0.lowercased().contains(".jp") }, true,
+                           "three letters are")
             XCTAssertNil(try library.position(ofName: "", in: recents))
             // Only the album's own photos, and its filter's.
             let videos = try library.fetchAssets(in: .smart(.recents), filter: AssetFilter(mimeTypes: ["video/*"]))

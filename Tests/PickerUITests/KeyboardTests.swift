@@ -120,16 +120,17 @@ final class TypeAheadTests: WindowTestCase {
             usleep(700_000)
         }
         // A name's start, letter case aside (P starts a Pixel phone's names: it does not preview).
+        // Enter picks what was found (Space, while a find is under way, is part of the name).
         try type("pxl_20240613")
-        try picker.keys("space")
+        try picker.keys("Return")
         // Part of a name: no name starts with it.
         try type("burst002")
-        try picker.keys("space")
+        try picker.keys("Return")
         // Backspace takes a letter back: "img_2405" becomes "img_2402".
         try type("img_2405")
         try picker.keys("BackSpace")
         try type("2")
-        try picker.keys("space")
+        try picker.keys("Return")
         // Nothing holds it: the focus stays where it was (Right then goes on from there).
         try type("zzzq")
         try picker.keys("Right", "space", "ctrl+Return")
@@ -140,6 +141,24 @@ final class TypeAheadTests: WindowTestCase {
                                try named("IMG_20240615_143000_BURST002.jpg", in: order),
                                try named("IMG_24021.JPG", in: order),
                                order[afterFound + 1]])
+    }
+
+    /// A name typed with the focus on the album button (after its list closed with Escape) is
+    /// found, spaces and all; it opened the album list at the first space (issue 40, point 11).
+    func testANameWithASpaceIsFoundFromTheHeader() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        try picker.keys("ctrl+o")
+        try display.waitForPopover(showing: true)
+        try picker.keys("Escape")
+        try display.waitForPopover(showing: false)
+        _ = try display.xdotool(["type", "--delay", "40", "Screenshot from 2024-05"])
+        usleep(700_000)
+        XCTAssertFalse(try display.popoverIsShowing(), "the album list stays closed")
+        try picker.keys("Return", "ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [try named("Screenshot from 2024-05-02 15-20-11.png", in: order)])
     }
 
     func testSlashInAScriptsPickerOpensTheLocationBar() throws {

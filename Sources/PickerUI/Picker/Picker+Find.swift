@@ -4,11 +4,12 @@ import GObjectSupport
 import GTKSupport
 import PhotoLibrary
 
-/// Type-ahead find: typing a file name on the grid focuses the first photo of the album whose
-/// name starts with it (or holds it), as GTK's file chooser and Nautilus find a file. What was
-/// typed shows at the bottom of the grid and goes 2.5 s after the last key; Backspace takes a
-/// letter back. In a script's picker "/" or "~" opens the location bar instead (Ctrl+L), as in
-/// GTK's chooser. Space still picks and Escape still cancels.
+/// Type-ahead find: typing a file name anywhere in the picker but a text entry focuses the first
+/// photo of the album whose name starts with it (or, from three letters on, holds it), as GTK's
+/// file chooser and Nautilus find a file. What was typed shows at the top of the grid, under the
+/// header, and goes 2.5 s after the last key; Backspace takes a letter back, and a space is part
+/// of the name while a find is under way. In a script's picker "/" or "~" opens the location
+/// bar instead (Ctrl+L), as in GTK's chooser. Space picks otherwise, and Escape still cancels.
 extension Picker {
     /// How long the typed text stays after the last key (GtkTreeView's type-ahead keeps its
     /// entry 5 s; a photo is found at the first letters, so the next search starts sooner).
@@ -20,8 +21,10 @@ extension Picker {
         gtk_revealer_set_transition_type(bar.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP)
         gtk_revealer_set_transition_duration(bar.opaque, 0)
         gtk_widget_set_halign(bar, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(bar, GTK_ALIGN_END)
-        gtk_widget_set_margin_bottom(bar, 12)
+        // At the top, where a person looks for what a search found (at the bottom it went
+        // unseen: issue 40, point 8).
+        gtk_widget_set_valign(bar, GTK_ALIGN_START)
+        gtk_widget_set_margin_top(bar, 12)
         gtk_widget_set_can_target(bar, 0)
         let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         style(box, "find-bar", "osd")
@@ -48,7 +51,13 @@ extension Picker {
             return true
         }
         let code = gdk_keyval_to_unicode(keyval)
-        // Printable, and not Space (which picks).
+        // A space in a name typed so far ("Garden wall"); otherwise Space picks.
+        if code == 0x20, !findText.isEmpty {
+            findText.append(" ")
+            find()
+            return true
+        }
+        // Printable.
         guard code > 0x20, code != 0x7f, let scalar = Unicode.Scalar(code),
               !scalar.properties.generalCategory.isControl else { return false }
         if findText.isEmpty, offersLocation, scalar == "/" || scalar == "~" {
@@ -60,6 +69,17 @@ extension Picker {
         findText.unicodeScalars.append(scalar)
         find()
         return true
+    }
+
+    /// A key pressed while the focus is elsewhere in the picker (a header button, the strip):
+    /// a letter starts a find there too, and the photo found takes the focus. Not in a text
+    /// entry (the location bar, the album list's search), a popover, the preview or the camera.
+    func findFromAnywhere(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
+        guard !preview.isVisible, !captureView.isVisible, !focusIsInPopover, focusIsInside,
+              let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
+              gtk_widget_get_ancestor(focus, gtk_text_get_type()) == nil, gtk_widget_get_ancestor(focus, gtk_editable_get_type()) == nil
+        else { return false }
+        return findKey(keyval, modifiers)
     }
 
     /// Looks for the text typed so far; the answer of an older text is dropped.
@@ -77,7 +97,9 @@ extension Picker {
                 self.focusAsset(id)
             } else {
                 // Translators: type-ahead find found nothing; {text} is what the person typed.
-                gtk_label_set_text(self.findLabel.opaque, i18n("No file name holds “{text}”", ["text": text]))
+                gtk_label_set_text(self.findLabel.opaque, text.count < PhotoLibrary.findsWithinNamesFrom
+                                   ? i18n("No file name starts with “{text}”", ["text": text])
+                                   : i18n("No file name holds “{text}”", ["text": text]))
                 gtk_widget_error_bell(self.grid)
             }
         }

@@ -23,12 +23,22 @@ extension Picker {
                 self.cancelOrGoBack()
                 return true
             }
-            guard self.focusIsInGrid else { return false }
+            guard self.focusIsInGrid else { return self.findFromAnywhere(keyval, modifiers) }
             // (End or Page Down while the rows below come in: they go to the album's end.)
             self.releaseCellsBeyondFirstScreen()
             return self.gridKey(keyval, modifiers)
         })
         gtk_widget_add_controller(body, keys)
+        // A name typed on the header's buttons (the album button after its list closed) finds
+        // too: it opened the album list at the first space (issue 40, point 11).
+        for box in [startBox, titleBox, endBox] {
+            let keys = gtk_event_controller_key_new()!
+            gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+            Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
+                self?.findFromAnywhere(keyval, modifiers) ?? false
+            })
+            gtk_widget_add_controller(box, keys)
+        }
     }
 
     /// Escape and Ctrl+Enter as global shortcuts: the window runs them whichever widget has
