@@ -161,6 +161,28 @@ final class TypeAheadTests: WindowTestCase {
         XCTAssertEqual(lines, [try named("Screenshot from 2024-05-02 15-20-11.png", in: order)])
     }
 
+    /// Ctrl+L, a path's start and Tab complete it, as GTK's location entry does: a folder whole
+    /// (with its slash), then as far as two names agree; Enter gives the typed path. Tab moved
+    /// the focus to the first photo and Enter printed a photo nobody chose (issue 40, point 7).
+    func testTabCompletesATypedPath() throws {
+        let base = TestSupport.temporaryDirectory("typed-paths")
+        let documents = base.appendingPathComponent("Documents")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        for name in ["report-2023.pdf", "report-2024.pdf"] { try Data("%PDF".utf8).write(to: documents.appendingPathComponent(name)) }
+        let picker = try openPicker(["--file-selection"])
+        try picker.keys("ctrl+l")
+        usleep(300_000)
+        _ = try display.xdotool(["type", "--delay", "30", base.path + "/Doc"])
+        try picker.keys("Tab")
+        _ = try display.xdotool(["type", "--delay", "30", "rep"])
+        try picker.keys("Tab")
+        _ = try display.xdotool(["type", "--delay", "30", "4.pdf"])
+        try picker.keys("Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [documents.appendingPathComponent("report-2024.pdf").path])
+    }
+
     func testSlashInAScriptsPickerOpensTheLocationBar() throws {
         let order = try recents()
         let picker = try openPicker(["--file-selection"])
