@@ -59,9 +59,36 @@ extension PhotoLibrary {
         }
     }
 
+    /// The album of a folder with everything below it, or nil when the index does not know the
+    /// folder.
+    public func treeAlbum(forFolder path: FilePath) throws -> Album? {
+        guard case .folder(let id)? = try album(forFolder: path) else { return nil }
+        return .tree(id: id)
+    }
+
+    /// The album list's row for `album`: a tree's is its folder's name and everything below it
+    /// counted (it is not in `albums()`).
+    public func summary(of album: Album) throws -> AlbumSummary? {
+        guard case .tree(let id) = album else { return try albums().first { $0.album == album } }
+        return try withReader { db -> AlbumSummary? in
+            let statement = try db.statement("SELECT f.path, f.relative, r.path FROM folders f JOIN roots r ON f.root_id = r.id WHERE f.id = ?1")
+            statement.bind(1, id)
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            let path = FilePath(bytes: statement.blob(0)), relative = statement.blob(1), root = FilePath(bytes: statement.blob(2))
+            let name = String(decoding: relative.isEmpty ? root.lastName : path.lastName, as: UTF8.self)
+            let count = Int(try db.integer(PhotoLibrary.sql(for: album).count) ?? 0)
+            return AlbumSummary(album: album, name: name, count: count, folderPath: path, burstGroups: nil)
+        }
+    }
+
     /// Finds an album by the name `albums()` shows: smart album names first, then folders. A
-    /// trailing "/" ("Videos/") or the id `albums --json` prints ("folder:12") means a folder.
+    /// trailing "/" ("Videos/") or the id `albums --json` prints ("folder:12") means a folder;
+    /// "tree:12" that folder with every folder below it.
     public func album(named name: String) throws -> Album? {
+        if name.hasPrefix("tree:"), let id = Int64(name.dropFirst(5)) {
+            return try summary(of: .tree(id: id))?.album
+        }
         if name.hasPrefix("folder:"), let id = Int64(name.dropFirst(7)) {
             return try withReader { try folderAlbums($0) }.first { $0.album == .folder(id: id) }?.album
         }
@@ -151,6 +178,15 @@ extension PhotoLibrary {
             return ("(album_bits & \(smart.bit)) != 0", "SELECT count FROM smart_album_counts WHERE bit = \(smart.bit)")
         case .folder(let id):
             return ("folder_id = \(id) AND (album_bits & 1) != 0", "SELECT asset_count FROM folders WHERE id = \(id)")
+        case .tree(let id):
+            // The folder, and those whose path goes on from its own and a slash (paths are bytes:
+            // compared as blobs).
+            let folders = """
+                SELECT f.id FROM folders f, folders t WHERE t.id = \(id) AND (f.id = t.id
+                OR CAST(substr(f.path, 1, length(t.path) + 1) AS BLOB) = CAST(t.path || '/' AS BLOB))
+                """
+            let filter = "folder_id IN (\(folders)) AND (album_bits & 1) != 0"
+            return (filter, "SELECT count(*) FROM assets WHERE \(filter)")
         }
     }
 

@@ -154,6 +154,7 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
             switch album.album {
             case .smart(let smart): object.add("type", "smart"); object.add("id", smart.name)
             case .folder(let id): object.add("type", "folder"); object.add("id", "folder:\(id)")
+            case .tree(let id): object.add("type", "tree"); object.add("id", "tree:\(id)")
             }
             if let path = album.folderPath {
                 object.add("path", path.displayString)

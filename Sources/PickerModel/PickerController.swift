@@ -255,7 +255,10 @@ public final class PickerController {
     nonisolated private static func albumsToList(of library: PhotoLibrary, keeping wanted: Album) throws -> [AlbumSummary] {
         StartupTrace.mark("counting albums")
         defer { StartupTrace.mark("albums counted") }
-        return try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        var albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        // A folder's tree is not in the list: it joins it while it is open.
+        if case .tree = wanted, let tree = try library.summary(of: wanted) { albums.append(tree) }
+        return albums
     }
 
     /// Shows what `readAlbums` read: the switcher's list, and the album in the grid (read again
@@ -317,7 +320,8 @@ public final class PickerController {
         switch currentAlbum {
         case .smart(let smart)?: return smart.name
         case .folder?: return albums.first { $0.album == currentAlbum }?.folderPath?.displayString
-        case nil: return nil
+        // (A script's --filename opens a tree; the app from the menu remembers albums of the list.)
+        case .tree?, nil: return nil
         }
     }
 

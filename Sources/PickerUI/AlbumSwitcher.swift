@@ -136,7 +136,7 @@ final class AlbumSwitcher: SwiftWidget {
     /// folders take tens of milliseconds.
     func show(_ albums: [AlbumSummary], current: Album) {
         self.albums = albums.filter { if case .smart = $0.album { true } else { false } }
-            + albums.filter { if case .folder = $0.album { true } else { false } }
+            + albums.filter { if case .smart = $0.album { false } else { true } }
         rowsAreStale = true
         if isOpen { updateRows() }
         setCurrent(current)

@@ -182,6 +182,35 @@ final class ScriptModeTests: WindowTestCase {
         }
     }
 
+    /// A folder whose photos are all in its subfolders (the README's "$HOME/Pictures/Trip/", a
+    /// folder a day) opens with them, in the library or outside it; a folder with no photo
+    /// anywhere below it opens empty, not on the library's Recents (issue 40, point 9: both
+    /// opened Recents).
+    func testAFolderOfFoldersOpensWithItsSubfolders() throws {
+        for trip in [folder.appendingPathComponent("Trip"), TestSupport.temporaryDirectory("elsewhere-trip").appendingPathComponent("Trip")] {
+            for day in ["2024-06-02", "2024-06-01"] {
+                try FileManager.default.createDirectory(at: trip.appendingPathComponent(day), withIntermediateDirectories: true)
+            }
+            try makePhotos(["day two.jpg"], in: trip.appendingPathComponent("2024-06-02"))
+            try makePhotos(["day one.jpg"], in: trip.appendingPathComponent("2024-06-01"))
+            // (The newest photo of the library is newer than both: Recents would give it.)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)],
+                                                  ofItemAtPath: trip.appendingPathComponent("2024-06-02/day two.jpg").path)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_590_000_000)],
+                                                  ofItemAtPath: trip.appendingPathComponent("2024-06-01/day one.jpg").path)
+            let result = try pick(["--file-selection", "--multiple", "--filename=\(trip.path)/"], keys: ["space", "Right", "space", "ctrl+Return"])
+            XCTAssertEqual(result.status, 0, result.errors)
+            XCTAssertEqual(String(decoding: result.output, as: UTF8.self),
+                           trip.appendingPathComponent("2024-06-02/day two.jpg").path + "|" + trip.appendingPathComponent("2024-06-01/day one.jpg").path + "\n",
+                           "\(trip.path): both days, newest first")
+        }
+        let empty = TestSupport.temporaryDirectory("elsewhere-empty").appendingPathComponent("Nothing Here")
+        try FileManager.default.createDirectory(at: empty.appendingPathComponent("Sub"), withIntermediateDirectories: true)
+        let result = try pick(["--file-selection", "--filename=\(empty.path)/"], keys: ["Return", "Escape"])
+        XCTAssertEqual(result.status, 1, "Enter chose nothing in the empty folder: \(result.errors)")
+        XCTAssertEqual(result.output, Data())
+    }
+
     /// A name whose nearest folder holds the whole library (or is /) opens Recents, never indexing
     /// the whole disk.
     func testAFilenameNowhereOpensRecents() throws {

@@ -53,6 +53,10 @@ public struct AlbumBits: OptionSet, Hashable, Sendable {
 public enum Album: Hashable, Sendable {
     case smart(SmartAlbum)
     case folder(id: Int64)
+    /// A folder and every folder below it: what a script's `--filename` opens when it names a
+    /// folder whose photos are all in subfolders ("~/Pictures/Trip/" with a folder a day). Not
+    /// in the album list; named "tree:ID".
+    case tree(id: Int64)
 }
 
 /// A row of the album list: what to show, counted when the list is asked for.

@@ -85,7 +85,13 @@ import PhotopickApp
         // that one folder now, which takes a moment, not the whole library.
         if try library.album(forFolder: folder) == nil { try library.rescan(folders: [folder]) }
         switch try library.album(forFolder: folder) {
-        case .folder(let id)?: options.album = "folder:\(id)"
+        case .folder(let id)?:
+            // A folder whose photos are all in its subfolders (a folder a day) opens with them;
+            // one with none anywhere opens empty, and says so. It opened Recents (issue 40,
+            // point 9).
+            let own = try library.summary(of: .folder(id: id))?.count ?? 0
+            options.album = own > 0 ? "folder:\(id)" : "tree:\(id)"
+        case .tree(let id)?: options.album = "tree:\(id)"
         case .smart(let smart)?: options.album = smart.name
         case nil: break
         }

@@ -255,6 +255,7 @@ extension Picker {
         switch current {
         case .smart(let smart): name = smart.name
         case .folder: name = controller.albums.first { $0.album == current }.map { $0.name + "/" }
+        case .tree(let id): name = "tree:\(id)"
         }
         if let name { shell.set_album_internal(picker, name) }
     }
