@@ -63,6 +63,46 @@ final class DragOutTests: WindowTestCase {
     }
 }
 
+extension DragOutTests {
+    /// The pointer carries the photo, and with several picks a badge of their count (the accent
+    /// blue badge, white figures); a photo alone carries no badge. It was a generic document
+    /// (issue 40, point 20).
+    func testTheDragShowsThePhotoAndHowMany() throws {
+        let picker = try WindowProcess(display: display, arguments: ["--library", library.path, "--no-camera", "--width", "700", "--height", "600"],
+                                       dataHome: dataHome, cacheHome: cacheHome)
+        defer { picker.stop() }
+        usleep(400_000)
+        /// What the pointer carries, held over the bare (black) screen right of the window.
+        func carried() throws -> [(red: Int, green: Int, blue: Int)] {
+            let start = (x: 75, y: 115), held = (x: 900, y: 400)
+            try display.xdotool(["mousemove", String(start.x), String(start.y), "mousedown", "1"])
+            usleep(200_000)
+            for step in 1...8 {
+                try display.xdotool(["mousemove", String(start.x + (held.x - start.x) * step / 8), String(start.y + (held.y - start.y) * step / 8)])
+                usleep(50_000)
+            }
+            usleep(400_000)
+            let seen = try pixels(around: held, side: 180)
+            try display.xdotool(["key", "Escape"])
+            try display.xdotool(["mouseup", "1"])
+            usleep(400_000)
+            try display.xdotool(["windowfocus", "--sync", picker.windowID])
+            return seen
+        }
+        let isBadge = { (pixel: (red: Int, green: Int, blue: Int)) in abs(pixel.red - 54) < 12 && abs(pixel.green - 133) < 12 && abs(pixel.blue - 227) < 12 }
+        let isBlack = { (pixel: (red: Int, green: Int, blue: Int)) in pixel.red + pixel.green + pixel.blue < 30 }
+        // The first photo alone, then with the second picked too: the same photo, and a badge.
+        let alone = try carried()
+        try picker.keys("Right", "space", "Left", "space")
+        usleep(400_000)
+        let both = try carried()
+        XCTAssertGreaterThan(alone.filter { !isBlack($0) }.count, 3000, "the photo goes with the pointer, larger than an icon")
+        XCTAssertGreaterThan(both.filter(isBadge).count, alone.filter(isBadge).count + 250, "the count's badge goes with two picks")
+        try picker.keys("ctrl+Return")
+        XCTAssertEqual(picker.finish().status, 0, "the drags picked nothing and left the window working")
+    }
+}
+
 extension WindowTestCase {
     /// A GTK app with a file drop target (DragOutTests.dropApp) right of a 700-point picker, its
     /// drop zone at (900, 150): it prints the files of each drop, a line each, then "--".

@@ -93,21 +93,6 @@ class RemoteWindowTestCase: WindowTestCase {
         return pixels.reduce(0.0) { $0 + Double($1.red + $1.green + $1.blue) / 3 } / Double(max(pixels.count, 1))
     }
 
-    /// The pixels of the display's 60-point square around `point`, 0-255 each (TrueColor: a
-    /// grey square would be written as one channel).
-    func pixels(around point: (x: Int, y: Int)) throws -> [(red: Int, green: Int, blue: Int)] {
-        let shot = try TestSupport.run("/usr/bin/import", ["-window", "root", "-crop", "60x60+\(point.x - 30)+\(point.y - 30)", "-depth", "8", "-type", "TrueColor", "txt:-"],
-                                       environment: ["DISPLAY": display.name])
-        XCTAssertEqual(shot.status, 0, shot.error)
-        let pattern = try NSRegularExpression(pattern: #"\((\d+),(\d+),(\d+)"#)
-        return String(decoding: shot.output, as: UTF8.self).split(separator: "\n").compactMap { line in
-            let text = String(line)
-            guard let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
-            let value = { (index: Int) in Int(text[Range(match.range(at: index), in: text)!]) ?? 0 }
-            return (value(1), value(2), value(3))
-        }
-    }
-
     func wait(seconds: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

@@ -52,6 +52,22 @@ class WindowTestCase: XCTestCase {
     /// Recents as `photopick ls` prints it: the grid's order.
     func recents() throws -> [String] { try list() }
 
+    /// The pixels of the display's square of `side` points around `point`, 0-255 each
+    /// (TrueColor: a grey square would be written as one channel).
+    func pixels(around point: (x: Int, y: Int), side: Int = 60) throws -> [(red: Int, green: Int, blue: Int)] {
+        let shot = try TestSupport.run("/usr/bin/import", ["-window", "root", "-crop", "\(side)x\(side)+\(point.x - side / 2)+\(point.y - side / 2)",
+                                                            "-depth", "8", "-type", "TrueColor", "txt:-"],
+                                       environment: ["DISPLAY": display.name])
+        XCTAssertEqual(shot.status, 0, shot.error)
+        let pattern = try NSRegularExpression(pattern: #"\((\d+),(\d+),(\d+)"#)
+        return String(decoding: shot.output, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let text = String(line)
+            guard let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+            let value = { (index: Int) in Int(text[Range(match.range(at: index), in: text)!]) ?? 0 }
+            return (value(1), value(2), value(3))
+        }
+    }
+
     /// The picker on this test's library, with `extra` arguments.
     func openPicker(_ extra: [String] = []) throws -> RunningPicker {
         try RunningPicker(display: display, arguments: ["--library", library.path] + extra, dataHome: dataHome, cacheHome: cacheHome)

@@ -86,6 +86,13 @@ extension PhotoGrid {
             if self.selection.number(of: id) != press.numberBefore {
                 self.undoPress(on: cell, at: position, numberBefore: press.numberBefore)
             }
+            // The photo under the pointer, with the count when every pick goes.
+            let count = self.selection.number(of: id) != nil ? self.selection.count : 1
+            if let photo = gtk_picture_get_paintable(cell.picture.opaque),
+               let icon = DragIcon.make(photo, count: count, on: cell.root) {
+                gtk_drag_source_set_icon(drag, icon.paintable, icon.hotX, icon.hotY)
+                g_object_unref(UnsafeMutableRawPointer(icon.paintable))
+            }
             return self.dragContent?(id)
         })
         gtk_widget_add_controller(cell.root, OpaquePointer(drag.raw))
