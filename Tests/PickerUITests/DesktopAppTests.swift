@@ -142,6 +142,39 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertTrue(app.isRunning)
     }
 
+    /// Open with picks no app is set to open: GTK's "Open With" dialog, once for all of them
+    /// (it was a toast a file that stayed until closed: issue 40, point 12); the app chosen
+    /// gets them in pick order, in one launch.
+    func testOpenAsksOnceWhichAppForFilesNoAppOpens() throws {
+        let config = TestSupport.temporaryDirectory("open-with-config")
+        let share = TestSupport.temporaryDirectory("open-with-share")
+        let received = TestSupport.temporaryDirectory("open-with-viewer").appendingPathComponent("arguments.txt")
+        let script = config.appendingPathComponent("fake-viewer")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        // The only app there is (none of the system's): one for PNGs, so no app opens a JPEG.
+        let applications = share.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Fake Viewer\nExec=\(script.path) %F\nMimeType=image/png;\n"
+            .write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
+        let app = try openApp(environment: ["XDG_CONFIG_HOME": config.path, "XDG_DATA_DIRS": share.path,
+                                            "GSETTINGS_SCHEMA_DIR": "/usr/share/glib-2.0/schemas"])
+        defer { app.stop() }
+        try app.keys("Right", "space", "Left", "space")  // second.jpg, newest.jpg
+        try chooseFromMenu(app, item: 0)
+        let dialogs = try display.xdotool(["search", "--sync", "--onlyvisible", "--name", "Select Application"]).split(separator: "\n")
+        XCTAssertEqual(dialogs.count, 1, "one question for both files")
+        try display.xdotool(["windowfocus", "--sync", String(dialogs[0])])
+        try app.keys("Return")  // the app listed, selected
+        var text = ""
+        for _ in 0..<50 where text.split(separator: "\n").count < 2 {
+            usleep(100_000)
+            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
+        }
+        XCTAssertEqual(text, "\(path(1))\n\(path(0))\n", "one launch with both, in pick order: \(app.errorText)")
+        XCTAssertTrue(app.isRunning)
+    }
+
     /// Copy to Folder…: the folder chooser, then copies that never replace a file.
     func testCopyToFolderCopiesThePicksThere() throws {
         let destination = TestSupport.temporaryDirectory("desktop-destination")

@@ -127,11 +127,28 @@ final class DesktopActions {
         withPickedFiles { [weak self] files in
             guard let self else { return }
             let outcome = FileLauncher.open(files, display: self.display)
-            for problem in outcome.problems { PickerWindow.tell(problem, in: self.pickerObject) }
-            if !outcome.opened.isEmpty {
-                photopick_picker_show_message(self.pickerObject, outcome.opened.map { ni18n("Opened {count} in {app}", "Opened {count} in {app}", $0.count, ["app": $0.app]) }
-                    .joined(separator: i18n("; ")))
-            }
+            self.say(outcome)
+            // Files no app is set to open: which app, asked once for each type (it was a toast a
+            // file that stayed until closed, and nothing to do about it: issue 40, point 12).
+            self.askWhichApp(outcome.withoutApp[...])
+        }
+    }
+
+    private func askWhichApp(_ remaining: ArraySlice<(contentType: String, files: [FilePath])>) {
+        guard let next = remaining.first else { return }
+        let parent = gtk_widget_get_root(UnsafeMutableRawPointer(pickerObject).assumingMemoryBound(to: GtkWidget.self))
+            .map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GtkWindow.self) }
+        FileLauncher.askWhichApp(for: next.files, contentType: next.contentType, parent: parent, display: display) { [weak self] outcome in
+            self?.say(outcome)
+            self?.askWhichApp(remaining.dropFirst())
+        }
+    }
+
+    private func say(_ outcome: FileLauncher.Outcome) {
+        for problem in outcome.problems { PickerWindow.tell(problem, in: pickerObject) }
+        if !outcome.opened.isEmpty {
+            photopick_picker_show_message(pickerObject, outcome.opened.map { ni18n("Opened {count} in {app}", "Opened {count} in {app}", $0.count, ["app": $0.app]) }
+                .joined(separator: i18n("; ")))
         }
     }
 
