@@ -14,7 +14,10 @@ import PhotoLibrary
 @MainActor
 public final class FetchStore {
     public enum State: Equatable, Sendable {
-        /// Copying (waiting for a turn at 0): the fraction copied, 0 to 1.
+        /// Waiting for a turn: three copies are under way (a ring that looks waiting, not one
+        /// stuck at 0 %: issue 40, point 13).
+        case waiting
+        /// Copying: the fraction copied, 0 to 1.
         case fetching(Double)
         /// The local copy, complete.
         case fetched(FilePath)
@@ -22,10 +25,17 @@ public final class FetchStore {
         case failed(String)
 
         public var isUnderWay: Bool {
-            if case .fetching = self { return true }
-            return false
+            switch self {
+            case .waiting, .fetching: return true
+            case .fetched, .failed: return false
+            }
         }
     }
+
+    /// The bytes of each copy under way (`total` from the server once the copy began, else the
+    /// size the index knows), and when the first of them began: for the overall progress.
+    private var bytes: [Int64: (copied: Int64, total: Int64)] = [:]
+    private var firstBegan: Double?
 
     public private(set) var states: [Int64: State] = [:]
     private var locations: [Int64: FilePath] = [:]
@@ -52,11 +62,14 @@ public final class FetchStore {
         return nil
     }
 
-    /// Starts copying the file at `location` for `id` (a pick), unless it is under way or done.
-    public func fetch(_ id: Int64, from location: FilePath) {
+    /// Starts copying the file at `location` for `id` (a pick), unless it is under way or done;
+    /// `size`, the file's size as the index knows it, counts in the overall progress until the
+    /// server says.
+    public func fetch(_ id: Int64, from location: FilePath, size: Int64? = nil) {
         guard !isClosed else { return }
         if let state = states[id], state.isUnderWay || copy(of: id) != nil { return }
         locations[id] = location
+        bytes[id] = (0, max(0, size ?? 0))
         start(id)
     }
 
@@ -81,12 +94,26 @@ public final class FetchStore {
         for id in ids {
             switch states[id] {
             case .fetched?: counts.fetched += 1
-            case .fetching?: counts.underWay += 1
+            case .fetching?, .waiting?: counts.underWay += 1
             case .failed?: counts.failed += 1
             case nil: break
             }
         }
         return counts
+    }
+
+    /// The copies of `ids` under way together: bytes copied of all their bytes, and the seconds
+    /// left at the rate so far (nil for the first second, or while nothing came).
+    public func progress(of ids: [Int64], now: Double = monotonicSeconds()) -> (copied: Int64, total: Int64, secondsLeft: Double?) {
+        var copied: Int64 = 0, total: Int64 = 0
+        for id in ids where states[id]?.isUnderWay == true {
+            guard let known = bytes[id] else { continue }
+            copied += known.copied
+            total += max(known.total, known.copied)
+        }
+        guard let began = firstBegan, now - began >= 1, copied > 0 else { return (copied, total, nil) }
+        let rate = Double(copied) / (now - began)
+        return (copied, total, Double(total - copied) / rate)
     }
 
     /// Every copy under way stops (the picker closed); their partial files are removed as each
@@ -133,7 +160,10 @@ public final class FetchStore {
         guard let location = locations[id] else { return }
         let cancellation = Cancellation()
         cancellations[id] = cancellation
-        set(id, .fetching(0))
+        set(id, .waiting)
+        if firstBegan == nil || !states.values.contains(where: { if case .fetching = $0 { true } else { false } }) {
+            firstBegan = monotonicSeconds()
+        }
         let copies = self.copies, post = self.post, trim = !trimmed
         trimmed = true
         // Each message carries its cancellation: one from a copy cancelled, or tried again
@@ -145,12 +175,17 @@ public final class FetchStore {
             }
         }
         workers.pool.submit {
+            // Its turn: the ring fills from here.
+            deliver { store in if store.states[id] == .waiting { store.set(id, .fetching(0)) } }
             // (The first copy of a picker trims the folder, off the GTK thread, before it adds to it.)
             if trim { copies.trim() }
             let result = Result { () throws(FetchedCopies.Failure) in
                 try copies.fetch(location, cancellation: cancellation) { copied, total in
                     let fraction = total > 0 ? Double(copied) / Double(total) : 0
-                    deliver { store in store.set(id, .fetching(min(fraction, 1))) }
+                    deliver { store in
+                        store.bytes[id] = (copied, total)
+                        store.set(id, .fetching(min(fraction, 1)))
+                    }
                 }
             }
             deliver { store in
@@ -190,6 +225,7 @@ public final class FetchStore {
         states[id] = state
         if Self.traces {
             switch state {
+            case .waiting: DeveloperLog.say("fetch \(id) waiting")
             case .fetching(let fraction): DeveloperLog.say("fetch \(id) fetching \(fraction)")
             case .fetched(let path): DeveloperLog.say("fetch \(id) fetched \(path.displayString)")
             case .failed(let reason): DeveloperLog.say("fetch \(id) failed \(reason)")

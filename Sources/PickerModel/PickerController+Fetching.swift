@@ -21,7 +21,7 @@ extension PickerController {
             }
             guard fetchesRemotePicks, fetches.state(of: id) == nil, let asset = asset(id), isRemote(asset.path),
                   let location = Self.fetchLocation(of: asset.path) else { continue }
-            fetches.fetch(id, from: location)
+            fetches.fetch(id, from: location, size: asset.version.size)
         }
     }
 

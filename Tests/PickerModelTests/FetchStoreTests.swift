@@ -52,9 +52,14 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
             var heard: [FetchStore.State?] = []
             let subscription = store.observe(7) { heard.append($0) }
             defer { subscription.cancel() }
-            store.fetch(7, from: source.location)
-            XCTAssertEqual(store.state(of: 7), .fetching(0), "under way at once")
+            store.fetch(7, from: source.location, size: 3_000_000)
+            XCTAssertEqual(store.state(of: 7), .waiting, "in line at once, until a copier takes it")
+            let before = store.progress(of: [7])
+            XCTAssertEqual(before.copied, 0)
+            XCTAssertEqual(before.total, 3_000_000, "the index's size counts until the server says")
+            XCTAssertNil(before.secondsLeft, "no time left is said before anything came")
             XCTAssertTrue(queue.run(until: { store.copy(of: 7) != nil }))
+            XCTAssertTrue(heard.contains(.fetching(0)), "its turn came: the ring begins")
             let copy = try XCTUnwrap(store.copy(of: 7))
             XCTAssertEqual(URL(fileURLWithPath: copy.displayString).lastPathComponent, "IMG_0001.JPG")
             XCTAssertEqual(FileManager.default.contents(atPath: copy.displayString), FileManager.default.contents(atPath: source.path))
@@ -62,6 +67,7 @@ final class FetchStoreTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual((attributes[.modificationDate] as? Date)?.timeIntervalSince1970, 1_700_000_000)
             let fractions = heard.compactMap { state -> Double? in if case .fetching(let fraction)? = state { fraction } else { nil } }
             XCTAssertEqual(fractions, fractions.sorted(), "the ring only fills")
+            XCTAssertEqual(heard.first, .waiting)
             XCTAssertEqual(heard.last, .fetched(copy))
             XCTAssertEqual(temporaries(), [])
         }

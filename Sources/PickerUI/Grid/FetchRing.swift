@@ -24,6 +24,8 @@ final class FetchRing {
     /// in the error colour: the strip's items have no button to say it).
     private(set) var fraction = 0.0
     private var failed = false
+    /// Waiting for its turn (three copies at a time): a dashed ring, no fill.
+    private(set) var waiting = false
 
     /// - Parameters:
     ///   - side: the ring's diameter in points (the cell's 48, the strip's 28).
@@ -84,7 +86,11 @@ final class FetchRing {
 
     /// Shows `state` for the asset `id` (nil, or a complete copy: nothing).
     func show(_ state: FetchStore.State?, of id: Int64) {
+        waiting = state == .waiting
         switch state {
+        case .waiting?:
+            fraction = 0
+            failed = false
         case .fetching(let value)?:
             fraction = value
             failed = false
@@ -122,10 +128,16 @@ final class FetchRing {
         if failed {
             cairo_set_source_rgba(cairo, Double(colour.red), Double(colour.green), Double(colour.blue), 1)
         } else {
-            cairo_set_source_rgba(cairo, 1, 1, 1, 0.3)
+            cairo_set_source_rgba(cairo, 1, 1, 1, waiting ? 0.6 : 0.3)
+        }
+        if waiting {
+            // Twelve short dashes round the track: in line, not yet begun.
+            var dash = [2 * .pi * radius / 24]
+            cairo_set_dash(cairo, &dash, 1, 0)
         }
         cairo_arc(cairo, centreX, centreY, radius, 0, 2 * .pi)
         cairo_stroke(cairo)
+        cairo_set_dash(cairo, nil, 0, 0)
         guard fraction > 0, !failed else { return }
         cairo_set_line_cap(cairo, CAIRO_LINE_CAP_ROUND)
         cairo_set_source_rgba(cairo, Double(colour.red), Double(colour.green), Double(colour.blue), 1)

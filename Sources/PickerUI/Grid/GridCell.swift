@@ -455,6 +455,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
             parts.append(i18n("picked {number} of {count}", ["number": String(number), "count": String(state.total)]))
         }
         switch host?.fetchState(of: asset.id) {
+        case .waiting?: parts.append(i18n("waiting to be fetched"))
         case .fetching?: parts.append(i18n("being fetched"))
         case .failed(let reason)?: parts.append(i18n("could not be fetched: {reason}", ["reason": reason]))
         case .fetched?, nil: break

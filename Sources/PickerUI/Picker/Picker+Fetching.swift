@@ -83,13 +83,29 @@ extension Picker {
         updateConfirmButton()
     }
 
-    /// "Fetching 2 of 3…": the copies complete and under way among the picks, while a confirm waits.
+    /// "Fetching 12 MB of 40 MB, 8 s left…": the copies under way among the picks, all of them
+    /// together, while a confirm waits. ("Fetching 3 of 3…" said nothing of the last copy at
+    /// 20 %: issue 40, point 13.)
     var fetchingLabel: String? {
         guard awaitingFetches else { return nil }
-        let counts = controller.fetches.counts(of: selection.picked)
-        let total = counts.fetched + counts.underWay + counts.failed
+        let progress = controller.fetches.progress(of: selection.picked)
+        guard progress.total > 0 else { return i18n("Fetching…") }
+        let copied = Self.size(progress.copied), total = Self.size(progress.total)
+        if let seconds = progress.secondsLeft, seconds.isFinite, seconds >= 1 {
+            let left = seconds < 90 ? ni18n("{count} s left", "{count} s left", Int(seconds.rounded()))
+                : ni18n("{count} min left", "{count} min left", Int((seconds / 60).rounded()))
+            // Translators: the confirm button while picked photos are copied from another computer.
+            return i18n("Fetching {copied} of {total}, {left}…", ["copied": copied, "total": total, "left": left])
+        }
         // Translators: the confirm button while picked photos are copied from another computer.
-        return i18n("Fetching {number} of {count}…", ["number": String(min(counts.fetched + 1, total)), "count": String(total)])
+        return i18n("Fetching {copied} of {total}…", ["copied": copied, "total": total])
+    }
+
+    /// "12.3 MB", as Files writes a size.
+    static func size(_ bytes: Int64) -> String {
+        guard let text = g_format_size(guint64(max(0, bytes))) else { return String(bytes) }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     private func sayFetchFailed(_ id: Int64) {
