@@ -57,6 +57,15 @@ public final class PickerController {
     public var anchorAsset: (() -> Int64?)?
     /// Photos that arrived above the view since it was last at the top.
     public var newerAbove: Int { heldArrivals.count }
+
+    /// The newest `count` photos held above the view, in the album's order: their thumbnails
+    /// are made while the banner waits, so they come in drawn, not grey (issue 40, point 18).
+    public func newestHeldArrivals(_ count: Int) -> [Asset] {
+        guard !heldArrivals.isEmpty, count > 0 else { return [] }
+        return assets(Array(heldArrivals))
+            .sorted { ($0.captureDate.millisecondsSinceEpoch, $0.id) > ($1.captureDate.millisecondsSinceEpoch, $1.id) }
+            .prefix(count).map { $0 }
+    }
     /// Those photos: in the index, kept out of the model until the person goes to the top. Put
     /// in above them, they would reflow the grid under their eyes (200 arrivals moved every photo
     /// one row down and four columns on); a messenger's gallery holds them behind a banner too.

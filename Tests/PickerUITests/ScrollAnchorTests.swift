@@ -141,10 +141,18 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             }
             XCTAssertEqual(view.newerPhotosText, "200 newer photos")
             XCTAssertEqual(view.model.count, count, "held above until the person goes up")
+            // While the banner waits, the first screen of them is being drawn (they came in grey
+            // for 2-4 s: issue 40, point 18).
+            let warming = view.photoGrid.warmingArrivals.map(\.id)
+            XCTAssertGreaterThan(warming.count, 20, "a screen of them")
+            XCTAssertLessThan(warming.count, 200, "not all of them")
 
             view.showNewerPhotos()
             InProcessGTK.pump(seconds: 0.8)
             XCTAssertEqual(view.model.count, count + 200)
+            XCTAssertEqual(warming, (0..<warming.count).compactMap { view.model.assetID(at: $0 + (view.model.showsCamera ? 1 : 0)) },
+                           "the newest arrivals, in the grid's order: the first screen after going up")
+            XCTAssertTrue(view.photoGrid.warmingArrivals.isEmpty, "none held: none warmed")
             XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0)
             XCTAssertEqual(view.model.assetID(at: 0).map { try? view.library.asset(id: $0)?.path.lastComponentName }??.hasPrefix("NEW_"), true,
                            "the arrivals are first")

@@ -32,6 +32,8 @@ final class PhotoGrid: SwiftWidget {
     var selection: SelectionStore { controller.selection }
     /// (Its own lock guards it: any thread may use it.)
     let loader: ThumbnailLoader
+    /// The thumbnails being made of the photos held above the view (`warmArrivals`).
+    var warmingArrivals: [(id: Int64, request: ThumbnailRequest)] = []
 
     /// A photo was clicked (its grid position): pick or unpick it.
     var onToggle: ((Int) -> Void)?
