@@ -316,6 +316,12 @@ extension LibraryService {
     /// comes back when the look does.
     static let remoteLookDeadline = 3.0
 
+    /// A server that sent bytes this recently is answering, whatever its look's delay: three
+    /// copies at 1 Mbit/s bring a 256 KiB read every 3-4 s each (measured), and a look waits
+    /// behind them on the same connection. Twice the deadline: a server that hangs is still said
+    /// not to answer within 9 s of its last bytes.
+    static let heardWithin = 2 * remoteLookDeadline
+
     /// Asks every library folder on another machine whether it answers, every few seconds while
     /// a picker is open (a remote folder has no watcher): one that stopped answering is marked
     /// offline, and one that answers again is read again (what changed there meanwhile comes in).
@@ -340,10 +346,22 @@ extension LibraryService {
                 service.lookAtRemoteRoots()
             }
         }
-        lookWatchdog.schedule(after: guint((delay + Self.remoteLookDeadline) * 1000), priority: G_PRIORITY_DEFAULT) { [weak self] in
+        watchLook(at: remote, after: delay + Self.remoteLookDeadline)
+    }
+
+    /// Marks the folders of a look that has not come back by its deadline offline, unless their
+    /// server sent bytes meanwhile (a link the picks' copies fill answers the look late: it is
+    /// answering, and is watched another deadline).
+    private func watchLook(at remote: [FilePath], after seconds: Double) {
+        lookWatchdog.schedule(after: guint(seconds * 1000), priority: G_PRIORITY_DEFAULT) { [weak self] in
             guard let self, !self.isClosed, self.remoteRootsLookedAt else { return }
+            let silent = remote.filter { (RemoteAnswers.secondsSinceHeard(from: $0) ?? .infinity) >= Self.heardWithin }
+            guard !silent.isEmpty else {
+                self.watchLook(at: remote, after: Self.remoteLookDeadline)
+                return
+            }
             let reason = i18n("it has not answered for {seconds} s", ["seconds": "\(Int(Self.remoteLookDeadline))"])
-            self.setOffline(Dictionary(uniqueKeysWithValues: remote.map { ($0, reason) }), lookedAt: remote)
+            self.setOffline(Dictionary(uniqueKeysWithValues: silent.map { ($0, reason) }), lookedAt: silent)
         }
     }
 

@@ -35,6 +35,27 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         XCTAssertEqual(partialFiles(), [], "no temporary file is left")
     }
 
+    /// Three copies that fill a slow link: the folder is not said to be unreachable (its look
+    /// waited behind the copies' bytes past its deadline, and every photo was dimmed as offline
+    /// while they came: issue 40), and the answer comes once they are done.
+    func testCopiesThatFillTheLinkDoNotMakeTheFolderUnreachable() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let picker = try openPicker(server, photos)
+        defer { picker.stop() }
+        try server.limitRate("1mbit")
+        try picker.keys("space", "Right", "space", "Right", "space")
+        XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > 0 }, picker.errorText)
+        usleep(14_000_000)  // two looks at the folder, and more, while the copies fill the link
+        XCTAssertFalse(picker.errorText.contains("cannot be reached"), picker.errorText)
+        try server.limitRate("off")
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 60)
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines.count, 3, picker.errorText)
+        _ = photos
+    }
+
     /// The app from the menu: Open, chosen while a pick is still being copied, waits for the copy
     /// (the primary button counts it) and then hands the default app the local copy; it does not
     /// open nothing, or the others without it.

@@ -167,6 +167,7 @@ public struct FetchedCopies: Sendable {
                 throw cancellation.isCancelled ? .cancelled : Self.failed(location, failure)
             }
             if count == 0 { break }
+            RemoteAnswers.heard(from: location)
             var written = 0
             while written < count {
                 let result = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, count - written) }

@@ -13,6 +13,7 @@ final class RemoteSource {
     let size: Int64
     let modificationTimeNanoseconds: Int64
     private let stream: OpaquePointer
+    private let location: FilePath
     /// Fetched blocks, one bit each.
     private var fetched: [UInt64]
     /// Why a fetch failed; every later read answers nothing.
@@ -23,6 +24,7 @@ final class RemoteSource {
     static let blockSize: Int64 = 16 * 1024
 
     init(location: FilePath, listed: FileVersion?) throws(OpenFile.OpenError) {
+        self.location = location
         let opened: Result<OpaquePointer, RemoteFiles.Failure> = RemoteFiles.mountingIfNeeded(location) {
             RemoteFiles.withFile(location) { file in
                 // (One error a try: the first, freed, must not be written over by the second.)
@@ -116,6 +118,7 @@ final class RemoteSource {
         let complete = buffer.withUnsafeMutableBytes { raw in
             g_input_stream_read_all(UnsafeMutablePointer(stream), raw.baseAddress, gsize(length), &got, nil, &error)
         }
+        if got > 0 { RemoteAnswers.heard(from: location) }
         guard complete != 0, Int(got) == length else {
             // A file that shrank since it was listed ends early: what arrived is kept, the next
             // scan sees its new size. Anything else is the server's silence.
