@@ -111,6 +111,9 @@ final class ScriptModeTests: WindowTestCase {
             said = window.errorText.contains("1 picked photo was deleted or moved, so it is no longer picked")
         }
         XCTAssertTrue(said, window.errorText)
+        // (Once the toast that says it has come in, as a person would: a key pressed while it
+        // slides in was lost once under a loaded CI.)
+        try display.waitUntilStill()
         try window.keys("ctrl+Return")
         let (status, output) = window.finishWithBytes()
         XCTAssertEqual(status, 0, window.errorText)

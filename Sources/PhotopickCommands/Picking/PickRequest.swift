@@ -117,7 +117,6 @@ struct PickRequest {
             + integers.map { OptionParser.Option($0, .integer, "", hidden: true) }
     }
 
-
     /// Reads the options. Throws a UsageError with the one line to print.
     init(parser: OptionParser, rest: [[UInt8]]) throws(UsageError) {
         zenityMode = parser.flag("file-selection")

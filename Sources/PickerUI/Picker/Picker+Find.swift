@@ -75,7 +75,8 @@ extension Picker {
     /// a letter starts a find there too, and the photo found takes the focus. Not in a text
     /// entry (the location bar, the album list's search), a popover, the preview or the camera.
     func findFromAnywhere(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
-        guard !preview.isVisible, !captureView.isVisible, !focusIsInPopover, focusIsInside,
+        // (Nothing to find before the picker is built: its header can be shown before.)
+        guard photoGrid != nil, controller != nil, !preview.isVisible, !captureView.isVisible, !focusIsInPopover, focusIsInside,
               let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root),
               gtk_widget_get_ancestor(focus, gtk_text_get_type()) == nil, gtk_widget_get_ancestor(focus, gtk_editable_get_type()) == nil
         else { return false }

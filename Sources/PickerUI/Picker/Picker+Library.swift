@@ -100,7 +100,7 @@ extension Picker {
     func announceNewer(_ count: Int) {
         gtk_label_set_text(newerPhotosLabel.opaque, ni18n("{count} newer photo", "{count} newer photos", count))
         gtk_revealer_set_reveal_child(newerPhotos.opaque, count > 0 ? 1 : 0)
-        photoGrid.warmArrivals()
+        photoGrid?.warmArrivals()  // (none before the picker is built: an empty picker announces 0)
     }
 
     /// The way up: the top of the album, where the newest photos are.
