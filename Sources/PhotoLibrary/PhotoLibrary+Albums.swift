@@ -25,6 +25,50 @@ extension PhotoLibrary {
         }
     }
 
+    /// `albums()` with every folder that holds media in folders below it as a tree album
+    /// (`.tree`, counting everything below it), for the album switcher's folder tree. A folder
+    /// with photos of its own and below it is there twice: its tree and its own `.folder`.
+    /// Folders that hold nothing anywhere below them are left out.
+    public func albumsWithFolderTrees() throws -> [AlbumSummary] {
+        var result = try albums()
+        let own = Dictionary(result.compactMap { summary -> (Int64, AlbumSummary)? in
+            if case .folder(let id) = summary.album { (id, summary) } else { nil }
+        }, uniquingKeysWith: { first, _ in first })
+        let folders: [(id: Int64, path: FilePath, name: String, count: Int)] = try withReader { db in
+            let statement = try db.statement("SELECT f.id, f.path, f.relative, f.asset_count, r.path FROM folders f JOIN roots r ON f.root_id = r.id")
+            defer { statement.reset() }
+            var rows: [(Int64, FilePath, String, Int)] = []
+            while try statement.step() {
+                let root = FilePath(bytes: statement.blob(4)), relative = statement.blob(2)
+                guard roots.contains(root) else { continue }
+                let name = String(decoding: relative.isEmpty ? root.lastName : relative, as: UTF8.self)
+                rows.append((statement.int64(0), FilePath(bytes: statement.blob(1)), name, statement.int(3)))
+            }
+            return rows
+        }
+        // Each folder's photos counted in every folder above it that the index knows (up to its
+        // root): a few thousand folders, a few levels deep.
+        var index: [[UInt8]: Int] = [:]
+        for (position, folder) in folders.enumerated() { index[folder.path.bytes] = position }
+        var below = Array(repeating: 0, count: folders.count)
+        for folder in folders where folder.count > 0 {
+            var path = folder.path.bytes
+            while let slash = path.lastIndex(of: UInt8(ascii: "/")), slash > 0 {
+                path.removeSubrange(slash...)
+                if let parent = index[path] { below[parent] += folder.count }
+            }
+        }
+        var trees: [AlbumSummary] = []
+        for (position, folder) in folders.enumerated() where below[position] > 0 {
+            // Named as its own album is (its path below the root).
+            let name = own[folder.id]?.name ?? folder.name
+            trees.append(AlbumSummary(album: .tree(id: folder.id), name: name, count: folder.count + below[position],
+                                      folderPath: folder.path, burstGroups: nil))
+        }
+        result += trees
+        return result
+    }
+
     private func folderAlbums(_ db: SQLiteConnection) throws -> [AlbumSummary] {
         let statement = try db.statement("""
             SELECT f.id, f.path, f.relative, f.asset_count, r.path FROM folders f JOIN roots r ON f.root_id = r.id

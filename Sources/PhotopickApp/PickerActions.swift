@@ -59,6 +59,8 @@ public enum PickerActions {
         ]
         if desktop {
             // The picks are kept for the next launch (PickerWindow), so closing loses nothing.
+            // (Its action is DesktopActions'.)
+            commands.append(Command("library-folders", i18n("Choose the library's folders"), accelerators: ["<Control>comma"], section: general, window: true))
             commands.append(Command("close", i18n("Close the window"), accelerators: ["<Control>w"], section: general, window: true))
             commands.append(Command("quit", i18n("Quit"), accelerators: ["<Control>q"], section: general, window: true))
         }
@@ -130,7 +132,7 @@ public enum PickerActions {
 
     private static func addActions(_ offered: [Command], to map: OpaquePointer, picker: UnsafeMutablePointer<GtkWidget>,
                                    close: @escaping @MainActor () -> Void) {
-        for command in offered where command.name != "show-help-overlay" {
+        for command in offered where !["show-help-overlay", "library-folders"].contains(command.name) {
             let action = g_simple_action_new(command.name, nil)!
             let name = command.name, isPickers = command.isPickers
             Signal.connectAction(action) {

@@ -83,6 +83,7 @@ public final class FetchStore {
     public func cancel(_ id: Int64) {
         cancellations.removeValue(forKey: id)?.cancel()
         locations[id] = nil
+        bytes[id] = nil
         guard states.removeValue(forKey: id) != nil else { return }
         if Self.traces { DeveloperLog.say("fetch \(id) cancelled") }
         publish(id, nil)
@@ -223,6 +224,8 @@ public final class FetchStore {
     private func set(_ id: Int64, _ state: State) {
         guard states[id] != state else { return }
         states[id] = state
+        // (Only copies under way count their bytes: a finished one's go, a failed one's stay for a retry.)
+        if case .fetched = state { bytes[id] = nil }
         if Self.traces {
             switch state {
             case .waiting: DeveloperLog.say("fetch \(id) waiting")

@@ -264,9 +264,9 @@ public final class PickerController {
     nonisolated private static func albumsToList(of library: PhotoLibrary, keeping wanted: Album) throws -> [AlbumSummary] {
         StartupTrace.mark("counting albums")
         defer { StartupTrace.mark("albums counted") }
-        var albums = try library.albums().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
-        // A folder's tree is not in the list: it joins it while it is open.
-        if case .tree = wanted, let tree = try library.summary(of: wanted) { albums.append(tree) }
+        var albums = try library.albumsWithFolderTrees().filter { $0.count > 0 || $0.album == .smart(.recents) || $0.album == wanted }
+        // The tree of a folder with nothing below it is not in the list: it joins it while it is open.
+        if case .tree = wanted, !albums.contains(where: { $0.album == wanted }), let tree = try library.summary(of: wanted) { albums.append(tree) }
         return albums
     }
 
@@ -329,13 +329,18 @@ public final class PickerController {
         switch currentAlbum {
         case .smart(let smart)?: return smart.name
         case .folder?: return albums.first { $0.album == currentAlbum }?.folderPath?.displayString
-        // (A script's --filename opens a tree; the app from the menu remembers albums of the list.)
-        case .tree?, nil: return nil
+        // A folder with the folders below it: its path after "tree:" (ids change with the index).
+        case .tree?: return albums.first { $0.album == currentAlbum }?.folderPath.map { "tree:" + $0.displayString }
+        case nil: return nil
         }
     }
 
     public func album(forKey key: String) -> Album? {
         if let smart = SmartAlbum(name: key) { return .smart(smart) }
+        if key.hasPrefix("tree:") {
+            let path = FilePath(String(key.dropFirst(5)))
+            return try? library.treeAlbum(forFolder: path)
+        }
         return (try? library.albums())?.first { $0.folderPath?.displayString == key }?.album
     }
 

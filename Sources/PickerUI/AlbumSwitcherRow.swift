@@ -3,11 +3,14 @@ import CGtk
 import GObjectSupport
 import GTKSupport
 import PhotoLibrary
+import PickerModel
 import Thumbnails
 
-/// One album in the switcher's list: its cover (the newest photo), its name in full (a folder's
-/// own name as the title, the folders above it as a dim subtitle), its count, and a check mark
-/// on the open album.
+/// One album in the switcher's list: its cover (the newest photo), its name in full, its count,
+/// and a check mark on the open album. A folder is a row of the folder tree (`AlbumTree`): drawn
+/// in by its depth, with an expander when folders are below it, and named below the row it is
+/// under; while searching, the list is flat, and a folder's own name is the title with the
+/// folders above it as a dim subtitle.
 @MainActor
 final class AlbumSwitcherRow {
     enum Section: Equatable { case albums, folders }
@@ -19,7 +22,15 @@ final class AlbumSwitcherRow {
     let subtitle: UnsafeMutablePointer<GtkWidget>
     let count: UnsafeMutablePointer<GtkWidget>
     let check: UnsafeMutablePointer<GtkWidget>
-    private(set) var summary: AlbumSummary
+    /// Opens or closes the folders below (a flat button: a click on it does not choose the row).
+    let expander: UnsafeMutablePointer<GtkWidget>
+    private let expanderIcon: UnsafeMutablePointer<GtkWidget>
+    private let box: UnsafeMutablePointer<GtkWidget>
+    private(set) var entry: AlbumTreeRow
+    var summary: AlbumSummary { entry.summary }
+    private(set) var isExpanded = false
+    /// Drawn as a flat list (a search): no indent, no expander, the parents as the subtitle.
+    private(set) var isFlat = false
     private(set) var isCurrent = false
     /// The name in lower case, for the search.
     private var searchKey = ""
@@ -34,11 +45,26 @@ final class AlbumSwitcherRow {
 
     var section: Section { if case .smart = summary.album { .albums } else { .folders } }
 
-    init(_ summary: AlbumSummary) {
-        self.summary = summary
+    /// The indent of each level of the tree, in pixels.
+    static let indent = 20
+
+    convenience init(_ summary: AlbumSummary) {
+        self.init(AlbumTreeRow(summary: summary, title: summary.displayName))
+    }
+
+    init(_ entry: AlbumTreeRow) {
+        self.entry = entry
         widget = gtk_list_box_row_new()
         style(widget, "album-switcher-row")
-        let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+        box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+        expanderIcon = gtk_image_new_from_icon_name("pan-end-symbolic")
+        expander = gtk_button_new()
+        gtk_button_set_child(expander.cast(), expanderIcon)
+        gtk_button_set_has_frame(expander.cast(), 0)
+        gtk_widget_set_valign(expander, GTK_ALIGN_CENTER)
+        // The row takes the keys (Right and Left): a Tab stop per row would double the list's.
+        gtk_widget_set_focusable(expander, 0)
+        style(expander, "album-switcher-expander")
         // An image at a fixed pixel size: a picture would grow with a row whose title wraps.
         cover = gtk_image_new()
         gtk_image_set_pixel_size(cover.opaque, Int32(Self.coverSide))
@@ -67,36 +93,94 @@ final class AlbumSwitcherRow {
         check = gtk_image_new_from_icon_name("object-select-symbolic")
         // Hidden by opacity, so every row keeps the same columns.
         gtk_widget_set_opacity(check, 0)
+        gtk_box_append(box.cast(), expander)
         gtk_box_append(box.cast(), cover)
         gtk_box_append(box.cast(), names)
         gtk_box_append(box.cast(), count)
         gtk_box_append(box.cast(), check)
         gtk_list_box_row_set_child(widget.cast(), box)
-        bind(summary, force: true)
+        bind(entry, force: true)
     }
 
     /// Splits a folder album's name ("Trips/2019/Zanzibar") into its own name and the path above.
     static func titleAndSubtitle(of summary: AlbumSummary) -> (title: String, subtitle: String?) {
-        guard case .folder = summary.album, let slash = summary.name.lastIndex(of: "/") else { return (summary.displayName, nil) }
-        return (String(summary.name[summary.name.index(after: slash)...]), String(summary.name[..<slash]))
+        if case .smart = summary.album { return (summary.displayName, nil) }
+        return ownNameAndParents(summary.name)
+    }
+
+    /// "Trips/2019/Zanzibar": "Zanzibar", "Trips/2019".
+    static func ownNameAndParents(_ name: String) -> (title: String, subtitle: String?) {
+        guard let slash = name.lastIndex(of: "/") else { return (name, nil) }
+        return (String(name[name.index(after: slash)...]), String(name[..<slash]))
     }
 
     /// Shows another album (or new counts) in this row; the cover is looked up again when it shows.
-    func bind(_ summary: AlbumSummary, force: Bool = false) {
-        guard force || summary != self.summary else { return }
-        self.summary = summary
-        let (titleText, subtitleText) = Self.titleAndSubtitle(of: summary)
-        gtk_label_set_text(title.opaque, titleText)
-        gtk_label_set_text(subtitle.opaque, subtitleText ?? "")
-        gtk_widget_set_visible(subtitle, subtitleText == nil ? 0 : 1)
+    func bind(_ entry: AlbumTreeRow, force: Bool = false) {
+        guard force || entry != self.entry else { return }
+        let sameAlbum = entry.summary.album == self.entry.summary.album
+        self.entry = entry
+        showNames()
         gtk_label_set_text(count.opaque, Localization.number(summary.count))
         // The English name too, for a smart album: "Videos" finds "Видео".
         searchKey = summary.displayName == summary.name ? summary.name.lowercased() : (summary.displayName + "\n" + summary.name).lowercased()
-        photopick_accessible_set_label(widget, ni18n("{name}, {count} item", "{name}, {count} items", summary.count, ["name": summary.displayName]))
+        let name = entry.isFolderItself ? i18n("{name}, this folder only", ["name": entry.title]) : summary.displayName
+        photopick_accessible_set_label(widget, ni18n("{name}, {count} item", "{name}, {count} items", summary.count, ["name": name]))
+        setExpanded(isExpanded, force: true)
+        // (New counts of the same album keep its cover.)
+        guard force || !sameAlbum else { return }
         cancelCover()
         coverCandidates = nil
         hasCover = false
         gtk_image_clear(cover.opaque)
+    }
+
+    /// The title and subtitle for the tree or for a flat list, and the indent.
+    private func showNames() {
+        var titleText: String, subtitleText: String?
+        if isFlat || section == .albums {
+            (titleText, subtitleText) = Self.titleAndSubtitle(of: summary)
+            let kind = entry.isFolderItself ? i18n("This folder only") : entry.hasChildren ? i18n("With its subfolders") : nil
+            if let kind { subtitleText = subtitleText.map { i18n("{folders} · {kind}", ["folders": $0, "kind": kind]) } ?? kind }
+        } else {
+            // "NIKON Z 6/2019" (the folder between holds nothing else): its own name, then the rest.
+            (titleText, subtitleText) = Self.ownNameAndParents(entry.title)
+            if entry.isFolderItself { subtitleText = i18n("This folder only") }
+        }
+        gtk_label_set_text(title.opaque, titleText)
+        gtk_label_set_text(subtitle.opaque, subtitleText ?? "")
+        gtk_widget_set_visible(subtitle, subtitleText == nil ? 0 : 1)
+        gtk_widget_set_margin_start(box, Int32(isFlat ? 0 : entry.depth * Self.indent))
+        // Smart albums have no expander; a folder without subfolders keeps its place, unseen.
+        gtk_widget_set_visible(expander, section == .folders && !isFlat ? 1 : 0)
+        gtk_widget_set_opacity(expander, entry.hasChildren ? 1 : 0)
+        gtk_widget_set_sensitive(expander, entry.hasChildren ? 1 : 0)
+    }
+
+    /// Drawn flat (while searching) or as the tree.
+    func setFlat(_ flat: Bool) {
+        guard flat != isFlat else { return }
+        isFlat = flat
+        showNames()
+    }
+
+    /// The expander's arrow, and for screen readers the expanded state of a row with folders below.
+    func setExpanded(_ expanded: Bool, force: Bool = false) {
+        guard force || expanded != isExpanded else { return }
+        isExpanded = expanded
+        gtk_image_set_from_icon_name(expanderIcon.opaque, expanded ? "pan-down-symbolic" : "pan-end-symbolic")
+        setTooltip(expander, expanded ? i18n("Hide the folders inside") : i18n("Show the folders inside"))
+        let accessible = OpaquePointer(widget)
+        guard entry.hasChildren else {
+            gtk_accessible_reset_state(accessible, GTK_ACCESSIBLE_STATE_EXPANDED)
+            return
+        }
+        var state = GTK_ACCESSIBLE_STATE_EXPANDED
+        var value = GValue()
+        // EXPANDED may be undefined, so GTK reads it as an int, not a gboolean (as SELECTED).
+        g_value_init(&value, GType(6 << 2))  // G_TYPE_INT
+        g_value_set_int(&value, expanded ? 1 : 0)
+        gtk_accessible_update_state_value(accessible, 1, &state, &value)
+        g_value_unset(&value)
     }
 
     /// Whether the row stays in the list for a search (`query` in lower case; empty matches all).

@@ -14,16 +14,15 @@ extension AlbumSwitcher {
         gtk_list_box_set_filter_func(list.opaque, { listRow, data in MainActor.assumeIsolated {
             guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
                   let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
-            return row.matches(switcher.query) ? 1 : 0
+            return switcher.isShown(row) ? 1 : 0
         } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
             MainActor.preconditionIsolated()
             Unmanaged<WeakBox>.fromOpaque(data!).release()
         })
         gtk_list_box_set_sort_func(list.opaque, { first, second, data in MainActor.assumeIsolated {
             guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
-                  let first = switcher.row(for: first.map(UnsafeMutableRawPointer.init)),
-                  let second = switcher.row(for: second.map(UnsafeMutableRawPointer.init)) else { return 0 }
-            return switcher.searchOrder(first, second)
+                  let first, let second else { return 0 }
+            return switcher.searchOrder(UnsafeMutableRawPointer(first), UnsafeMutableRawPointer(second))
         } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
             MainActor.preconditionIsolated()
             Unmanaged<WeakBox>.fromOpaque(data!).release()
@@ -79,20 +78,42 @@ extension AlbumSwitcher {
         let entryKeys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(entryKeys, GTK_PHASE_CAPTURE)
         Signal.connect(entryKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
-            guard let self, Int32(keyval) == GDK_KEY_Down || Int32(keyval) == GDK_KEY_KP_Down else { return false }
+            guard let self else { return false }
+            let key = Int32(keyval)
             self.applySearch()
-            guard let first = self.matchingRows.first else { return false }
-            gtk_widget_grab_focus(first.widget)
-            return true
+            switch key {
+            case GDK_KEY_Down, GDK_KEY_KP_Down:
+                guard let first = self.shownRows.first else { return false }
+                gtk_widget_grab_focus(first.widget)
+                return true
+            // End (or Ctrl+End) with nothing typed has no text to move in: the last row.
+            case GDK_KEY_End where self.query.isEmpty, GDK_KEY_KP_End where self.query.isEmpty:
+                guard let last = self.shownRows.last else { return false }
+                gtk_widget_grab_focus(last.widget)
+                return true
+            default:
+                return false
+            }
         })
         gtk_widget_add_controller(search, entryKeys)
         let listKeys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(listKeys, GTK_PHASE_CAPTURE)
         Signal.connect(listKeys.raw, "key-pressed", key: { [weak self] keyval, _ in
-            guard let self, Int32(keyval) == GDK_KEY_Up || Int32(keyval) == GDK_KEY_KP_Up,
-                  let first = self.matchingRows.first, gtk_widget_get_focus_child(self.list) == first.widget else { return false }
-            gtk_widget_grab_focus(self.search)
-            return true
+            guard let self else { return false }
+            let key = Int32(keyval)
+            let focused = self.rows.first { gtk_widget_has_focus($0.widget) != 0 }
+            switch key {
+            case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_plus, GDK_KEY_KP_Add:
+                return focused.map { self.keyOnRow($0, opening: true) } ?? false
+            case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_minus, GDK_KEY_KP_Subtract:
+                return focused.map { self.keyOnRow($0, opening: false) } ?? false
+            case GDK_KEY_Up, GDK_KEY_KP_Up:
+                guard let first = self.shownRows.first, gtk_widget_get_focus_child(self.list) == first.widget else { return false }
+                gtk_widget_grab_focus(self.search)
+                return true
+            default:
+                return false
+            }
         })
         gtk_widget_add_controller(list, listKeys)
     }
@@ -100,6 +121,10 @@ extension AlbumSwitcher {
     /// Rows ask for their cover when they come on screen and drop the request when they go.
     func connectRow(_ row: AlbumSwitcherRow) {
         Signal.connect(row.widget.raw, "unmap") { [weak row] in row?.cancelCover() }
+        Signal.connect(row.expander.raw, "clicked") { [weak self, weak row] in
+            guard let self, let row else { return }
+            self.setExpanded(row, !row.isExpanded)
+        }
     }
 }
 

@@ -117,6 +117,8 @@ enum Style {
     .album-switcher-heading { padding: 12px 14px 4px 14px; font-size: 0.9em; }
     .album-switcher-cover { border-radius: 6px; background-color: alpha(currentColor, 0.1); }
     .album-switcher-empty { padding: 24px; }
+    /* The folder tree's arrow: a narrow column, no taller than the cover. */
+    .album-switcher-expander { min-width: 16px; min-height: 16px; padding: 2px; margin-right: -6px; }
     .album-switcher-compact > menubutton > button { min-height: 0; padding: 0 6px; }
     .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
     .album-switcher-compact image { -gtk-icon-size: 12px; }

@@ -114,6 +114,17 @@ final class DefaultFoldersTests: XCTestCase {
         XCTAssertTrue(albums.output.contains(home.appendingPathComponent("Scans").path), albums.output)
     }
 
+    /// A media folder removed in Library Folders… is a "-" line of the list: every command leaves
+    /// it out, and the lines an earlier version wrote still read as they did.
+    func testAMediaFolderRemovedFromTheListIsLeftOut() throws {
+        try photos(["Scans/s1.jpg"])
+        let list = home.appendingPathComponent(".config/photopick/folders")
+        try FileManager.default.createDirectory(at: list.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try (home.appendingPathComponent("Scans").path + "\n-" + home.appendingPathComponent("Videos").path + "\n")
+            .write(to: list, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try listed(), ["Pictures/Trip/c.jpg", "Pictures/a.jpg", "Pictures/b.jpg", "Scans/s1.jpg"])
+    }
+
     /// The index an earlier version made of the folders present is taken over, not read again.
     func testTheIndexOfAnEarlierVersionIsTakenOver() throws {
         let earlier = try photopick(["index", "--library", home.appendingPathComponent("Pictures").path,

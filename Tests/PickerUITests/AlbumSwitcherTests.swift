@@ -189,7 +189,8 @@ final class AlbumSwitcherTests: XCTestCase, @unchecked Sendable {
             let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(switcher.scroller.opaque))
             gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
             pump(seconds: 0.3)
-            XCTAssertTrue(switcher.rows.last?.request != nil, "the last rows ask for covers")
+            // (The made-up folder of the long name sorts last, and has no photos to be a cover.)
+            XCTAssertTrue(switcher.rows.last { $0.summary.folderPath != nil }?.request != nil, "the last rows ask for covers")
             XCTAssertNil(switcher.rows[0].request, "the first rows' requests were cancelled")
             XCTAssertLessThan(setup.loader.queuedCount, 3 * rowsShown)
             switcher.popdown()
@@ -368,6 +369,32 @@ final class AlbumSwitcherWindowTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The folders are a tree: End reaches the last folder of the library's (Videos, after
+    /// Trips and its 300 folders, closed); Right opens a folder and goes into it (issue 40, point 22).
+    nonisolated func testEndReachesTheLastFolderAndRightGoesDownTheTree() throws {
+        try MainActor.assumeIsolated {
+            var picker = try open()
+            try search(picker, "")
+            try picker.keys("End", "Return")
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            var result = picker.finish()
+            XCTAssertEqual(result.status, 0)
+            XCTAssertEqual(result.lines, [library.appendingPathComponent("Videos/VID_20240421_110000.mp4").path])
+
+            picker = try open()
+            try search(picker, "")
+            // Up from Videos is Trips: opened, into 2000, opened, into its first folder.
+            try picker.keys("End", "Up", "Right", "Right", "Right", "Right", "Return")
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            result = picker.finish()
+            XCTAssertEqual(result.status, 0)
+            XCTAssertEqual(result.lines.count, 1)
+            XCTAssertTrue(result.lines.first?.hasPrefix(library.appendingPathComponent("Trips/2000/").path) == true, "\(result.lines)")
+        }
+    }
+
     nonisolated func testEscapeClosesThePopoverAndDoesNotCancelThePicker() throws {
         try MainActor.assumeIsolated {
             let picker = try open()
@@ -424,6 +451,143 @@ final class AlbumCoverTests: XCTestCase, @unchecked Sendable {
             while !row.hasCover && Date() < deadline { InProcessGTK.pump(seconds: 0.05) }
             XCTAssertTrue(row.hasCover, "the next newest, good.png, is the cover")
             XCTAssertEqual(asked, ["looked up"], "one lookup per binding")
+        }
+    }
+}
+
+/// The switcher's folders as a tree (issue 40, point 22), in this process on a virtual display.
+@MainActor
+final class AlbumSwitcherTreeTests: XCTestCase, @unchecked Sendable {
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
+    }
+
+    @MainActor private struct Setup {
+        let switcher: AlbumSwitcher
+        let window: UnsafeMutablePointer<GtkWidget>
+        let albums: [AlbumSummary]
+        func close() { gtk_window_destroy(window.cast()) }
+        func row(_ title: String, itself: Bool = false) -> AlbumSwitcherRow? {
+            switcher.rows.first { $0.entry.title == title && $0.entry.isFolderItself == itself }
+        }
+        /// The rows shown, as "title" indented by depth, "=" for a folder's own photos.
+        var shown: [String] {
+            switcher.rows.filter { gtk_widget_get_mapped($0.widget) != 0 && $0.section == .folders }.map { row in
+                String(repeating: " ", count: Int(gtk_widget_get_margin_start(gtk_widget_get_first_child(row.widget)!)) / AlbumSwitcherRow.indent)
+                    + (row.entry.isFolderItself ? "=" : "") + String(cString: gtk_label_get_text(row.title.opaque))
+            }
+        }
+    }
+
+    private func openSwitcher(current: String? = nil) throws -> Setup {
+        try InProcessGTK.require()
+        var photos = ["Trips/2019/Zanzibar/a.jpg", "Trips/2019/Lisbon/b.jpg", "Trips/2020/c.jpg", "Trips/2020/Kyoto/d.jpg",
+                      "Camera/NIKON Z 6/2019/e.jpg", "Phone/f.jpg"]
+        // Enough folders at the top to scroll: End must reach the last.
+        for index in 0..<40 { photos.append("Day \(index)/g.jpg") }
+        let (library, _) = try SyntheticLibrary.folders("switcher-tree", photos: photos)
+        let albums = try library.albumsWithFolderTrees()
+        let switcher = AlbumSwitcher()
+        let window = gtk_window_new()!
+        gtk_window_set_default_size(window.cast(), 960, 720)
+        let header = gtk_header_bar_new()!
+        gtk_header_bar_set_title_widget(header.opaque, switcher.widget)
+        gtk_window_set_titlebar(window.cast(), header)
+        gtk_window_set_child(window.cast(), gtk_label_new("content"))
+        let open = current.flatMap { name in albums.first { $0.name == name && { if case .folder = $0.album { true } else { false } }($0) }?.album }
+        switcher.show(albums, current: open ?? .smart(.recents))
+        gtk_window_present(window.cast())
+        InProcessGTK.pump(seconds: 0.5)
+        switcher.popup()
+        InProcessGTK.pump(seconds: 0.5)
+        return Setup(switcher: switcher, window: window, albums: albums)
+    }
+
+    nonisolated func testTheLibraryFolderIsOpenAndItsFoldersOpenAndCloseByClickAndKeys() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            let switcher = setup.switcher
+            // Camera holds nothing but NIKON Z 6, which holds nothing but 2019: one row, "2019"
+            // over "Camera/NIKON Z 6". Numbers in their order.
+            XCTAssertEqual(Array(setup.shown.prefix(5)), ["Pictures", " 2019", " Day 0", " Day 1", " Day 2"])
+            XCTAssertEqual(setup.shown.count, 1 + 1 + 40 + 2, "Pictures, then Camera's one folder, Day 0-39, Phone and Trips, closed")
+            XCTAssertEqual(String(cString: gtk_label_get_text(try XCTUnwrap(setup.row("Camera/NIKON Z 6/2019")).subtitle.opaque)), "Camera/NIKON Z 6")
+            let trips = try XCTUnwrap(setup.row("Trips"))
+            XCTAssertEqual(String(cString: gtk_label_get_text(trips.count.opaque)), "4", "a tree counts everything below it")
+            XCTAssertFalse(setup.shown.contains("  2019"))
+
+            // A click on the arrow opens Trips without choosing it.
+            var chosen: [Album] = []
+            switcher.onChoose = { chosen.append($0) }
+            gtk_widget_activate(trips.expander)
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertTrue(switcher.isOpen)
+            XCTAssertEqual(chosen, [])
+            XCTAssertEqual(Array(setup.shown.drop { $0 != " Trips" }), [" Trips", "  2019", "  2020"])
+
+            // Right on 2020 opens it (its own photo first), Right again goes in, Left goes back
+            // out and then closes it.
+            let year = try XCTUnwrap(setup.row("2020"))
+            gtk_widget_grab_focus(year.widget)
+            XCTAssertTrue(switcher.keyOnRow(year, opening: true))
+            InProcessGTK.pump(seconds: 0.2)
+            XCTAssertEqual(Array(setup.shown.drop { $0 != " Trips" }), [" Trips", "  2019", "  2020", "   =2020", "   Kyoto"])
+            XCTAssertTrue(switcher.keyOnRow(year, opening: true))
+            XCTAssertEqual(gtk_widget_has_focus(try XCTUnwrap(setup.row("2020", itself: true)).widget), 1)
+            XCTAssertTrue(switcher.keyOnRow(try XCTUnwrap(setup.row("Kyoto")), opening: false))
+            XCTAssertEqual(gtk_widget_has_focus(year.widget), 1, "Left on a folder goes to the folder it is in")
+            XCTAssertTrue(switcher.keyOnRow(year, opening: false))
+            InProcessGTK.pump(seconds: 0.2)
+            XCTAssertEqual(Array(setup.shown.drop { $0 != " Trips" }), [" Trips", "  2019", "  2020"])
+
+            // Closing a folder with the focus inside it keeps the focus in sight, on the folder.
+            gtk_widget_grab_focus(try XCTUnwrap(setup.row("2019")).widget)
+            gtk_widget_activate(trips.expander)
+            InProcessGTK.pump(seconds: 0.4)  // (a button clicks 250 ms after it is activated)
+            XCTAssertEqual(gtk_widget_has_focus(trips.widget), 1)
+            XCTAssertFalse(setup.shown.contains("  2019"))
+            // The arrow and the screen reader say whether it is open.
+            XCTAssertFalse(trips.isExpanded)
+        }
+    }
+
+    nonisolated func testASearchListsEveryFolderFlatWithItsParents() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher()
+            defer { setup.close() }
+            gtk_editable_set_text(OpaquePointer(setup.switcher.search), "kyoto")
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertEqual(setup.shown, ["Kyoto"], "found though Trips and 2020 are closed")
+            let kyoto = try XCTUnwrap(setup.row("Kyoto"))
+            XCTAssertEqual(String(cString: gtk_label_get_text(kyoto.subtitle.opaque)), "Trips/2020")
+            gtk_editable_set_text(OpaquePointer(setup.switcher.search), "2020")
+            InProcessGTK.pump(seconds: 0.4)
+            // The folder with its subfolders and its own photo: told apart by their subtitles.
+            let subtitles = setup.switcher.rows.filter { gtk_widget_get_mapped($0.widget) != 0 }.map { String(cString: gtk_label_get_text($0.subtitle.opaque)) }
+            XCTAssertEqual(Set(subtitles), ["Trips · With its subfolders", "Trips · This folder only", "Trips/2020"])
+            // Cleared, the tree is back as it was.
+            gtk_editable_set_text(OpaquePointer(setup.switcher.search), "")
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertEqual(setup.shown.first, "Pictures")
+            XCTAssertFalse(setup.shown.contains("   Kyoto"))
+        }
+    }
+
+    nonisolated func testTheOpenFolderIsShownInsideItsClosedParents() throws {
+        try MainActor.assumeIsolated {
+            let setup = try openSwitcher(current: "Trips/2019/Zanzibar")
+            defer { setup.close() }
+            XCTAssertEqual(Array(setup.shown.drop { $0 != " Trips" }.prefix(4)), [" Trips", "  2019", "   Lisbon", "   Zanzibar"])
+            let row = try XCTUnwrap(setup.row("Zanzibar"))
+            XCTAssertTrue(row.isCurrent)
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(setup.switcher.scroller.opaque))
+            let bounds = try XCTUnwrap(setup.switcher.bounds(of: row))
+            XCTAssertGreaterThanOrEqual(Double(bounds.origin.y), gtk_adjustment_get_value(adjustment))
+            XCTAssertLessThanOrEqual(Double(bounds.origin.y + bounds.size.height), gtk_adjustment_get_value(adjustment) + gtk_adjustment_get_page_size(adjustment))
         }
     }
 }

@@ -55,9 +55,15 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
             var changes: [String] = []
             let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
             var quietSince: Date?
+            // What the empty grid says while the album waits for the dates (issue 40, point 14:
+            // "as they are found" while nothing came for 12 s).
+            var waitingWords: [String] = []
             let deadline = Date().addingTimeInterval(120)
             while Date() < deadline {
                 InProcessGTK.pump(seconds: 0.02)
+                if view.controller.scannedLibraryIsComing, let words = view.emptyStateShown?.description, waitingWords.last != words {
+                    waitingWords.append(words)
+                }
                 XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0, "nothing scrolled the grid")
                 for cell in view.cells.compactMap(\.cell) where cell.showsPicture {
                     guard let position = cell.position, let id = cell.assetID else { continue }
@@ -71,6 +77,9 @@ final class FirstRunTests: XCTestCase, @unchecked Sendable {
                 if let quietSince, Date().timeIntervalSince(quietSince) > 1 { break }
             }
             XCTAssertFalse(view.controller.isScanning, "the scan finished")
+            XCTAssertFalse(waitingWords.contains { $0.contains("as they are found") }, "\(waitingWords)")
+            XCTAssertTrue(waitingWords.contains { $0.range(of: #"once the date of each is known: [0-9,]+ of [0-9,]+ files read"#, options: .regularExpression) != nil },
+                          "how far the dating is: \(waitingWords)")
             XCTAssertEqual(changes, [], "no cell that showed a picture showed another asset later")
 
             // The settled first screen: every visible cell shows its picture, and the assets are

@@ -16,6 +16,26 @@ public enum SyntheticLibrary {
         return (library, root)
     }
 
+    /// A library of real files: the demo library's first JPEG copied to each of `paths` under a
+    /// new folder "Pictures" (plus an "Empty/Inside" folder holding nothing), scanned.
+    public static func folders(_ name: String, photos paths: [String]) throws -> (library: PhotoLibrary, root: URL) {
+        let root = TestSupport.temporaryDirectory(name).appendingPathComponent("Pictures")
+        let demo = TestSupport.packageRoot.appendingPathComponent("data/demo-library/Camera/2023")
+        guard let source = try FileManager.default.contentsOfDirectory(atPath: demo.path).sorted().first(where: { $0.hasSuffix(".JPG") }) else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        for path in paths {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: demo.appendingPathComponent(source), to: file)
+        }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Empty/Inside"), withIntermediateDirectories: true)
+        let index = TestSupport.temporaryDirectory(name + "-index").appendingPathComponent("index.sqlite")
+        let library = try PhotoLibrary(roots: [FilePath(root.path)], location: IndexLocation(databasePath: index.path))
+        try library.scan()
+        return (library, root)
+    }
+
     /// Adds `count` photos under `root` (which must be one of `library`'s roots), spread over ten
     /// years, 5 % favourites, in 200 folders.
     public static func fill(_ library: PhotoLibrary, root: FilePath, count: Int) throws {

@@ -38,6 +38,7 @@ final class DesktopActions {
         let picks = g_menu_new()!, app = g_menu_new()!
         g_menu_append(picks, i18n("Open"), "win.open-picked")
         g_menu_append(picks, i18n("Copy to Folder…"), "win.copy-to-folder")
+        g_menu_append(app, i18n("Library Folders…"), "win.library-folders")
         g_menu_append(app, i18n("Keyboard Shortcuts"), "win.show-help-overlay")
         g_menu_append(app, i18n("About Photopick"), "win.about")
         for section in [picks, app] {
@@ -66,6 +67,13 @@ final class DesktopActions {
         Signal.connectAction(about) { [weak self] in self?.showAbout() }
         g_action_map_add_action(OpaquePointer(window), about)
         g_object_unref(UnsafeMutableRawPointer(about))
+        let folders = g_simple_action_new("library-folders", nil)!
+        Signal.connectAction(folders) { [weak self] in
+            guard let self else { return }
+            LibraryFoldersWindow.present(over: self.window)
+        }
+        g_action_map_add_action(OpaquePointer(window), folders)
+        g_object_unref(UnsafeMutableRawPointer(folders))
         Signal.connect(picker.raw, "notify::picked-count", object: { [weak self] _ in self?.updateEnabled() })
         // Everything held here goes with the window.
         attach(self, to: window.raw, key: "photopick-desktop-actions")

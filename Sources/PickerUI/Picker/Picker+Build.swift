@@ -145,6 +145,7 @@ extension Picker {
         applyFilter()
         applyProperties()
         followPersonsChoices()
+        followTheFoldersFile()
         StartupTrace.mark("embedded picker: set up")
         return true
     }

@@ -27,7 +27,19 @@ extension Picker {
         if !offline.isEmpty, controller.roots.allSatisfy({ offline[$0] != nil }), let (folder, reason) = offline.min(by: { $0.key < $1.key }) {
             return offlineState(folder, reason)
         }
-        if controller.isScanning || scanIsDue || controller.scannedLibraryIsComing || firstScreenIsHeld {
+        // A first run shows the album once every file is dated, in its final order (the grid
+        // would otherwise shift for as long as the scan ran): said as it is, with how far it is.
+        // Over a 2 Mbit/s link, dating 300 camera photos (5 MB of their headers) took 21 s, while
+        // this said "as they are found" (issue 40, point 14).
+        if controller.scannedLibraryIsComing || firstScreenIsHeld {
+            let description = datingProgress.flatMap { dating in dating.total > 0 && controller.scannedLibraryIsComing ? dating : nil }.map { dating in
+                ni18n("Photos and videos appear here, newest first, once the date of each is known: {done} of {total} file read.",
+                      "Photos and videos appear here, newest first, once the date of each is known: {done} of {total} files read.",
+                      dating.total, ["done": Localization.number(dating.done), "total": Localization.number(dating.total)])
+            } ?? i18n("Photos and videos appear here, newest first, once the date of each is known.")
+            return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"), description: description, offersFolderChoice: false)
+        }
+        if controller.isScanning || scanIsDue {
             return EmptyState(icon: "folder-pictures-symbolic", title: i18n("Looking for Photos"),
                               description: i18n("Photos and videos appear here as they are found."), offersFolderChoice: false)
         }

@@ -88,6 +88,12 @@ extension Picker {
         gtk_label_set_text(progressLabel.opaque, i18n("Indexing {percent}%", ["percent": String(min(done, 99))]))
         setTooltip(progressLabel, detail)
         showIndexing(!progress.finished)
+        // The empty grid of a first run says how far the dating is.
+        let dating = progress.datesKnown || progress.finished ? nil : (done: progress.filesIndexed, total: total)
+        if dating.map({ ($0.done, $0.total) }) ?? (-1, -1) != datingProgress.map({ ($0.done, $0.total) }) ?? (-1, -1) {
+            datingProgress = dating
+            if controller?.scannedLibraryIsComing == true { updateEmptyState() }
+        }
     }
 
     /// The indexing progress fades in and out; hidden, it takes no room in the header (a narrow

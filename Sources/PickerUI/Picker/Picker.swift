@@ -201,6 +201,9 @@ public final class Picker {
     private(set) var isHosted = false
     /// The build waiting for the host's setup to end, or for a frame.
     let buildLater = MainLoopSource()
+    /// The person's list of library folders, watched while the picker shows them (Picker+FoldersFile).
+    var foldersFileMonitor: GObjectRef?
+    let foldersFileSettles = MainLoopSource()
     var waitingToBuild = false
     /// The frame the build's next step waits for.
     let nextFrame = NextFrame()
@@ -212,6 +215,8 @@ public final class Picker {
     var albumRead: PickerController.AlbumsRead?
     /// The scan starts after the album's frame: until then an empty album is still being looked for.
     var scanIsDue = false
+    /// A first run's files dated so far, and of how many, while the grid waits for every date.
+    var datingProgress: (done: Int, total: Int)?
     var mapHandler: gulong = 0
     /// The picker's keys on the host's window while it is mapped (not a test's).
     var hostKeys: HostWindowKeys?
@@ -503,6 +508,7 @@ public final class Picker {
     func dispose() {
         StartupTrace.mark("embedded picker: disposing")
         buildLater.cancel()
+        stopFollowingTheFoldersFile()
         stopWaitingForTheFrame()
         waitingToBuild = false
         closeLibrary(disposing: true)
