@@ -80,6 +80,15 @@ enum FileLauncher {
             ? i18n("No app is set to open “{file}”: choose one", ["file": first.displayString.split(separator: "/").last.map(String.init) ?? ""])
             : ni18n("No app is set to open these {count} files: choose one", "No app is set to open these {count} files: choose one", count)
         gtk_app_chooser_dialog_set_heading(OpaquePointer(dialog), heading)
+        // GTK 4.8 puts the heading on one line, cut off at the dialog's edge ("…: выберите его"
+        // lost its end in Russian): it wraps.
+        if let label = label(in: dialog, saying: heading) {
+            gtk_label_set_wrap(OpaquePointer(label), 1)
+            gtk_label_set_max_width_chars(OpaquePointer(label), 50)
+            gtk_label_set_justify(OpaquePointer(label), GTK_JUSTIFY_CENTER)
+        }
+        // (Its natural width, 400 px, showed two lines of heading over a narrow list.)
+        gtk_window_set_default_size(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkWindow.self), 520, 480)
         // (Apps for the type first; a type no app declares lists them all.)
         let widget = gtk_app_chooser_dialog_get_widget(OpaquePointer(dialog))
         gtk_app_chooser_widget_set_show_all(widget.map(OpaquePointer.init), 1)
@@ -93,5 +102,19 @@ enum FileLauncher {
             done(outcome)
         })
         gtk_window_present(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkWindow.self))
+    }
+
+    /// The label under `widget` that shows `text`.
+    private static func label(in widget: UnsafeMutablePointer<GtkWidget>, saying text: String) -> UnsafeMutablePointer<GtkWidget>? {
+        if g_type_check_instance_is_a(UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self), gtk_label_get_type()) != 0,
+           let shown = gtk_label_get_text(OpaquePointer(widget)), String(cString: shown) == text {
+            return widget
+        }
+        var child = gtk_widget_get_first_child(widget)
+        while let current = child {
+            if let found = label(in: current, saying: text) { return found }
+            child = gtk_widget_get_next_sibling(current)
+        }
+        return nil
     }
 }

@@ -235,6 +235,11 @@ final class LibraryFoldersWindow {
                                                                        i18n("_Add"), i18n("_Cancel")) else { return }
         chooser = GObjectRef(UnsafeMutableRawPointer(dialog), transfer: .full)
         gtk_native_dialog_set_modal(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self), 1)
+        // (It opened on Recent, where no folder can be chosen: the home folder, where most are.)
+        if let home = XDGDirectories.home.withCString({ g_file_new_for_path($0) }) {
+            gtk_file_chooser_set_current_folder(dialog, home, nil)
+            g_object_unref(UnsafeMutableRawPointer(home))
+        }
         Signal.connect(UnsafeMutableRawPointer(dialog), "response", response: { [weak self] response in
             guard let self, self.chooser != nil else { return }
             var chosen: FilePath?
