@@ -234,7 +234,7 @@ final class PickedStrip: SwiftWidget {
         }
         if let button = gtk_revealer_get_child(item.revealer.opaque) {
             Signal.connect(button.raw, "clicked") { [weak self] in self?.onRemove?(id) }
-            enableReordering(button, id: id)
+            enableReordering(button, picture: item.picture, id: id)
         }
         let picture = item.picture
         // A centred square of the thumbnail, so every item in the strip has the same size.
@@ -258,13 +258,20 @@ final class PickedStrip: SwiftWidget {
     }
 
     /// Drag an item onto another to move it there (the pick order is the output order).
-    private func enableReordering(_ button: UnsafeMutablePointer<GtkWidget>, id: Int64) {
+    private func enableReordering(_ button: UnsafeMutablePointer<GtkWidget>, picture: UnsafeMutablePointer<GtkWidget>, id: Int64) {
         let stringType = GType(16 << 2)  // G_TYPE_STRING: a fundamental type macro Swift cannot import
         let source = gtk_drag_source_new()!
         // Moved within the strip; copied when dropped into another app, which gets every
         // picked file in pick order.
         gtk_drag_source_set_actions(source, GdkDragAction(GDK_ACTION_MOVE.rawValue | GDK_ACTION_COPY.rawValue))
         Signal.connect(source.raw, "prepare", prepare: { [weak self] in
+            // The photo goes with the pointer, with the count of the picks that go to another
+            // app, as from the grid (DragIcon).
+            if let photo = gtk_picture_get_paintable(picture.opaque),
+               let icon = DragIcon.make(photo, count: self?.filesForDrag == nil ? 1 : self?.order.count ?? 1, on: button) {
+                gtk_drag_source_set_icon(source, icon.paintable, icon.hotX, icon.hotY)
+                g_object_unref(UnsafeMutableRawPointer(icon.paintable))
+            }
             var value = GValue()
             g_value_init(&value, stringType)
             g_value_set_string(&value, String(id))

@@ -72,9 +72,10 @@ extension DragOutTests {
                                        dataHome: dataHome, cacheHome: cacheHome)
         defer { picker.stop() }
         usleep(400_000)
-        /// What the pointer carries, held over the bare (black) screen right of the window.
-        func carried() throws -> [(red: Int, green: Int, blue: Int)] {
-            let start = (x: 75, y: 115), held = (x: 900, y: 400)
+        /// What the pointer carries from `start` (the first cell), held over the bare (black)
+        /// screen right of the window.
+        func carried(from start: (x: Int, y: Int) = (x: 75, y: 115)) throws -> [(red: Int, green: Int, blue: Int)] {
+            let held = (x: 900, y: 400)
             try display.xdotool(["mousemove", String(start.x), String(start.y), "mousedown", "1"])
             usleep(200_000)
             for step in 1...8 {
@@ -98,6 +99,10 @@ extension DragOutTests {
         let both = try carried()
         XCTAssertGreaterThan(alone.filter { !isBlack($0) }.count, 3000, "the photo goes with the pointer, larger than an icon")
         XCTAssertGreaterThan(both.filter(isBadge).count, alone.filter(isBadge).count + 250, "the count's badge goes with two picks")
+        // From the strip too (its first item, bottom left of the 600-point window).
+        let fromStrip = try carried(from: (x: 40, y: 565))
+        XCTAssertGreaterThan(fromStrip.filter { !isBlack($0) }.count, 3000, "the strip's photo goes with the pointer")
+        XCTAssertGreaterThan(fromStrip.filter(isBadge).count, alone.filter(isBadge).count + 250, "with the count of the picks")
         try picker.keys("ctrl+Return")
         XCTAssertEqual(picker.finish().status, 0, "the drags picked nothing and left the window working")
     }
