@@ -60,11 +60,17 @@ public final class PickerController {
 
     /// The newest `count` photos held above the view, in the album's order: their thumbnails
     /// are made while the banner waits, so they come in drawn, not grey (issue 40, point 18).
-    public func newestHeldArrivals(_ count: Int) -> [Asset] {
-        guard !heldArrivals.isEmpty, count > 0 else { return [] }
-        return assets(Array(heldArrivals))
-            .sorted { ($0.captureDate.millisecondsSinceEpoch, $0.id) > ($1.captureDate.millisecondsSinceEpoch, $1.id) }
-            .prefix(count).map { $0 }
+    /// Read on a worker: a copy of 5,000 photos into Pictures holds them all, and each change
+    /// asks again.
+    public func newestHeldArrivals(_ count: Int, then done: @escaping @MainActor @Sendable ([Asset]) -> Void) {
+        guard !heldArrivals.isEmpty, count > 0 else { return done([]) }
+        let ids = Array(heldArrivals), library = library, post = post
+        workers.submit {
+            let newest = ((try? library.assets(ids: ids)) ?? [])
+                .sorted { ($0.captureDate.millisecondsSinceEpoch, $0.id) > ($1.captureDate.millisecondsSinceEpoch, $1.id) }
+                .prefix(count).map { $0 }
+            post { done(newest) }
+        }
     }
     /// Those photos: in the index, kept out of the model until the person goes to the top. Put
     /// in above them, they would reflow the grid under their eyes (200 arrivals moved every photo

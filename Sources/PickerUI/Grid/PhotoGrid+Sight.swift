@@ -64,9 +64,14 @@ extension PhotoGrid {
         let width = max(1, Int(gtk_widget_get_width(grid)))
         let cellSpan = max(shownCellSize, cellSize) + Style.cellGap
         let screen = max(1, width / cellSpan) * (Int(gtk_widget_get_height(scroller)) / cellSpan + 1)
-        let arrivals = controller.newestHeldArrivals(screen)
-        warmingArrivals = arrivals.map { asset in
-            (asset.id, loader.request(asset.path, flavor: flavor, size: asset.version.size, priority: .prefetch) { _ in })
+        warmingGeneration += 1
+        let generation = warmingGeneration
+        controller.newestHeldArrivals(screen) { [weak self] arrivals in
+            // (Only the newest answer: the banner may have grown or gone meanwhile.)
+            guard let self, generation == self.warmingGeneration else { return }
+            self.warmingArrivals = arrivals.map { asset in
+                (asset.id, self.loader.request(asset.path, flavor: self.flavor, size: asset.version.size, priority: .prefetch) { _ in })
+            }
         }
     }
 

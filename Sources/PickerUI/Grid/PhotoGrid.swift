@@ -34,6 +34,7 @@ final class PhotoGrid: SwiftWidget {
     let loader: ThumbnailLoader
     /// The thumbnails being made of the photos held above the view (`warmArrivals`).
     var warmingArrivals: [(id: Int64, request: ThumbnailRequest)] = []
+    var warmingGeneration = 0
 
     /// A photo was clicked (its grid position): pick or unpick it.
     var onToggle: ((Int) -> Void)?
