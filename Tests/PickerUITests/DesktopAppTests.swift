@@ -114,30 +114,13 @@ final class DesktopAppTests: WindowTestCase {
     /// Open: the default app for the type gets the picked files, in pick order, in one launch.
     func testOpenLaunchesTheDefaultAppWithThePicks() throws {
         let config = TestSupport.temporaryDirectory("desktop-config")
-        let received = TestSupport.temporaryDirectory("desktop-viewer").appendingPathComponent("arguments.txt")
-        let script = config.appendingPathComponent("fake-viewer")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: script, atomically: true, encoding: .utf8)
-        chmod(script.path, 0o755)
-        let applications = dataHome.appendingPathComponent("applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try """
-            [Desktop Entry]
-            Type=Application
-            Name=Fake Viewer
-            Exec=\(script.path) %F
-            MimeType=image/jpeg;image/png;
-            """.write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
-        try "[Default Applications]\nimage/jpeg=fake-viewer.desktop\nimage/png=fake-viewer.desktop\n"
-            .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let viewer = try FakeViewer(in: TestSupport.temporaryDirectory("desktop-viewer"), applications: dataHome.appendingPathComponent("applications"),
+                                    mimeTypes: ["image/jpeg", "image/png"], defaultIn: config)
         let app = try openApp(environment: ["XDG_CONFIG_HOME": config.path])
         defer { app.stop() }
         try app.keys("Right", "Right", "space", "Left", "Left", "space")
         try chooseFromMenu(app, item: 0)
-        var text = ""
-        for _ in 0..<50 where text.split(separator: "\n").count < 2 {
-            usleep(100_000)
-            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
-        }
+        let text = viewer.arguments(waitingFor: 2)
         XCTAssertEqual(text, "\(path(2))\n\(path(0))\n", "one launch with both, in pick order: \(app.errorText)")
         XCTAssertTrue(app.isRunning)
     }
@@ -148,15 +131,9 @@ final class DesktopAppTests: WindowTestCase {
     func testOpenAsksOnceWhichAppForFilesNoAppOpens() throws {
         let config = TestSupport.temporaryDirectory("open-with-config")
         let share = TestSupport.temporaryDirectory("open-with-share")
-        let received = TestSupport.temporaryDirectory("open-with-viewer").appendingPathComponent("arguments.txt")
-        let script = config.appendingPathComponent("fake-viewer")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: script, atomically: true, encoding: .utf8)
-        chmod(script.path, 0o755)
         // The only app there is (none of the system's): one for PNGs, so no app opens a JPEG.
-        let applications = share.appendingPathComponent("applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try "[Desktop Entry]\nType=Application\nName=Fake Viewer\nExec=\(script.path) %F\nMimeType=image/png;\n"
-            .write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
+        let viewer = try FakeViewer(in: TestSupport.temporaryDirectory("open-with-viewer"), applications: share.appendingPathComponent("applications"),
+                                    mimeTypes: ["image/png"])
         let app = try openApp(environment: ["XDG_CONFIG_HOME": config.path, "XDG_DATA_DIRS": share.path,
                                             "GSETTINGS_SCHEMA_DIR": "/usr/share/glib-2.0/schemas"])
         defer { app.stop() }
@@ -166,11 +143,7 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertEqual(dialogs.count, 1, "one question for both files")
         try display.xdotool(["windowfocus", "--sync", String(dialogs[0])])
         try app.keys("Return")  // the app listed, selected
-        var text = ""
-        for _ in 0..<50 where text.split(separator: "\n").count < 2 {
-            usleep(100_000)
-            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
-        }
+        let text = viewer.arguments(waitingFor: 2)
         XCTAssertEqual(text, "\(path(1))\n\(path(0))\n", "one launch with both, in pick order: \(app.errorText)")
         XCTAssertTrue(app.isRunning)
     }

@@ -64,15 +64,7 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         defer { server.close() }
         let config = TestSupport.temporaryDirectory("remote-open-config")
         defer { try? FileManager.default.removeItem(at: config) }
-        let received = config.appendingPathComponent("arguments.txt")
-        let viewer = config.appendingPathComponent("fake-viewer")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(received.path)'\n".write(to: viewer, atomically: true, encoding: .utf8)
-        chmod(viewer.path, 0o755)
-        let applications = dataHome.appendingPathComponent("applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try "[Desktop Entry]\nType=Application\nName=Fake Viewer\nExec=\(viewer.path) %F\nMimeType=image/jpeg;\n"
-            .write(to: applications.appendingPathComponent("fake-viewer.desktop"), atomically: true, encoding: .utf8)
-        try "[Default Applications]\nimage/jpeg=fake-viewer.desktop\n".write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let viewer = try FakeViewer(in: config, applications: dataHome.appendingPathComponent("applications"), mimeTypes: ["image/jpeg"], defaultIn: config)
         let app = try openPicker(server, photos, arguments: ["--desktop", "--no-camera", "--width", "960", "--height", "720"],
                                  environment: ["XDG_CONFIG_HOME": config.path], title: "Photopick")
         defer { app.stop() }
@@ -86,11 +78,11 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         try app.click(x: 690, y: 79)
         usleep(1_000_000)
         XCTAssertFalse(app.errorText.contains(" fetched "), "the copy is still under way: \(app.errorText)")
-        XCTAssertNil(try? String(contentsOf: received, encoding: .utf8), "nothing is opened before the copy is complete")
+        XCTAssertNil(try? String(contentsOf: viewer.received, encoding: .utf8), "nothing is opened before the copy is complete")
         try server.limitRate("off")
         var text = ""
         XCTAssertTrue(wait(seconds: 60) {
-            text = (try? String(contentsOf: received, encoding: .utf8)) ?? ""
+            text = (try? String(contentsOf: viewer.received, encoding: .utf8)) ?? ""
             return !text.isEmpty
         }, "the viewer was started once the copy was complete: \(app.errorText)")
         let lines = text.split(separator: "\n").map(String.init)
