@@ -169,18 +169,11 @@ final class AlbumSwitcherRow {
         isExpanded = expanded
         gtk_image_set_from_icon_name(expanderIcon.opaque, expanded ? "pan-down-symbolic" : "pan-end-symbolic")
         setTooltip(expander, expanded ? i18n("Hide the folders inside") : i18n("Show the folders inside"))
-        let accessible = OpaquePointer(widget)
         guard entry.hasChildren else {
-            gtk_accessible_reset_state(accessible, GTK_ACCESSIBLE_STATE_EXPANDED)
+            gtk_accessible_reset_state(OpaquePointer(widget), GTK_ACCESSIBLE_STATE_EXPANDED)
             return
         }
-        var state = GTK_ACCESSIBLE_STATE_EXPANDED
-        var value = GValue()
-        // EXPANDED may be undefined, so GTK reads it as an int, not a gboolean (as SELECTED).
-        g_value_init(&value, GType(6 << 2))  // G_TYPE_INT
-        g_value_set_int(&value, expanded ? 1 : 0)
-        gtk_accessible_update_state_value(accessible, 1, &state, &value)
-        g_value_unset(&value)
+        Accessible.set(GTK_ACCESSIBLE_STATE_EXPANDED, expanded, of: widget)
     }
 
     /// Whether the row stays in the list for a search (`query` in lower case; empty matches all).
@@ -210,16 +203,11 @@ final class AlbumSwitcherRow {
         isCurrent = current
         gtk_widget_set_opacity(check, current ? 1 : 0)
         let accessible = OpaquePointer(widget)
-        var state = GTK_ACCESSIBLE_STATE_SELECTED
-        var value = GValue()
-        // SELECTED may be undefined, so GTK reads it as an int, not a gboolean.
-        g_value_init(&value, GType(6 << 2))  // G_TYPE_INT
-        g_value_set_int(&value, current ? 1 : 0)
-        gtk_accessible_update_state_value(accessible, 1, &state, &value)
-        g_value_unset(&value)
+        // (GtkListBoxRow starts with it false.)
+        Accessible.set(GTK_ACCESSIBLE_STATE_SELECTED, current, of: widget)
         if current {
             var property = GTK_ACCESSIBLE_PROPERTY_DESCRIPTION
-            value = GValue()
+            var value = GValue()
             g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
             g_value_set_string(&value, "current album")
             gtk_accessible_update_property_value(accessible, 1, &property, &value)

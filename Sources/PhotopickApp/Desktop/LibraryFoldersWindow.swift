@@ -244,14 +244,7 @@ final class LibraryFoldersWindow {
             guard let self, self.chooser != nil else { return }
             var chosen: FilePath?
             if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(dialog) {
-                // A shared folder the chooser mounted joins by its address, not gvfs's FUSE path.
-                if g_file_is_native(file) == 0, let uri = g_file_get_uri(file) {
-                    chosen = FilePath(String(cString: uri))
-                    g_free(uri)
-                } else if let path = g_file_get_path(file) {
-                    chosen = FilePath(String(cString: path))
-                    g_free(path)
-                }
+                chosen = chosenLocation(file)
                 g_object_unref(UnsafeMutableRawPointer(file))
             }
             gtk_native_dialog_destroy(UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: GtkNativeDialog.self))

@@ -111,15 +111,8 @@ extension Picker {
             var chosen: FilePath?
             if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(chooser.opaque) {
                 // A folder on another machine (the chooser mounted it, asking for a password if
-                // the server wanted one) joins as its location URI: its path, when gvfs gives
-                // one, is a FUSE view that GIO's own calls would only go round through.
-                if g_file_is_native(file) == 0, let uri = g_file_get_uri(file) {
-                    chosen = FilePath(String(cString: uri))
-                    g_free(uri)
-                } else if let path = g_file_get_path(file) {
-                    chosen = FilePath(String(cString: path))
-                    g_free(path)
-                }
+                // the server wanted one) joins as its location URI.
+                chosen = chosenLocation(file)
                 g_object_unref(file.raw)
             }
             gtk_native_dialog_destroy(chooser)
