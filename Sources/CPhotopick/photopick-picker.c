@@ -41,9 +41,12 @@ static const PhotopickImplementationFunctions *implementation;
  * can hide it and pack the widgets of [method@Photopick.Picker.get_header_widgets] there.
  *
  * Its commands are actions of the widget (`picker.confirm`, `picker.cancel`, `picker.zoom-in`,
- * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`, and
- * `picker.location` with [property@Photopick.Picker:accepts-typed-paths]) with their usual
- * accelerators, active while the focus is in the picker.
+ * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`,
+ * `picker.pick-all` (Ctrl+A; above 500 photos it asks first), `picker.unpick-all`
+ * (Ctrl+Shift+A, with a toast that undoes it), and `picker.location` with
+ * [property@Photopick.Picker:accepts-typed-paths]) with their usual accelerators, active while
+ * the focus is in the picker. Shift with a click or the arrow keys picks the range from the
+ * last photo picked or unpicked alone.
  *
  * Several pickers may live in one process: they share the library's index and thumbnail
  * caches, and each keeps its own picks.
@@ -415,6 +418,8 @@ static const struct {
   { "choose-album", { "<Control>o", NULL } },
   { "take-photo",   { "<Control>t", NULL } },
   { "location",     { "<Control>l", NULL } },
+  { "pick-all",     { "<Control>a", NULL } },
+  { "unpick-all",   { "<Control><Shift>a", NULL } },
 };
 
 static void

@@ -55,6 +55,9 @@ public enum PickerActions {
             Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing),
             Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera),
             Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking),
+            Command("range", i18n("Pick the photos from the last pick to here"), keys: ["<Shift>Right", "<Shift>Down"], section: picking, window: true),
+            Command("pick-all", i18n("Pick every photo of the album"), accelerators: ["<Control>a"], section: picking),
+            Command("unpick-all", i18n("Unpick all"), accelerators: ["<Control><Shift>a"], section: picking),
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general, window: true),
         ]
         if desktop {
@@ -132,7 +135,8 @@ public enum PickerActions {
 
     private static func addActions(_ offered: [Command], to map: OpaquePointer, picker: UnsafeMutablePointer<GtkWidget>,
                                    close: @escaping @MainActor () -> Void) {
-        for command in offered where !["show-help-overlay", "library-folders"].contains(command.name) {
+        // (The range is keys the grid handles: listed, not an action.)
+        for command in offered where !["show-help-overlay", "library-folders", "range"].contains(command.name) {
             let action = g_simple_action_new(command.name, nil)!
             let name = command.name, isPickers = command.isPickers
             Signal.connectAction(action) {

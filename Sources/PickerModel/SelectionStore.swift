@@ -74,6 +74,42 @@ public final class SelectionStore {
         return .picked(number: picked.count)
     }
 
+    /// What picking many at once did: how many were picked, and how many were left because the
+    /// maximum was reached or they cannot be picked (already picked ones are neither).
+    public struct ManyOutcome: Equatable, Sendable {
+        public var picked: [Int64] = []
+        public var overMaximum = 0
+        public var refused = 0
+    }
+
+    /// Picks `ids` not picked yet, in their order, after the picks there are, up to the maximum
+    /// (a range, the whole album): one change for all.
+    @discardableResult
+    public func add(_ ids: [Int64]) -> ManyOutcome {
+        var outcome = ManyOutcome()
+        for id in ids where numbers[id] == nil {
+            if refusals[id] != nil {
+                outcome.refused += 1
+            } else if isFull {
+                outcome.overMaximum += 1
+            } else {
+                picked.append(id)
+                numbers[id] = picked.count
+                outcome.picked.append(id)
+            }
+        }
+        if !outcome.picked.isEmpty { publish(affected: Set(outcome.picked)) }
+        return outcome
+    }
+
+    /// Unpicks everything; returns what was picked, in order (to put back).
+    @discardableResult
+    public func removeAll() -> [Int64] {
+        let was = picked
+        remove(Set(was))
+        return was
+    }
+
     /// Unpicks `ids` (unpicked by the person, or deleted from disk); later numbers close up.
     public func remove(_ ids: Set<Int64>) {
         guard let first = picked.firstIndex(where: ids.contains) else { return }

@@ -19,6 +19,30 @@ final class SelectionStoreTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Many at once (a range, the album): appended in their order, the picked skipped, the
+    /// refused and those past the maximum counted, one change heard; all unpicked in one.
+    nonisolated func testManyArePickedInOrderUpToTheMaximumInOneChange() {
+        MainActor.assumeIsolated {
+            let store = SelectionStore(maximum: 5)
+            store.toggle(20)
+            store.refuse(40, because: "damaged")
+            var changes = 0
+            let subscription = store.observe { _ in changes += 1 }
+            defer { subscription.cancel() }
+            let outcome = store.add([10, 20, 30, 40, 50, 60, 70, 80])
+            XCTAssertEqual(outcome, SelectionStore.ManyOutcome(picked: [10, 30, 50, 60], overMaximum: 2, refused: 1))
+            XCTAssertEqual(store.picked, [20, 10, 30, 50, 60])
+            XCTAssertEqual(store.number(of: 60), 5)
+            XCTAssertEqual(changes, 1)
+            XCTAssertEqual(store.removeAll(), [20, 10, 30, 50, 60])
+            XCTAssertEqual(store.picked, [])
+            XCTAssertNil(store.number(of: 10))
+            XCTAssertEqual(changes, 2)
+            XCTAssertEqual(store.add([]).picked, [])
+            XCTAssertEqual(changes, 2, "nothing picked, nothing heard")
+        }
+    }
+
     nonisolated func testTheMaximumRefusesVisiblyAndChangesNothing() {
         MainActor.assumeIsolated {
             let store = SelectionStore(maximum: 2)

@@ -15,6 +15,59 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(lines, [order[0], order[2]])
     }
 
+    /// Shift with a click or the arrows picks the range from the last pick, in the grid's order
+    /// from it; the arrows widen and narrow it (issue 41).
+    func testShiftPicksTheRangeFromTheLastPick() throws {
+        let order = try recents()
+        var picker = try openPicker()
+        try picker.click(x: 75, y: 115)  // the first photo
+        try display.xdotool(["keydown", "shift"])
+        try picker.click(x: 480, y: 115)  // the fourth
+        try display.xdotool(["keyup", "shift"])
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        var result = picker.finish()
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.lines, Array(order[0...3]))
+
+        // Up the grid from the fourth: the nearest first; Shift+Left a third time widens, then
+        // Shift+Right narrows again.
+        picker = try openPicker()
+        try picker.keys("Right", "Right", "Right", "space", "shift+Left", "shift+Left", "shift+Left", "shift+Right")
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        result = picker.finish()
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.lines, [order[3], order[2], order[1]])
+    }
+
+    /// Ctrl+A picks the album in its order up to the maximum (what did not fit is said);
+    /// Ctrl+Shift+A unpicks everything (issue 41).
+    func testControlAPicksTheAlbumAndControlShiftAUnpicksIt() throws {
+        let order = try recents()
+        var picker = try openPicker()
+        try picker.keys("Right", "space", "ctrl+a")
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        var result = picker.finish()
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.lines, [order[1]] + order.enumerated().filter { $0.offset != 1 }.map(\.element), "the pick before first, then the album's order")
+
+        picker = try openPicker(["--max", "3"])
+        try picker.keys("ctrl+a")
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        result = picker.finish()
+        XCTAssertEqual(result.lines, Array(order[0...2]))
+
+        picker = try openPicker()
+        try picker.keys("ctrl+a", "ctrl+shift+a", "Right", "space")
+        usleep(300_000)
+        try picker.keys("ctrl+Return")
+        result = picker.finish()
+        XCTAssertEqual(result.lines, [order[1]], "nothing was left picked but the one picked after")
+    }
+
     func testTheMaximumRefusesFurtherPicks() throws {
         let order = try recents()
         let picker = try openPicker(["--max", "2"])

@@ -54,3 +54,53 @@ final class ToastTests: XCTestCase, @unchecked Sendable {
         }
     }
 }
+
+/// Ctrl+A in an album of more than 500 asks first (issue 41): a slip of the keys must not pick a
+/// whole library, and the answer decides.
+@MainActor
+final class PickAllQuestionTests: XCTestCase, @unchecked Sendable {
+    nonisolated override class func setUp() {
+        MainActor.assumeIsolated {
+            super.setUp()
+            _ = InProcessGTK.start()
+        }
+    }
+
+    nonisolated func testPickingAllOfALargeAlbumAsksFirst() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let (library, _) = try SyntheticLibrary.make("pick-all", count: 600)
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("pick-all-cache").path))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            gtk_window_set_default_size(window.cast(), 800, 600)
+            gtk_window_set_child(window.cast(), view.widget)
+            try view.showAlbums()
+            gtk_window_present(window.cast())
+            InProcessGTK.pump(seconds: 0.5)
+            let question = { () -> UnsafeMutablePointer<AdwMessageDialog>? in
+                view.pickAllQuestion.map { $0.pointer.assumingMemoryBound(to: AdwMessageDialog.self) }
+            }
+            view.pickAll()
+            InProcessGTK.pump(seconds: 0.3)
+            let asked = try XCTUnwrap(question(), "a question before 600 are picked")
+            XCTAssertEqual(String(cString: adw_message_dialog_get_heading(asked)), "Pick All 600?")
+            XCTAssertEqual(view.selection.count, 0, "nothing picked while it asks")
+            adw_message_dialog_response(asked, "cancel")
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertEqual(view.selection.count, 0)
+            XCTAssertNil(question())
+
+            view.pickAll()
+            InProcessGTK.pump(seconds: 0.3)
+            adw_message_dialog_response(try XCTUnwrap(question()), "pick")
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertEqual(view.selection.count, 600)
+            XCTAssertEqual(view.selection.picked.first, view.model.assetID(at: 0), "in the album's order")
+            XCTAssertEqual(view.selection.picked.last, view.model.assetID(at: 599))
+            view.unpickAll()
+            XCTAssertEqual(view.selection.count, 0)
+        }
+    }
+}

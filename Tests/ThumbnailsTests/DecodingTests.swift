@@ -394,6 +394,26 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// A Matroska video an earlier build recorded as a failure (its image decoder was asked) gets
+    /// its frame: the records of the old decoding rules are not believed.
+    func testAFailureRecordedUnderEarlierRulesIsTriedAgain() throws {
+        let folder = TestSupport.temporaryDirectory("old-failure")
+        let file = folder.appendingPathComponent("clip.mkv")
+        let made = try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=1",
+                                                           "-c:v", "libx264", file.path])
+        XCTAssertEqual(made.status, 0, made.error)
+        let root = FilePath(folder.appendingPathComponent("thumbnails").path)
+        let info = try FileManager.default.attributesOfItem(atPath: file.path)
+        let original = try ThumbnailCache.Original(path: FilePath(file.path), modificationTime: Int64((info[.modificationDate] as! Date).timeIntervalSince1970),
+                                                   size: Int64(info[.size] as! UInt64), mimeType: "video/x-matroska")
+        let earlier = ThumbnailCache(root: root, version: photopickVersion)
+        try earlier.storeFailure(for: original, reason: "not an image")
+        XCTAssertTrue(earlier.hasFailure(for: original))
+        let thumbnailer = Thumbnailer(cache: ThumbnailCache(root: root), memory: MemoryCache(), thumbnailers: ExternalThumbnailer.installed())
+        guard case .success(let thumbnail) = thumbnailer.thumbnail(for: FilePath(file.path), flavor: .normal) else { return XCTFail("still a failure") }
+        XCTAssertFalse(thumbnail.isPlaceholder)
+    }
+
     /// A video's frame is the frame: no film sprockets down its sides, which the grid's square
     /// crop kept on portrait videos only (issue 40, point 19).
     func testAPortraitVideosFrameHasNoSprockets() throws {

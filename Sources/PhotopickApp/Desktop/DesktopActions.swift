@@ -38,6 +38,7 @@ final class DesktopActions {
         let picks = g_menu_new()!, app = g_menu_new()!
         g_menu_append(picks, i18n("Open"), "win.open-picked")
         g_menu_append(picks, i18n("Copy to Folder…"), "win.copy-to-folder")
+        g_menu_append(picks, i18n("Unpick All"), "win.unpick-all")
         g_menu_append(app, i18n("Library Folders…"), "win.library-folders")
         g_menu_append(app, i18n("Keyboard Shortcuts"), "win.show-help-overlay")
         g_menu_append(app, i18n("About Photopick"), "win.about")

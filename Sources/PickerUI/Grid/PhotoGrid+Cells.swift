@@ -62,7 +62,11 @@ extension PhotoGrid {
             // claims its press only when released, after this gesture would have toggled the pick.
             var x = 0.0, y = 0.0
             if gtk_gesture_get_point(OpaquePointer(click.raw), nil, &x, &y) != 0, cell.hasButton(atX: x, y: y) { return }
-            if presses == 1 {
+            let shift = gtk_event_controller_get_current_event_state(OpaquePointer(click.raw)).rawValue & GDK_SHIFT_MASK.rawValue != 0
+            if presses == 1, shift, let onRange = self.onRange {
+                press.numberBefore = nil
+                onRange(position)
+            } else if presses == 1 {
                 press.numberBefore = cell.assetID.flatMap { self.selection.number(of: $0) }
                 // Until the press ends, as a click or a drag that undoes it, the pick's copy
                 // neither starts nor stops.

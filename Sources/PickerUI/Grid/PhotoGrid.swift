@@ -38,6 +38,8 @@ final class PhotoGrid: SwiftWidget {
 
     /// A photo was clicked (its grid position): pick or unpick it.
     var onToggle: ((Int) -> Void)?
+    /// A Shift+click: the range from the last pick to here.
+    var onRange: ((Int) -> Void)?
     /// A photo was double-clicked: preview it.
     var onOpen: ((Int) -> Void)?
     /// What a photo dragged out hands to another app (a GdkContentProvider, owned by the caller).

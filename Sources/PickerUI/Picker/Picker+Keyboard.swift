@@ -148,6 +148,11 @@ extension Picker {
         case GDK_KEY_space:
             if let position = focusedPosition { toggle(at: position); return true }
             return false
+        case GDK_KEY_Left, GDK_KEY_Right, GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Left, GDK_KEY_KP_Right, GDK_KEY_KP_Up, GDK_KEY_KP_Down:
+            // Shift+arrows: the grid moves the focus as for an arrow; the range follows it.
+            guard shift, !control, !alt, let before = focusedPosition else { return false }
+            MainLoopDispatcher.shared.post { [weak self] in self?.extendRange(from: before) }
+            return false
         case GDK_KEY_Tab, GDK_KEY_KP_Tab, GDK_KEY_ISO_Left_Tab:
             let forward = !shift && Int32(keyval) != GDK_KEY_ISO_Left_Tab
             return sharesWindow ? leaveGridInHost(forward: forward) : leaveGrid(forward: forward)

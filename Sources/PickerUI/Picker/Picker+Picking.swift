@@ -23,7 +23,11 @@ extension Picker {
             refusal = i18n("This photo is on a disk that is not connected, so it cannot be picked")
         } else {
             switch selection.toggle(id) {
-            case .picked, .unpicked: return
+            case .picked, .unpicked:
+                // A pick or an unpick of its own starts the next range (Shift).
+                rangeAnchor = (id, position)
+                rangeAdded = []
+                return
             case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
             case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
             }

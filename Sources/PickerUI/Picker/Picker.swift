@@ -120,6 +120,13 @@ public final class Picker {
     var findBar: UnsafeMutablePointer<GtkWidget>!
     let findLabel: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
     var findText = ""
+    /// Where a range picked with Shift begins: the photo last picked or unpicked by itself, and
+    /// its grid position then (checked before use: the album may have changed).
+    var rangeAnchor: (id: Int64, position: Int)?
+    /// What the current range added: a wider or narrower range from the same anchor replaces it.
+    var rangeAdded: [Int64] = []
+    /// The "Pick all?" question while it is asked.
+    var pickAllQuestion: GObjectRef?
     var findGeneration = 0
     let findEnd = MainLoopSource()
     /// The key controller on the window that catches the preview's keys (installPreviewKeys).
@@ -378,6 +385,7 @@ public final class Picker {
         // (The grid of the library before goes with its widget: PhotoGrid.widgetDisposed.)
         gtk_overlay_set_child(overlay.opaque, grid.widget)
         grid.onToggle = { [weak self] position in self?.toggle(at: position) }
+        grid.onRange = { [weak self] position in self?.pickRange(to: position) }
         grid.onOpen = { [weak self] position in self?.openPreview(at: position) }
         grid.dragContent = { [weak self] id in self?.dragContent(for: id) }
         grid.onNoVideoThumbnailer = { [weak self] in self?.noteNoVideoThumbnailer() }

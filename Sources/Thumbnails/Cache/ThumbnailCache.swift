@@ -15,8 +15,14 @@ public final class ThumbnailCache: Sendable {
     /// `fail/<app>-<version>/`.
     public let failureFolderName: String
 
+    /// The version failures are recorded under: the program's, and the rules of its decoding,
+    /// raised when a file that failed would now decode, so that a record made under the old
+    /// rules is not believed. (2: before issue 40's point 2, a Matroska or ASF video went to the
+    /// image decoder, and its cell stayed "Damaged" from the record.)
+    public static let failureVersion = photopickVersion + "+rules2"
+
     public init(root: FilePath = XDGDirectories.cacheHome.appending("thumbnails"),
-                application: String = "photopick", version: String = photopickVersion) {
+                application: String = "photopick", version: String = ThumbnailCache.failureVersion) {
         self.root = root
         self.failureFolderName = "\(application)-\(version)"
     }

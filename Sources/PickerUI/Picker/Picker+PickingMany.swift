@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import CGtk
+import GObjectSupport
+import GTKSupport
+import PhotoLibrary
+import PickerModel
+
+/// Picking many at once (issue 41): a range with Shift (click or arrows), the whole album with
+/// Ctrl+A, and Unpick All (Ctrl+Shift+A). Forty holiday photos were forty clicks.
+extension Picker {
+    /// Above this many, Ctrl+A asks first: a slip of the keys should not pick a whole library.
+    static let pickAllWithoutAsking = 500
+
+    /// Shift+click or Shift+arrow on `position`: the photos from the range's anchor (the photo
+    /// last picked or unpicked by itself) to here, in the grid's order from the anchor on,
+    /// after the picks there are. A range from the same anchor replaces the one before (Shift
+    /// and the arrows widen and narrow it, as in Files). The maximum holds: what does not fit is
+    /// said once. Without an anchor, `position` alone is picked and becomes one.
+    func pickRange(to position: Int) {
+        guard model.assetID(at: position) != nil else { return toggle(at: position) }
+        guard let anchor = rangeAnchor, let from = currentPosition(of: anchor) else {
+            toggle(at: position)
+            return
+        }
+        rangeAnchor = (anchor.id, from)
+        var ids = (min(from, position)...max(from, position)).compactMap { model.assetID(at: $0) }
+        if position < from { ids.reverse() }
+        let covered = Set(ids)
+        let dropped = rangeAdded.filter { !covered.contains($0) }
+        if !dropped.isEmpty { selection.remove(Set(dropped)) }
+        rangeAdded.removeAll { !covered.contains($0) }
+        // (The anchor itself stays as the person left it.)
+        ids.removeAll { $0 == anchor.id && selection.number(of: $0) == nil }
+        let outcome = pick(ids)
+        rangeAdded += outcome.picked
+    }
+
+    /// Shift+arrow: GTK has moved the focus from `before`; the range goes to where it is now.
+    /// With no anchor yet, the photo the focus left is one (and is picked).
+    func extendRange(from before: Int) {
+        guard let now = focusedPosition, now != before else { return }
+        if rangeAnchor == nil || currentPosition(of: rangeAnchor!) == nil, let id = model.assetID(at: before) {
+            rangeAnchor = (id, before)
+            rangeAdded = []
+            if selection.number(of: id) == nil, case .picked = selection.toggle(id) { rangeAdded = [id] }
+        }
+        pickRange(to: now)
+    }
+
+    /// Ctrl+A: every photo of the album, in its order, up to the maximum; above
+    /// `pickAllWithoutAsking`, after a question.
+    func pickAll() {
+        guard controller != nil, !preview.isVisible, !captureView.isVisible else { return }
+        let count = model.count - (model.showsCamera ? 1 : 0)
+        guard count > 0 else { return }
+        guard count > Self.pickAllWithoutAsking else { return pickAllNow() }
+        askBeforePickingAll(count)
+    }
+
+    func pickAllNow() {
+        let first = model.showsCamera ? 1 : 0
+        let ids = (first..<model.count).compactMap { model.assetID(at: $0) }
+        rangeAnchor = nil
+        rangeAdded = []
+        _ = pick(ids)
+    }
+
+    /// Ctrl+Shift+A or Unpick All: nothing picked, with a toast that puts them back.
+    func unpickAll() {
+        guard controller != nil, selection.count > 0 else { return }
+        let was = selection.removeAll()
+        rangeAnchor = nil
+        rangeAdded = []
+        let toast = adw_toast_new(markupEscaped(ni18n("{count} photo unpicked", "{count} photos unpicked", was.count)))!
+        adw_toast_set_timeout(toast, 5)
+        adw_toast_set_button_label(toast, i18n("_Undo"))
+        Signal.connect(UnsafeMutableRawPointer(toast), "button-clicked") { [weak self] in
+            guard let self, self.controller != nil else { return }
+            _ = self.pick(was)
+        }
+        adw_toast_overlay_add_toast(toasts.opaque, toast)
+    }
+
+    /// Picks `ids` in their order and says once what could not be.
+    @discardableResult
+    func pick(_ ids: [Int64]) -> SelectionStore.ManyOutcome {
+        var ids = ids
+        var away = 0
+        // (A photo on a disk that is not connected cannot be handed over: it is left.)
+        if !controller.service.offlineRoots.isEmpty {
+            let offline = Set(controller.assets(ids).filter { !controller.isRemote($0.path) && controller.isOffline($0.path) }.map(\.id))
+            away = ids.filter { offline.contains($0) && selection.number(of: $0) == nil }.count
+            ids.removeAll { offline.contains($0) }
+        }
+        var outcome = selection.add(ids)
+        outcome.refused += away
+        if outcome.overMaximum > 0 {
+            showToast(ni18n("{count} photo did not fit: you can pick up to {maximum}", "{count} photos did not fit: you can pick up to {maximum}",
+                            outcome.overMaximum, ["maximum": Localization.number(selection.maximum ?? 0)]), answering: true)
+            gtk_widget_error_bell(grid)
+        } else if outcome.refused > 0 {
+            showToast(ni18n("{count} photo cannot be picked and was left out", "{count} photos cannot be picked and were left out", outcome.refused),
+                      answering: true)
+        }
+        return outcome
+    }
+
+    /// Where `anchor` is now: its position then if it is still there, else looked up.
+    private func currentPosition(of anchor: (id: Int64, position: Int)) -> Int? {
+        if model.assetID(at: anchor.position) == anchor.id { return anchor.position }
+        return model.position(of: anchor.id)
+    }
+
+    private func askBeforePickingAll(_ count: Int) {
+        guard pickAllQuestion == nil else { return }
+        let root = gtk_widget_get_root(widget).map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GtkWindow.self) }
+        let album = controller.albums.first { $0.album == controller.currentAlbum }?.displayName ?? ""
+        let question = adw_message_dialog_new(root, i18n("Pick All {count}?", ["count": Localization.number(count)]),
+                                              i18n("Every photo and video in {album} is picked, in its order.", ["album": album]))!
+        pickAllQuestion = GObjectRef(UnsafeMutableRawPointer(question), transfer: .none)
+        let dialog = UnsafeMutableRawPointer(question).assumingMemoryBound(to: AdwMessageDialog.self)
+        adw_message_dialog_add_response(dialog, "cancel", i18n("_Cancel"))
+        adw_message_dialog_add_response(dialog, "pick", i18n("_Pick All"))
+        adw_message_dialog_set_response_appearance(dialog, "pick", ADW_RESPONSE_SUGGESTED)
+        adw_message_dialog_set_default_response(dialog, "pick")
+        adw_message_dialog_set_close_response(dialog, "cancel")
+        Signal.connect(UnsafeMutableRawPointer(question), "response", object: { [weak self] response in
+            guard let self else { return }
+            self.pickAllQuestion = nil
+            if String(cString: response.assumingMemoryBound(to: CChar.self)) == "pick", self.controller != nil { self.pickAllNow() }
+        })
+        gtk_window_present(UnsafeMutableRawPointer(question).assumingMemoryBound(to: GtkWindow.self))
+    }
+}
