@@ -206,11 +206,14 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
 
     private func pickChanged(_ state: SelectionStore.PickState) {
         guard let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        // The name first, then the number and the checked state: Orca 43 reads a grid cell again
+        // when its CHECKED state changes, with the name it has then ("picked 2 of 3"); a name
+        // changed alone it does not read.
+        describe(accessibleName(for: asset, state: state))
         if state.number != shownNumber {
             host.metrics?.badgeUpdated()
             showNumber(state.number)
         }
-        describe(accessibleName(for: asset, state: state))
     }
 
     private func fetchChanged(_ state: FetchStore.State?) {
@@ -371,7 +374,17 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
     func describe(_ name: String) {
         self.name = name
         photopick_accessible_set_label(root, name)
+        // What AT-SPI lists as the grid's cells are GTK's list item widgets around the cells
+        // (GTK 4.8): each was "GtkListItemWidget" to a screen reader. (GtkListItem's own
+        // accessible-label is GTK 4.12's.)
+        if let item = listItemWidget { photopick_accessible_set_label(item, name) }
     }
+
+    /// The checked state last given to the list item widget (it stays with this cell).
+    private var accessiblyChecked: Bool?
+
+    /// GTK's widget that holds this cell in the grid, the one assistive technologies see.
+    private var listItemWidget: UnsafeMutablePointer<GtkWidget>? { gtk_widget_get_parent(root) }
 
     /// The cell's name, for the tooltip. Setting a tooltip's text on every bind made GTK pick the
     /// widget under the pointer each time (0.3 ms a bind, most of the binding time while
@@ -424,6 +437,15 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
 
     private func showNumber(_ number: Int?) {
         shownNumber = number
+        // Picked is the checked state of the cell's item (a grid's cells have no selection here:
+        // picks are not GTK's selection).
+        // Set only when it changes, and false only after true (a cell never picked has no
+        // checked state): each is an event, and Orca reads the focused cell again at each, which
+        // made it read an unpicked cell twice as the focus came to it.
+        if let item = listItemWidget, accessiblyChecked != (number != nil), number != nil || accessiblyChecked == true {
+            accessiblyChecked = number != nil
+            Accessible.set(GTK_ACCESSIBLE_STATE_CHECKED, number != nil, of: item)
+        }
         if let number {
             gtk_label_set_text(badge.opaque, String(number))
             gtk_widget_remove_css_class(badge, "pick-circle")

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a screen reader hears of the picker, read over AT-SPI as Orca reads it (issue 41).
+
+Run inside `dbus-run-session` on a display of its own: it starts the picker (argv[1:]) with
+GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON object:
+
+  cells    the names of the grid's cells AT-SPI lists (GTK 4.8: the list item widgets)
+  events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space:
+           the cell's name at that moment and the new value
+  status   the picker's exit status after Ctrl+Return
+
+Keys go through xdotool (AT-SPI's coordinates are wrong under GTK 4). Everything it starts ends
+with it.
+"""
+import json, os, subprocess, sys, time
+
+import gi
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi, GLib
+
+result = {"cells": [], "events": [], "status": None, "problem": None}
+# The accessibility bus and its registry first: GTK 4.8 asks for the bus once, at start, and a
+# picker that found none (the bus still being started) never shows on it.
+Atspi.init()
+Atspi.get_desktop(0).get_child_count()
+environment = dict(os.environ, GTK_A11Y="atspi")
+picker = subprocess.Popen(sys.argv[1:], env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def xdotool(*arguments):
+    subprocess.run(["xdotool", *arguments], check=True, timeout=30)
+
+
+def find(node, role, depth=0):
+    """The first node below `node` with `role`."""
+    if node is None or depth > 40:
+        return None
+    if node.get_role() == role:
+        return node
+    for index in range(node.get_child_count()):
+        found = find(node.get_child_at_index(index), role, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def application():
+    desktop = Atspi.get_desktop(0)
+    for index in range(desktop.get_child_count()):
+        app = desktop.get_child_at_index(index)
+        if app is not None and app.get_process_id() == picker.pid:
+            return app
+    return None
+
+
+def on_checked(event):
+    try:
+        name = event.source.get_name()
+    except GLib.Error as error:
+        name = "(unreadable: %s)" % error.message
+    result["events"].append({"name": name, "value": event.detail1})
+
+
+try:
+    deadline = time.time() + 30
+    app, table = None, None
+    while time.time() < deadline and table is None:
+        app = application()
+        table = find(app, Atspi.Role.TABLE) if app is not None else None
+        if table is None:
+            time.sleep(0.3)
+    if table is None:
+        raise RuntimeError("the picker's grid never showed on the accessibility bus")
+    time.sleep(1.5)  # the first screen's cells bound
+    result["cells"] = [table.get_child_at_index(i).get_name() for i in range(min(table.get_child_count(), 12))]
+
+    listener = Atspi.EventListener.new(on_checked)
+    listener.register("object:state-changed:checked")
+    window = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(picker.pid)],
+                            capture_output=True, text=True, timeout=30).stdout.split()[-1]
+    xdotool("windowfocus", "--sync", window)
+    steps = ["space", "Right", "space", "Left", "space"]
+    loop = GLib.MainLoop()
+
+    def step():
+        if steps:
+            xdotool("key", steps.pop(0))
+            return True
+        loop.quit()
+        return False
+
+    GLib.timeout_add(700, step)
+    GLib.timeout_add_seconds(30, loop.quit)
+    loop.run()
+    # The last events arrive after the last key.
+    end = time.time() + 1.5
+    context = GLib.MainContext.default()
+    while time.time() < end:
+        context.iteration(False)
+        time.sleep(0.05)
+    listener.deregister("object:state-changed:checked")
+    xdotool("key", "ctrl+Return")
+    result["status"] = picker.wait(timeout=20)
+except Exception as error:  # reported, not raised: the test says what went wrong
+    result["problem"] = "%s: %s" % (type(error).__name__, error)
+finally:
+    if picker.poll() is None:
+        picker.kill()
+        picker.wait()
+print(json.dumps(result))

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import TestSupport
+import XCTest
+
+/// What a screen reader hears of the picker, read over AT-SPI by Tests/Accessibility's client on
+/// an accessibility bus of the test's own (issue 41): every cell was "GtkListItemWidget".
+final class AccessibilityTests: WindowTestCase {
+    func testCellsAreNamedAndAPickIsHeardWithItsNumber() throws {
+        let typelib = "/usr/lib/x86_64-linux-gnu/girepository-1.0/Atspi-2.0.typelib"
+        guard FileManager.default.fileExists(atPath: typelib) else { return XCTFail("\(typelib) is missing: run scripts/bootstrap") }
+        let order = try list()
+        // A bus that can start the accessibility bus and nothing else (no portal behind the test's back).
+        let services = TestSupport.temporaryDirectory("a11y-services")
+        try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/org.a11y.Bus.service",
+                                         toPath: services.appendingPathComponent("org.a11y.Bus.service").path)
+        let runtime = TestSupport.temporaryDirectory("a11y-runtime")
+        chmod(runtime.path, 0o700)
+        var environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: ["XDG_RUNTIME_DIR": runtime.path])
+        let bus = try PrivateSessionBus(serviceFolder: services, environment: environment)
+        defer { bus.stop() }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let client = TestSupport.packageRoot.appendingPathComponent("Tests/Accessibility/picker-a11y.py").path
+        let run = try TestSupport.run("/usr/bin/python3", [client, TestSupport.photopick, "--library", library.path, "--no-camera"],
+                                      environment: environment, timeout: 120)
+        let heard = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.output) as? [String: Any], run.error)
+        XCTAssertNil(heard["problem"] as? String, "\(heard["problem"] ?? "")")
+        let cells = heard["cells"] as? [String] ?? []
+        XCTAssertGreaterThan(cells.count, 6)
+        XCTAssertFalse(cells.contains { $0.contains("GtkListItemWidget") || $0.isEmpty }, "\(cells)")
+        let first = URL(fileURLWithPath: order[0]).lastPathComponent, second = URL(fileURLWithPath: order[1]).lastPathComponent
+        XCTAssertTrue(cells.first?.hasPrefix(first + ", Photo, ") == true, "\(cells.first ?? "")")
+
+        // Space, Right, Space, Left, Space: each change of a cell's checked state, heard with the
+        // name it has then: the number is already in it (Orca reads the cell again at the change).
+        let events = (heard["events"] as? [[String: Any]] ?? []).map { (name: $0["name"] as? String ?? "", value: $0["value"] as? Int ?? -1) }
+        XCTAssertEqual(events.map(\.value), [1, 1, 0], "\(events)")
+        guard events.count == 3 else { return }
+        XCTAssertTrue(events[0].name.hasPrefix(first) && events[0].name.hasSuffix("picked 1 of 1"), events[0].name)
+        XCTAssertTrue(events[1].name.hasPrefix(second) && events[1].name.hasSuffix("picked 2 of 2"), events[1].name)
+        XCTAssertTrue(events[2].name.hasPrefix(first) && !events[2].name.contains("picked"), events[2].name)
+        XCTAssertEqual(heard["status"] as? Int, 0)
+    }
+}
