@@ -9,7 +9,8 @@ import Thumbnails
 /// The strip of picked photos under the grid, in pick order with their numbers; clicking one
 /// unpicks it. Items slide in when picked and out when unpicked; the strip itself slides in with
 /// the first pick and out with the last. For the keyboard the strip is one Tab stop: the arrow
-/// keys (and Home, End) move between its items, Space or Enter unpicks one, and Tab leaves.
+/// keys (and Home, End) move between its items, Alt with an arrow moves the focused pick in the
+/// order, Space or Enter unpicks one, and Tab leaves.
 ///
 /// A widget of its own type, `PhotopickPickedStrip` (CSS node `photopick-strip`, its row of
 /// items `.picked-strip`); the widget owns this object.
@@ -52,6 +53,8 @@ final class PickedStrip: SwiftWidget {
         /// The copy's progress, when the pick lives on another machine.
         let ring = FetchRing(side: 28, captioned: false, withButtons: false)
         var fetchSubscription: Subscription?
+        /// The photo's name and date, as its button is named to a screen reader.
+        var spoken = (name: "", date: "")
 
         init() {
             revealer = gtk_revealer_new()
@@ -142,10 +145,25 @@ final class PickedStrip: SwiftWidget {
 
     private func key(_ keyval: UInt32, _ modifiers: UInt32) -> Bool {
         guard let current = focusedID, let index = order.firstIndex(of: current) else { return false }
-        let mask = GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SUPER_MASK.rawValue
-        if modifiers & mask != 0 { return false }
         // (Right-to-left languages lay the strip out from the right: the arrows follow the eye.)
         let rtl = gtk_widget_get_direction(row) == GTK_TEXT_DIR_RTL
+        // Alt+arrows move the focused pick in the order, as a drag onto its neighbour does.
+        if modifiers & (GDK_CONTROL_MASK.rawValue | GDK_SUPER_MASK.rawValue) == 0, modifiers & GDK_ALT_MASK.rawValue != 0 {
+            let step: Int
+            switch Int32(keyval) {
+            case GDK_KEY_Left, GDK_KEY_KP_Left: step = rtl ? 1 : -1
+            case GDK_KEY_Right, GDK_KEY_KP_Right: step = rtl ? -1 : 1
+            default: return false
+            }
+            guard order.indices.contains(index + step) else {
+                gtk_widget_error_bell(row)
+                return true
+            }
+            onMove?(current, order[index + step])
+            return true
+        }
+        let mask = GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SUPER_MASK.rawValue
+        if modifiers & mask != 0 { return false }
         switch Int32(keyval) {
         case GDK_KEY_Left, GDK_KEY_KP_Left: return move(to: index + (rtl ? 1 : -1))
         case GDK_KEY_Right, GDK_KEY_KP_Right: return move(to: index + (rtl ? -1 : 1))
@@ -212,6 +230,10 @@ final class PickedStrip: SwiftWidget {
             }
             gtk_label_set_text(item.number.opaque, String(index + 1))
             setTooltip(item.revealer, i18n("Unpick {number}", ["number": String(index + 1)]))
+            if let button = gtk_revealer_get_child(item.revealer.opaque) {
+                photopick_accessible_set_label(button, i18n("Unpick photo {number}, {name}, {date}",
+                                                            ["number": String(index + 1), "name": item.spoken.name, "date": item.spoken.date]))
+            }
             previous = item.revealer
         }
         gtk_revealer_set_reveal_child(revealer.opaque, picked.isEmpty ? 0 : 1)
@@ -228,6 +250,7 @@ final class PickedStrip: SwiftWidget {
 
     private func make(id: Int64, asset: Asset, loader: ThumbnailLoader) -> Item {
         let item = Item()
+        item.spoken = (asset.displayName, asset.captureDate.spokenDate)
         if let fetches {
             item.ring.show(fetches.state(of: id), of: id)
             item.fetchSubscription = fetches.observe(id) { [weak item] state in item?.ring.show(state, of: id) }

@@ -8,6 +8,7 @@ GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON 
   cells    the names of the grid's cells AT-SPI lists (GTK 4.8: the list item widgets)
   events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space:
            the cell's name at that moment and the new value
+  strip    the names of the strip's buttons after them
   status   the picker's exit status after Ctrl+Return
 
 Keys go through xdotool (AT-SPI's coordinates are wrong under GTK 4). Everything it starts ends
@@ -19,7 +20,7 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
-result = {"cells": [], "events": [], "status": None, "problem": None}
+result = {"cells": [], "events": [], "strip": [], "status": None, "problem": None}
 # The accessibility bus and its registry first: GTK 4.8 asks for the bus once, at start, and a
 # picker that found none (the bus still being started) never shows on it.
 Atspi.init()
@@ -43,6 +44,16 @@ def find(node, role, depth=0):
         if found is not None:
             return found
     return None
+
+
+def names(node, role, depth=0):
+    """The names of every node below `node` with `role`."""
+    if node is None or depth > 40:
+        return []
+    found = [node.get_name()] if node.get_role() == role else []
+    for index in range(node.get_child_count()):
+        found += names(node.get_child_at_index(index), role, depth + 1)
+    return found
 
 
 def application():
@@ -100,6 +111,7 @@ try:
         context.iteration(False)
         time.sleep(0.05)
     listener.deregister("object:state-changed:checked")
+    result["strip"] = [name for name in names(app, Atspi.Role.PUSH_BUTTON) if name.startswith("Unpick photo")]
     xdotool("key", "ctrl+Return")
     result["status"] = picker.wait(timeout=20)
 except Exception as error:  # reported, not raised: the test says what went wrong

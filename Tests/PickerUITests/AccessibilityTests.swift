@@ -39,6 +39,10 @@ final class AccessibilityTests: WindowTestCase {
         XCTAssertTrue(events[0].name.hasPrefix(first) && events[0].name.hasSuffix("picked 1 of 1"), events[0].name)
         XCTAssertTrue(events[1].name.hasPrefix(second) && events[1].name.hasSuffix("picked 2 of 2"), events[1].name)
         XCTAssertTrue(events[2].name.hasPrefix(first) && !events[2].name.contains("picked"), events[2].name)
+        // The strip's one pick left, a button named for what it does and what it holds.
+        let strip = heard["strip"] as? [String] ?? []
+        XCTAssertEqual(strip.count, 1, "\(strip)")
+        XCTAssertTrue(strip.first?.hasPrefix("Unpick photo 1, \(second), ") == true, "\(strip)")
         XCTAssertEqual(heard["status"] as? Int, 0)
     }
 }

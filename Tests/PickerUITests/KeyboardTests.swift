@@ -63,6 +63,20 @@ final class KeyboardTests: WindowTestCase {
         XCTAssertEqual(lines, [order[0]])
     }
 
+    /// Alt+arrows on a pick in the strip move it in the order, as a drag does (issue 41).
+    func testAltArrowsReorderThePicksInTheStrip() throws {
+        let order = try recents()
+        let picker = try openPicker()
+        // Three picks; into the strip (on the first), Alt+Right twice takes it to the end; then
+        // Alt+Right once more rings and changes nothing.
+        try picker.keys("space", "Right", "space", "Right", "space", "Tab", "alt+Right", "alt+Right", "alt+Right")
+        usleep(400_000)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 5)
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[1], order[2], order[0]])
+    }
+
     func testTabLeavesTheStripAtOnce() throws {
         _ = try recents()
         let picker = try openPicker()
