@@ -88,6 +88,36 @@ static inline void photopick_accessible_set_label(GtkWidget *widget, const char 
     g_value_unset(&value);
 }
 
+// The accessible description of `widget` (NULL: none), through the value-array form.
+static inline void photopick_accessible_set_description(GtkWidget *widget, const char *description) {
+    if (description == NULL) {
+        gtk_accessible_reset_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+        return;
+    }
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_STRING);
+    g_value_set_string(&value, description);
+    GtkAccessibleProperty property = GTK_ACCESSIBLE_PROPERTY_DESCRIPTION;
+    gtk_accessible_update_property_value(GTK_ACCESSIBLE(widget), 1, &property, &value);
+    g_value_unset(&value);
+}
+
+// gtk_accessible_announce (GTK 4.14) when the GTK this process runs has it, found at run time so
+// that one binary announces on every GTK; FALSE when it has not.
+#include <dlfcn.h>
+static inline gboolean photopick_accessible_announce(GtkWidget *widget, const char *message) {
+    typedef void (*Announce)(GtkAccessible *accessible, const char *message, int priority);
+    static Announce announce;
+    static gboolean looked;
+    if (!looked) {
+        announce = (Announce) dlsym(RTLD_DEFAULT, "gtk_accessible_announce");
+        looked = TRUE;
+    }
+    if (announce == NULL) return FALSE;
+    announce(GTK_ACCESSIBLE(widget), message, 1);  // GTK_ACCESSIBLE_ANNOUNCEMENT_PRIORITY_MEDIUM
+    return TRUE;
+}
+
 // Tests: whether an accessible's state or string property holds a value (the gtk_test_accessible_check_*
 // functions are variadic). The state is read as an int: GTK collects booleans that may be undefined so.
 static inline gboolean photopick_accessible_state_is(GtkWidget *widget, GtkAccessibleState state, int expected) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import Basics
 import CGtk
+import GObjectSupport
 
 /// What GTK's accessible and chooser calls need that Swift cannot say directly.
 public enum Accessible {
@@ -13,6 +14,23 @@ public enum Accessible {
         g_value_set_int(&value, on ? 1 : 0)
         gtk_accessible_update_state_value(OpaquePointer(widget), 1, &state, &value)
         g_value_unset(&value)
+    }
+}
+
+extension Accessible {
+    /// Says `text` to a screen reader, as news, not as a widget's name: GTK 4.14's announce when
+    /// the running GTK has it; before, the text is the description of the focused widget a
+    /// moment (Orca 43 speaks a new description on the focused object, whatever its role), then
+    /// the description it had goes back.
+    @MainActor public static func announce(_ text: String, near widget: UnsafeMutablePointer<GtkWidget>) {
+        if photopick_accessible_announce(widget, text) != 0 { return }
+        let target = gtk_widget_get_root(widget).flatMap { gtk_root_get_focus($0) } ?? widget
+        photopick_accessible_set_description(target, text)
+        let held = GObjectRef(UnsafeMutableRawPointer(target), transfer: .none)
+        MainLoop.add(after: 600, priority: G_PRIORITY_DEFAULT) {
+            photopick_accessible_set_description(held.pointer(as: GtkWidget.self), nil)
+            return false
+        }
     }
 }
 

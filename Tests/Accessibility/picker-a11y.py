@@ -6,8 +6,9 @@ Run inside `dbus-run-session` on a display of its own: it starts the picker (arg
 GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON object:
 
   cells    the names of the grid's cells AT-SPI lists (GTK 4.8: the list item widgets)
-  events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space:
-           the cell's name at that moment and the new value
+  events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space
+           (or the keys of $A11Y_KEYS): the cell's name at that moment and the new value
+  said     each new description meanwhile: what Orca 43 speaks as news on GTK 4.8
   strip    the names of the strip's buttons after them
   status   the picker's exit status after Ctrl+Return
 
@@ -20,7 +21,7 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
-result = {"cells": [], "events": [], "strip": [], "status": None, "problem": None}
+result = {"cells": [], "events": [], "said": [], "strip": [], "status": None, "problem": None}
 # The accessibility bus and its registry first: GTK 4.8 asks for the bus once, at start, and a
 # picker that found none (the bus still being started) never shows on it.
 Atspi.init()
@@ -65,6 +66,15 @@ def application():
     return None
 
 
+def on_description(event):
+    try:
+        text = event.source.get_description()
+    except GLib.Error:
+        text = None
+    if text:
+        result["said"].append(text)
+
+
 def on_checked(event):
     try:
         name = event.source.get_name()
@@ -88,10 +98,12 @@ try:
 
     listener = Atspi.EventListener.new(on_checked)
     listener.register("object:state-changed:checked")
+    speaker = Atspi.EventListener.new(on_description)
+    speaker.register("object:property-change:accessible-description")
     window = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(picker.pid)],
                             capture_output=True, text=True, timeout=30).stdout.split()[-1]
     xdotool("windowfocus", "--sync", window)
-    steps = ["space", "Right", "space", "Left", "space"]
+    steps = os.environ.get("A11Y_KEYS", "space Right space Left space").split()
     loop = GLib.MainLoop()
 
     def step():
@@ -111,6 +123,7 @@ try:
         context.iteration(False)
         time.sleep(0.05)
     listener.deregister("object:state-changed:checked")
+    speaker.deregister("object:property-change:accessible-description")
     result["strip"] = [name for name in names(app, Atspi.Role.PUSH_BUTTON) if name.startswith("Unpick photo")]
     xdotool("key", "ctrl+Return")
     result["status"] = picker.wait(timeout=20)

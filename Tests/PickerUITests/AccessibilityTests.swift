@@ -6,10 +6,14 @@ import XCTest
 /// What a screen reader hears of the picker, read over AT-SPI by Tests/Accessibility's client on
 /// an accessibility bus of the test's own (issue 41): every cell was "GtkListItemWidget".
 final class AccessibilityTests: WindowTestCase {
-    func testCellsAreNamedAndAPickIsHeardWithItsNumber() throws {
+    /// Runs Tests/Accessibility's client over a picker of the library with `arguments`, pressing
+    /// `keys`: what it heard.
+    private func hear(_ arguments: [String] = [], keys: String? = nil) throws -> [String: Any] {
         let typelib = "/usr/lib/x86_64-linux-gnu/girepository-1.0/Atspi-2.0.typelib"
-        guard FileManager.default.fileExists(atPath: typelib) else { return XCTFail("\(typelib) is missing: run scripts/bootstrap") }
-        let order = try list()
+        guard FileManager.default.fileExists(atPath: typelib) else {
+            XCTFail("\(typelib) is missing: run scripts/bootstrap")
+            throw XCTSkip("no AT-SPI client")
+        }
         // A bus that can start the accessibility bus and nothing else (no portal behind the test's back).
         let services = TestSupport.temporaryDirectory("a11y-services")
         try FileManager.default.copyItem(atPath: "/usr/share/dbus-1/services/org.a11y.Bus.service",
@@ -20,11 +24,18 @@ final class AccessibilityTests: WindowTestCase {
         let bus = try PrivateSessionBus(serviceFolder: services, environment: environment)
         defer { bus.stop() }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        if let keys { environment["A11Y_KEYS"] = keys }
         let client = TestSupport.packageRoot.appendingPathComponent("Tests/Accessibility/picker-a11y.py").path
-        let run = try TestSupport.run("/usr/bin/python3", [client, TestSupport.photopick, "--library", library.path, "--no-camera"],
+        let run = try TestSupport.run("/usr/bin/python3", [client, TestSupport.photopick, "--library", library.path, "--no-camera"] + arguments,
                                       environment: environment, timeout: 120)
         let heard = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.output) as? [String: Any], run.error)
         XCTAssertNil(heard["problem"] as? String, "\(heard["problem"] ?? "")")
+        return heard
+    }
+
+    func testCellsAreNamedAndAPickIsHeardWithItsNumber() throws {
+        let order = try list()
+        let heard = try hear()
         let cells = heard["cells"] as? [String] ?? []
         XCTAssertGreaterThan(cells.count, 6)
         XCTAssertFalse(cells.contains { $0.contains("GtkListItemWidget") || $0.isEmpty }, "\(cells)")
@@ -44,5 +55,16 @@ final class AccessibilityTests: WindowTestCase {
         XCTAssertEqual(strip.count, 1, "\(strip)")
         XCTAssertTrue(strip.first?.hasPrefix("Unpick photo 1, \(second), ") == true, "\(strip)")
         XCTAssertEqual(heard["status"] as? Int, 0)
+        // The first unpicked, the second's number closed up: said, as a number on another cell
+        // is not read.
+        XCTAssertEqual(heard["said"] as? [String], ["Pick 2 is now 1"])
+    }
+
+    /// A pick past the maximum is refused with words a screen reader says (a toast is not read).
+    func testAPickPastTheMaximumIsSaid() throws {
+        _ = try list()
+        let heard = try hear(["--max", "2"], keys: "space Right space Right space")
+        XCTAssertEqual(heard["said"] as? [String], ["You can pick up to 2"])
+        XCTAssertEqual((heard["events"] as? [[String: Any]])?.count, 2, "two picks, the third refused")
     }
 }

@@ -34,6 +34,8 @@ extension Picker {
         }
         cell(showing: id)?.shake()
         showToast(refusal, answering: true)
+        // (A toast is not read out: the refusal is told as news too.)
+        Accessible.announce(refusal, near: widget)
         gtk_widget_error_bell(grid)
     }
 

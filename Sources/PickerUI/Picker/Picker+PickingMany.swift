@@ -94,13 +94,17 @@ extension Picker {
         }
         var outcome = selection.add(ids)
         outcome.refused += away
+        var said: String?
         if outcome.overMaximum > 0 {
-            showToast(ni18n("{count} photo did not fit: you can pick up to {maximum}", "{count} photos did not fit: you can pick up to {maximum}",
-                            outcome.overMaximum, ["maximum": Localization.number(selection.maximum ?? 0)]), answering: true)
+            said = ni18n("{count} photo did not fit: you can pick up to {maximum}", "{count} photos did not fit: you can pick up to {maximum}",
+                         outcome.overMaximum, ["maximum": Localization.number(selection.maximum ?? 0)])
             gtk_widget_error_bell(grid)
         } else if outcome.refused > 0 {
-            showToast(ni18n("{count} photo cannot be picked and was left out", "{count} photos cannot be picked and were left out", outcome.refused),
-                      answering: true)
+            said = ni18n("{count} photo cannot be picked and was left out", "{count} photos cannot be picked and were left out", outcome.refused)
+        }
+        if let said {
+            showToast(said, answering: true)
+            Accessible.announce(said, near: widget)
         }
         return outcome
     }
@@ -130,5 +134,29 @@ extension Picker {
             if String(cString: response.assumingMemoryBound(to: CChar.self)) == "pick", self.controller != nil { self.pickAllNow() }
         })
         gtk_window_present(UnsafeMutableRawPointer(question).assumingMemoryBound(to: GtkWindow.self))
+    }
+
+    // MARK: What a screen reader is told
+
+    /// The order changed: what a sighted person sees move (the numbers after an unpicked photo
+    /// closing up, a pick moved in the strip) is said, as numbers on other cells are not read.
+    func announceOrderChange() {
+        let before = picksAnnounced, now = selection.picked
+        picksAnnounced = now
+        guard before != now, !before.isEmpty else { return }
+        if now.count == before.count - 1, let gone = before.firstIndex(where: { !now.contains($0) }), gone < now.count {
+            // One unpicked with picks after it: those close up.
+            let text = now.count - gone == 1
+                ? i18n("Pick {old} is now {new}", ["old": String(gone + 2), "new": String(gone + 1)])
+                : i18n("Picks {old} to {oldLast} are now {new} to {newLast}",
+                       ["old": String(gone + 2), "oldLast": String(before.count), "new": String(gone + 1), "newLast": String(now.count)])
+            Accessible.announce(text, near: widget)
+        } else if now.count == before.count, Set(now) == Set(before),
+                  let first = now.indices.first(where: { now[$0] != before[$0] }), let last = now.indices.last(where: { now[$0] != before[$0] }) {
+            // One moved (a drag, Alt+arrows): from `first` to `last`, or back.
+            let moved = before[first] == now[last] ? now[last] : now[first]
+            guard let number = selection.number(of: moved) else { return }
+            Accessible.announce(i18n("Moved to {number} of {count}", ["number": String(number), "count": String(now.count)]), near: widget)
+        }
     }
 }

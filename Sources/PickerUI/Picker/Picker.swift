@@ -125,6 +125,8 @@ public final class Picker {
     var rangeAnchor: (id: Int64, position: Int)?
     /// What the current range added: a wider or narrower range from the same anchor replaces it.
     var rangeAdded: [Int64] = []
+    /// The picks as a screen reader last heard of them (Picker+PickingMany's announcements).
+    var picksAnnounced: [Int64] = []
     /// The "Pick all?" question while it is asked.
     var pickAllQuestion: GObjectRef?
     var findGeneration = 0
@@ -415,6 +417,7 @@ public final class Picker {
             guard let self else { return }
             if self.awaitingFetches, self.selection.count == 0 { self.afterFetches = nil }
             self.updateConfirmButton()
+            self.announceOrderChange()
             self.strip.show(self.selection.picked, rows: self.controller.asset, loader: self.loader)
             shell.set_picked_count_internal(self.picker, guint(self.selection.count))
             shell.notify_picked_uris(self.picker)
