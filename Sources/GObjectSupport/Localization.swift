@@ -87,6 +87,20 @@ public enum Localization {
     }
 }
 
+extension Localization {
+    /// A month in the locale's words: "March 2024", "март 2024", "2024년 3월".
+    public static func month(year: Int, month: Int) -> String? {
+        guard let time = g_date_time_new_utc(Int32(clamping: year), Int32(clamping: month), 1, 0, 0, 0) else { return nil }
+        defer { g_date_time_unref(time) }
+        // Translators: a month of a year, in g_date_time_format's codes: %OB the month's name as
+        // it stands alone (nominative), %Y the year. For example "%Y년 %B".
+        let pattern = i18n("%OB %Y")
+        guard let text = g_date_time_format(time, pattern) else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+}
+
 /// Marks a message for translation where it is written, leaving it English there: for tables
 /// that also feed English output (the option tables make the man page) and for text GLib
 /// translates itself (GOptionContext's help, through the domain). `Localization.translate`

@@ -214,6 +214,52 @@ extension PhotoLibrary {
         return holding.isEmpty ? nil : ids.firstIndex(where: holding.contains)
     }
 
+    // MARK: Months
+
+    /// A month of an album: its photos sit together in the album's order, from `start` on.
+    public struct MonthRun: Equatable, Sendable {
+        public let year: Int
+        public let month: Int
+        public let start: Int
+        public let count: Int
+    }
+
+    /// The months of an album in its order (newest first), each a run of consecutive photos:
+    /// where Ctrl+Up and Ctrl+Down go, and what a timeline is made of. A photo's month is the
+    /// one its date shows (CaptureDate.iso8601: in its own zone when the file says it, the
+    /// camera's clock when not, this machine's zone for a file time). One query over the album's
+    /// rows, off the GTK thread.
+    public func monthRuns(of result: FetchResult) throws -> [MonthRun] {
+        var (filter, _) = PhotoLibrary.sql(for: result.album)
+        if let condition = result.filter.sqlCondition { filter += " AND " + condition }
+        // (Seconds floored, as iso8601 floors them: 1969's last millisecond is 1969's.)
+        let seconds = "((captured_at - ((captured_at % 1000) + 1000) % 1000) / 1000)"
+        let plausible = Plausible.utcOffsetMinutes
+        let month = """
+            CASE WHEN capture_offset BETWEEN \(plausible.lowerBound) AND \(plausible.upperBound)
+                   THEN strftime('%Y%m', \(seconds) + capture_offset * 60, 'unixepoch')
+                 WHEN date_source = \(CaptureDate.Source.embedded.rawValue) THEN strftime('%Y%m', \(seconds), 'unixepoch')
+                 ELSE strftime('%Y%m', \(seconds), 'unixepoch', 'localtime') END
+            """
+        return try withReader { db in
+            let statement = try db.statement("SELECT \(month) FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC")
+            defer { statement.reset() }
+            var runs: [MonthRun] = []
+            var key = -1, start = 0, position = 0
+            while try statement.step() {
+                let value = statement.int(0)
+                if value != key {
+                    if key >= 0 { runs.append(MonthRun(year: key / 100, month: key % 100, start: start, count: position - start)) }
+                    key = value
+                    start = position
+                }
+                position += 1
+            }
+            if key >= 0 { runs.append(MonthRun(year: key / 100, month: key % 100, start: start, count: position - start)) }
+            return runs
+        }
+    }
+
     /// The WHERE clause of an album and a query for its count. Bits are literals so that SQLite
     /// matches each album's partial index.
     private static func sql(for album: Album) -> (filter: String, count: String) {

@@ -53,6 +53,7 @@ public enum PickerActions {
             Command("zoom-in", i18n("Larger thumbnails"), accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: viewing),
             Command("zoom-out", i18n("Smaller thumbnails"), accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: viewing),
             Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing),
+            Command("month", i18n("The first photo of the month before or after"), keys: ["<Control>Up", "<Control>Down"], section: viewing, window: true),
             Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera),
             Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking),
             Command("range", i18n("Pick the photos from the last pick to here"), keys: ["<Shift>Right", "<Shift>Down"], section: picking, window: true),
@@ -135,8 +136,8 @@ public enum PickerActions {
 
     private static func addActions(_ offered: [Command], to map: OpaquePointer, picker: UnsafeMutablePointer<GtkWidget>,
                                    close: @escaping @MainActor () -> Void) {
-        // (The range is keys the grid handles: listed, not an action.)
-        for command in offered where !["show-help-overlay", "library-folders", "range"].contains(command.name) {
+        // (The range and the months are keys the grid handles: listed, not actions.)
+        for command in offered where !["show-help-overlay", "library-folders", "range", "month"].contains(command.name) {
             let action = g_simple_action_new(command.name, nil)!
             let name = command.name, isPickers = command.isPickers
             Signal.connectAction(action) {

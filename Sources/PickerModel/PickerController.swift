@@ -76,6 +76,8 @@ public final class PickerController {
     /// in above them, they would reflow the grid under their eyes (200 arrivals moved every photo
     /// one row down and four columns on); a messenger's gallery holds them behind a banner too.
     private var heldArrivals: Set<Int64> = []
+    /// The months of the album `result` (`months(then:)`).
+    private var monthsKnown: (result: FetchResult, runs: [PhotoLibrary.MonthRun])?
 
     /// Hands a closure from a worker to the GTK thread.
     public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
@@ -500,6 +502,23 @@ public final class PickerController {
         heldArrivals.formUnion(arrivals)
         publish(.newerAbove(heldArrivals.count))
         return true
+    }
+
+    /// The open album's months in its order (Ctrl+Up and Ctrl+Down, a timeline): read off the
+    /// GTK thread when first asked for, and again once the album changed (a new fetch result);
+    /// `done` gets them, at once when they are known. Not called when the album changed meanwhile.
+    public func months(then done: @escaping @MainActor ([PhotoLibrary.MonthRun]) -> Void) {
+        guard let base = model.fetchResult else { return done([]) }
+        if let known = monthsKnown, known.result === base { return done(known.runs) }
+        let library = self.library, post = postToController
+        workers.submit {
+            let runs = (try? library.monthRuns(of: base)) ?? []
+            post { controller in
+                guard controller.model.fetchResult === base else { return }
+                controller.monthsKnown = (base, runs)
+                done(runs)
+            }
+        }
     }
 
     /// Applies change details to the model; when the person has scrolled away from the top, the

@@ -152,6 +152,32 @@ extension PhotoGrid {
         return true
     }
 
+    /// Scrolls so that the row of `position` is the first in sight (a month's first photo, jumped
+    /// to), worked out from a cell in sight: the cells are uniform. GTK's own scroll to an item
+    /// only brings it somewhere into view.
+    func showAtTop(position: Int) {
+        guard let adjustment = verticalAdjustment else { return }
+        releaseCellsBeyondFirstScreen()
+        var columns: Set<Int> = [], rows: Set<Int> = []
+        var known: (position: Int, y: Double)?
+        for cell in cells.compactMap(\.cell) {
+            guard let at = cell.position, let (x, y) = place(of: cell) else { continue }
+            columns.insert(Int(x.rounded()))
+            rows.insert(Int(y.rounded()))
+            if known == nil || at < known!.position { known = (at, y) }
+        }
+        let tops = rows.sorted()
+        guard let known, tops.count >= 2, !columns.isEmpty else {
+            _ = gtk_widget_activate_action_variant(grid, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+            return
+        }
+        let perRow = columns.count, rowHeight = Double(tops[1] - tops[0])
+        let rowsAway = Double(position / perRow - known.position / perRow)
+        let value = gtk_adjustment_get_value(adjustment) + known.y + rowsAway * rowHeight
+        let highest = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+        gtk_adjustment_set_value(adjustment, max(0, min(highest, value)))
+    }
+
     /// Scrolls to the asset and gives it the keyboard focus (a capture, now first in the grid).
     func focusAsset(_ id: Int64, attempts: Int = 3) {
         guard let position = model.position(of: id) else { return }

@@ -148,6 +148,11 @@ extension Picker {
         case GDK_KEY_space:
             if let position = focusedPosition { toggle(at: position); return true }
             return false
+        case GDK_KEY_Up where control && !shift && !alt, GDK_KEY_Down where control && !shift && !alt,
+             GDK_KEY_KP_Up where control && !shift && !alt, GDK_KEY_KP_Down where control && !shift && !alt:
+            // Ctrl+Up and Ctrl+Down: a month back or on (the start of this month first).
+            jumpMonth(forward: Int32(keyval) == GDK_KEY_Down || Int32(keyval) == GDK_KEY_KP_Down)
+            return true
         case GDK_KEY_Left, GDK_KEY_Right, GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Left, GDK_KEY_KP_Right, GDK_KEY_KP_Up, GDK_KEY_KP_Down:
             // Shift+arrows: the grid moves the focus as for an arrow; the range follows it.
             guard shift, !control, !alt, let before = focusedPosition else { return false }

@@ -160,3 +160,34 @@ extension Picker {
         }
     }
 }
+
+// MARK: Months
+
+extension Picker {
+    /// Ctrl+Down: the first photo of the next month (older), at the top of the view. Ctrl+Up:
+    /// the first photo of this month, or of the one before when already there. The month is
+    /// said to a screen reader.
+    func jumpMonth(forward: Bool) {
+        guard controller != nil, let current = focusedPosition else { return }
+        let offset = model.showsCamera ? 1 : 0
+        controller.months { [weak self] runs in
+            guard let self, self.controller != nil else { return }
+            let index = max(0, current - offset)
+            guard let at = runs.lastIndex(where: { $0.start <= index }) else { return }
+            let run: PhotoLibrary.MonthRun
+            if forward {
+                guard at + 1 < runs.count else { return gtk_widget_error_bell(self.grid) }
+                run = runs[at + 1]
+            } else if index > runs[at].start {
+                run = runs[at]
+            } else {
+                guard at > 0 else { return gtk_widget_error_bell(self.grid) }
+                run = runs[at - 1]
+            }
+            guard let id = self.model.assetID(at: run.start + offset) else { return }
+            self.photoGrid.showAtTop(position: run.start + offset)
+            self.photoGrid.focusAsset(id)
+            if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: self.widget) }
+        }
+    }
+}
