@@ -25,10 +25,12 @@ public final class WidgetType {
     /// out the children itself instead (the type then takes no layout manager).
     /// `focusesChild`: `gtk_widget_grab_focus ()` on the widget gives the focus to its first
     /// child that takes it, as GtkBox does (a widget that wraps a button or a view).
+    /// `actions`: installed on the class ("cell.toggle-pick"), carried out by the state
+    /// (`WidgetActions`); assistive technologies list them, and AT-SPI's DoAction runs them.
     public init(_ name: String, cssName: String, role: GtkAccessibleRole = GTK_ACCESSIBLE_ROLE_GENERIC,
-                layout: GType? = nil, sizing: Bool = false, focusesChild: Bool = false) {
+                layout: GType? = nil, sizing: Bool = false, focusesChild: Bool = false, actions: [String] = []) {
         precondition(layout == nil || !sizing, "\(name): a layout manager or its own sizing, not both")
-        let definition = Definition(cssName: cssName, role: role, layout: layout, sizing: sizing, focusesChild: focusesChild)
+        let definition = Definition(cssName: cssName, role: role, layout: layout, sizing: sizing, focusesChild: focusesChild, actions: actions)
         var info = GTypeInfo()
         info.class_size = guint16(MemoryLayout<PhotopickSwiftWidgetClass>.size)
         info.instance_size = guint16(MemoryLayout<PhotopickSwiftWidgetInstance>.size)
@@ -67,9 +69,9 @@ public final class WidgetType {
     // MARK: The class
 
     private final class Definition {
-        let cssName: String, role: GtkAccessibleRole, layout: GType?, sizing: Bool, focusesChild: Bool
-        init(cssName: String, role: GtkAccessibleRole, layout: GType?, sizing: Bool, focusesChild: Bool) {
-            (self.cssName, self.role, self.layout, self.sizing, self.focusesChild) = (cssName, role, layout, sizing, focusesChild)
+        let cssName: String, role: GtkAccessibleRole, layout: GType?, sizing: Bool, focusesChild: Bool, actions: [String]
+        init(cssName: String, role: GtkAccessibleRole, layout: GType?, sizing: Bool, focusesChild: Bool, actions: [String]) {
+            (self.cssName, self.role, self.layout, self.sizing, self.focusesChild, self.actions) = (cssName, role, layout, sizing, focusesChild, actions)
         }
     }
 
@@ -120,6 +122,15 @@ public final class WidgetType {
                     if gtk_widget_child_focus(current, direction) != 0 { return 1 }
                 }
                 return 0
+            }
+        }
+        for action in definition.actions {
+            gtk_widget_class_install_action(widgetClass, action, nil) { widget, name, _ in
+                MainActor.assumeIsolated {
+                    guard let state = widget?.raw.assumingMemoryBound(to: PhotopickSwiftWidgetInstance.self).pointee.state, let name,
+                          let actions = Unmanaged<AnyObject>.fromOpaque(state).takeUnretainedValue() as? WidgetActions else { return }
+                    actions.widgetAction(String(cString: name))
+                }
             }
         }
         if definition.sizing {
@@ -206,4 +217,10 @@ extension LaidOutAsOverlay {
             child = gtk_widget_get_next_sibling(current)
         }
     }
+}
+
+/// A widget's state that carries out the actions its type installs (`WidgetType`'s `actions`).
+@MainActor
+public protocol WidgetActions: AnyObject {
+    func widgetAction(_ name: String)
 }

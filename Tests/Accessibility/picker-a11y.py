@@ -9,6 +9,7 @@ GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON 
   events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space
            (or the keys of $A11Y_KEYS): the cell's name at that moment and the new value
   said     each new description meanwhile: what Orca 43 speaks as news on GTK 4.8
+  actions  (with $A11Y_DO=N) the Nth cell's actions, the first of which it ran instead of keys
   strip    the names of the strip's buttons after them
   status   the picker's exit status after Ctrl+Return
 
@@ -104,6 +105,15 @@ try:
                             capture_output=True, text=True, timeout=30).stdout.split()[-1]
     xdotool("windowfocus", "--sync", window)
     steps = os.environ.get("A11Y_KEYS", "space Right space Left space").split()
+    # With $A11Y_DO=N: the Nth cell's own action, as a screen reader's DoAction runs it.
+    if "A11Y_DO" in os.environ:
+        item = table.get_child_at_index(int(os.environ["A11Y_DO"]))
+        cell = item.get_child_at_index(0) if item is not None and item.get_child_count() > 0 else None
+        actions = [cell.get_action_name(i) for i in range(cell.get_n_actions())] if cell is not None else []
+        result["actions"] = actions
+        if "cell.toggle-pick" in actions:
+            steps = []
+            cell.do_action(actions.index("cell.toggle-pick"))
     loop = GLib.MainLoop()
 
     def step():

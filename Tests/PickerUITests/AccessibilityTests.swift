@@ -8,7 +8,7 @@ import XCTest
 final class AccessibilityTests: WindowTestCase {
     /// Runs Tests/Accessibility's client over a picker of the library with `arguments`, pressing
     /// `keys`: what it heard.
-    private func hear(_ arguments: [String] = [], keys: String? = nil) throws -> [String: Any] {
+    private func hear(_ arguments: [String] = [], keys: String? = nil, action cell: Int? = nil) throws -> [String: Any] {
         let typelib = "/usr/lib/x86_64-linux-gnu/girepository-1.0/Atspi-2.0.typelib"
         guard FileManager.default.fileExists(atPath: typelib) else {
             XCTFail("\(typelib) is missing: run scripts/bootstrap")
@@ -25,6 +25,7 @@ final class AccessibilityTests: WindowTestCase {
         defer { bus.stop() }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         if let keys { environment["A11Y_KEYS"] = keys }
+        if let cell { environment["A11Y_DO"] = String(cell) }
         let client = TestSupport.packageRoot.appendingPathComponent("Tests/Accessibility/picker-a11y.py").path
         let run = try TestSupport.run("/usr/bin/python3", [client, TestSupport.photopick, "--library", library.path, "--no-camera"] + arguments,
                                       environment: environment, timeout: 120)
@@ -66,5 +67,17 @@ final class AccessibilityTests: WindowTestCase {
         let heard = try hear(["--max", "2"], keys: "space Right space Right space")
         XCTAssertEqual(heard["said"] as? [String], ["You can pick up to 2"])
         XCTAssertEqual((heard["events"] as? [[String: Any]])?.count, 2, "two picks, the third refused")
+    }
+
+    /// A cell's own action picks it, as a screen reader's DoAction does (no pointer, no keys).
+    func testACellsActionPicksIt() throws {
+        let order = try list()
+        let heard = try hear(action: 2)
+        XCTAssertEqual(heard["actions"] as? [String], ["cell.toggle-pick"])
+        let events = heard["events"] as? [[String: Any]] ?? []
+        XCTAssertEqual(events.count, 1, "\(events)")
+        XCTAssertTrue((events.first?["name"] as? String)?.hasPrefix(URL(fileURLWithPath: order[2]).lastPathComponent) == true, "\(events)")
+        XCTAssertTrue((events.first?["name"] as? String)?.hasSuffix("picked 1 of 1") == true, "\(events)")
+        XCTAssertEqual(heard["status"] as? Int, 0)
     }
 }

@@ -39,6 +39,8 @@ protocol CellHost: AnyObject {
     var cellPixels: Int { get }
     /// What the benchmarks and tests count, when they asked for it.
     var metrics: PickerMetrics? { get }
+    /// The cell's toggle-pick action (a screen reader's DoAction): as a click.
+    func toggle(at position: Int)
 }
 
 /// What a cell shows instead of an empty square.

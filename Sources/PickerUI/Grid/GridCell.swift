@@ -19,8 +19,10 @@ import Thumbnails
 /// number and hover circle one label: three widgets a cell where there were six, in each of the
 /// grid's 200 cells to make, lay out, unmap and dispose. The widget owns this object.
 @MainActor
-final class GridCell: LaidOutAsOverlay, SwiftWidget {
-    static let widgetType = WidgetType("PhotopickGridCell", cssName: "photopick-cell", role: GTK_ACCESSIBLE_ROLE_GROUP, sizing: true)
+final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
+    /// `cell.toggle-pick`: what a click does, for assistive technologies (AT-SPI's DoAction).
+    static let widgetType = WidgetType("PhotopickGridCell", cssName: "photopick-cell", role: GTK_ACCESSIBLE_ROLE_GROUP, sizing: true,
+                                       actions: ["cell.toggle-pick"])
 
     /// The cell of a grid's list item, or of the cell widget itself.
     static func of(_ widget: UnsafeMutablePointer<GtkWidget>?) -> GridCell? { widgetType.state(of: widget) }
@@ -366,6 +368,11 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget {
         cloud.show(false)
         gtk_widget_remove_css_class(root, "offline")
         showNumber(nil)
+    }
+
+    func widgetAction(_ name: String) {
+        guard name == "cell.toggle-pick", let host, let position else { return }
+        host.toggle(at: position)
     }
 
     // MARK: What it shows

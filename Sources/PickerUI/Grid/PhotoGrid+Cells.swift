@@ -113,6 +113,8 @@ extension PhotoGrid {
 }
 
 extension PhotoGrid: CellHost {
+    func toggle(at position: Int) { onToggle?(position) }
+
     func row(_ id: Int64) -> RowLookup { controller.row(id) }
 
     func pickState(of id: Int64) -> SelectionStore.PickState { selection.state(of: id) }
