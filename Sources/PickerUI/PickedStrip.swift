@@ -41,6 +41,14 @@ final class PickedStrip: SwiftWidget {
     /// The copies of picks on another machine: an item shows its copy's ring.
     var fetches: FetchStore?
     static let side: Int32 = 56
+    /// The most picks shown as items; the rest are a count after them.
+    static let shownAtMost = 200
+    /// "+59,800": the picks after the items.
+    private let moreLabel: UnsafeMutablePointer<GtkWidget>
+    /// The picks shown as items, and the count after them when shown (tests).
+    var shown: (items: Int, more: String?) {
+        (order.count, gtk_widget_get_visible(moreLabel) != 0 ? gtk_label_get_text(moreLabel.opaque).map { String(cString: $0) } : nil)
+    }
     static let transitionMilliseconds: guint = 200
 
     /// One picked photo: a revealer (for the slide) around a button with the picture and number.
@@ -84,6 +92,10 @@ final class PickedStrip: SwiftWidget {
         gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
         row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
         style(row, "picked-strip")
+        moreLabel = gtk_label_new(nil)
+        style(moreLabel, "dim-label", "picked-more")
+        gtk_widget_set_visible(moreLabel, 0)
+        gtk_box_append(row.cast(), moreLabel)
         gtk_scrolled_window_set_child(scroller.opaque, row)
         gtk_revealer_set_child(revealer.opaque, scroller)
         let keys = gtk_event_controller_key_new()!
@@ -191,7 +203,10 @@ final class PickedStrip: SwiftWidget {
 
     /// Brings the strip in line with `picked`: new items slide in, removed ones slide out, the
     /// rest are renumbered and put in order.
-    func show(_ picked: [Int64], rows: (Int64) -> Asset?, loader: ThumbnailLoader) {
+    func show(_ all: [Int64], rows: (Int64) -> Asset?, loader: ThumbnailLoader) {
+        // The first picks only, and how many more: Ctrl+A in an album of 60,000 made an item a
+        // pick, each a widget and a thumbnail, and walked them all at every pick.
+        let picked = Array(all.prefix(Self.shownAtMost))
         let wanted = Set(picked)
         // An item unpicked from the keyboard: the focus goes to its neighbour, as in a list.
         let focused = focusedID
@@ -236,6 +251,11 @@ final class PickedStrip: SwiftWidget {
             }
             previous = item.revealer
         }
+        let more = all.count - picked.count
+        gtk_label_set_text(moreLabel.opaque, i18n("+{count}", ["count": Localization.number(more)]))
+        photopick_accessible_set_label(moreLabel, ni18n("{count} more pick", "{count} more picks", more))
+        gtk_widget_set_visible(moreLabel, more > 0 ? 1 : 0)
+        gtk_box_reorder_child_after(row.cast(), moreLabel, previous)
         gtk_revealer_set_reveal_child(revealer.opaque, picked.isEmpty ? 0 : 1)
         order = picked.filter { items[$0] != nil }
         if let focused, !wanted.contains(focused) {

@@ -99,6 +99,9 @@ final class PickAllQuestionTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(view.selection.count, 600)
             XCTAssertEqual(view.selection.picked.first, view.model.assetID(at: 0), "in the album's order")
             XCTAssertEqual(view.selection.picked.last, view.model.assetID(at: 599))
+            // The strip holds the first 200 and counts the rest: 600 items were 600 widgets.
+            XCTAssertEqual(view.strip.shown.items, PickedStrip.shownAtMost)
+            XCTAssertEqual(view.strip.shown.more, "+400")
             view.unpickAll()
             XCTAssertEqual(view.selection.count, 0)
         }
