@@ -419,7 +419,7 @@ static const struct {
   { "take-photo",   { "<Control>t", NULL } },
   { "location",     { "<Control>l", NULL } },
   { "pick-all",     { "<Control>a", NULL } },
-  { "unpick-all",   { "<Control><Shift>a", NULL } },
+  { "unpick-all",   { "<Shift><Control>a", NULL } },
 };
 
 static void

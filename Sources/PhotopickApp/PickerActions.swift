@@ -58,7 +58,7 @@ public enum PickerActions {
             Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking),
             Command("range", i18n("Pick the photos from the last pick to here"), keys: ["<Shift>Right", "<Shift>Down"], section: picking, window: true),
             Command("pick-all", i18n("Pick every photo of the album"), accelerators: ["<Control>a"], section: picking),
-            Command("unpick-all", i18n("Unpick all"), accelerators: ["<Control><Shift>a"], section: picking),
+            Command("unpick-all", i18n("Unpick all"), accelerators: ["<Shift><Control>a"], section: picking),
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general, window: true),
         ]
         if desktop {

@@ -29,7 +29,7 @@ enum PickerCommands {
         Command(name: "take-photo", accelerators: ["<Control>t"]) { $0.openCapture() },
         Command(name: "location", accelerators: ["<Control>l"]) { $0.openLocation() },
         Command(name: "pick-all", accelerators: ["<Control>a"]) { $0.pickAll() },
-        Command(name: "unpick-all", accelerators: ["<Control><Shift>a"]) { $0.unpickAll() },
+        Command(name: "unpick-all", accelerators: ["<Shift><Control>a"]) { $0.unpickAll() },
     ]
 
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
