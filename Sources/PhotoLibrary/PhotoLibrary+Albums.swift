@@ -260,6 +260,17 @@ extension PhotoLibrary {
         }
     }
 
+    /// Where `--date` opens an album: the position of its newest photo taken before
+    /// `endMilliseconds` (the end of the day, month or year asked for, as a camera's clock reads
+    /// it), or the last photo when all are later; nil for an empty album.
+    public func position(before endMilliseconds: Int64, in result: FetchResult) throws -> Int? {
+        guard result.count > 0 else { return nil }
+        var (filter, _) = PhotoLibrary.sql(for: result.album)
+        if let condition = result.filter.sqlCondition { filter += " AND " + condition }
+        let later = try withReader { db in try db.integer("SELECT count(*) FROM assets WHERE \(filter) AND captured_at >= \(endMilliseconds)") } ?? 0
+        return min(Int(later), result.count - 1)
+    }
+
     /// The WHERE clause of an album and a query for its count. Bits are literals so that SQLite
     /// matches each album's partial index.
     private static func sql(for album: Album) -> (filter: String, count: String) {

@@ -96,6 +96,14 @@ import PhotopickApp
         case nil: break
         }
     }
+    // --date: the album opens with the focus on its newest photo of that date or before.
+    if let end = request.dateEnd, options.focusedPath == nil,
+       let album = try library.album(named: options.album ?? "Recents") {
+        let result = try library.fetchAssets(in: album)
+        if let position = try library.position(before: end, in: result), let asset = try library.asset(id: result.id(at: position)) {
+            options.focusedPath = asset.path
+        }
+    }
     // The window is the picker widget (PhotopickPicker) with the widget's C shell linked in
     // here, where a host's libphotopick-1.so loads the same implementation.
     photopick_shell_attach_linked()
