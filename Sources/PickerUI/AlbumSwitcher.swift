@@ -36,6 +36,13 @@ final class AlbumSwitcher: SwiftWidget {
     /// Runs after `onChoose`: closing the popover leaves the keyboard focus on the header
     /// button, so the picker puts it on the new album's first photo.
     var onFocusContent: (() -> Void)?
+    /// A month or a year typed in the search was chosen: the open album goes there.
+    var onGoToDate: ((DateDestination) -> Void)?
+    /// The search as a month or a year ("March 2024", "2019"), offered as the first row.
+    private(set) var destination: DateDestination?
+    /// That row (not one of `rows`: it is no album).
+    let dateRow: UnsafeMutablePointer<GtkWidget>
+    private let dateLabel: UnsafeMutablePointer<GtkWidget>
 
     private(set) var current: Album?
     private(set) var rows: [AlbumSwitcherRow] = []
@@ -106,6 +113,15 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_list_box_set_selection_mode(list.opaque, GTK_SELECTION_NONE)
         gtk_list_box_set_activate_on_single_click(list.opaque, 1)
         style(list, "navigation-sidebar", "album-switcher-list")
+        dateRow = gtk_list_box_row_new()
+        let dateBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+        gtk_box_append(dateBox.cast(), gtk_image_new_from_icon_name("x-office-calendar-symbolic"))
+        dateLabel = gtk_label_new(nil)
+        gtk_label_set_xalign(dateLabel.opaque, 0)
+        gtk_box_append(dateBox.cast(), dateLabel)
+        gtk_list_box_row_set_child(dateRow.cast(), dateBox)
+        style(dateRow, "album-switcher-row", "album-switcher-date")
+        gtk_list_box_append(list.opaque, dateRow)
         let nothing = gtk_label_new(i18n("No album matches"))!
         style(nothing, "dim-label", "album-switcher-empty")
         gtk_list_box_set_placeholder(list.opaque, nothing)
@@ -247,7 +263,8 @@ final class AlbumSwitcher: SwiftWidget {
     func row(for listRow: UnsafeMutableRawPointer?) -> AlbumSwitcherRow? {
         guard let listRow else { return nil }
         let index = Int(gtk_list_box_row_get_index(listRow.assumingMemoryBound(to: GtkListBoxRow.self)))
-        if rows.indices.contains(index) && rows[index].widget.raw == listRow { return rows[index] }
+        // (The date row, when sorted first, puts each row one further.)
+        for place in [index - 1, index] where rows.indices.contains(place) && rows[place].widget.raw == listRow { return rows[place] }
         // A search sorts the list box: its index is then not the row's place in `rows`.
         return rows.first { $0.widget.raw == listRow }
     }
@@ -337,6 +354,13 @@ final class AlbumSwitcher: SwiftWidget {
     /// The rows shown, in the list's order (a search's order while searching).
     var shownRows: [AlbumSwitcherRow] { query.isEmpty ? rows.filter(isShown) : matchingRows }
 
+    /// The date row was chosen.
+    func goToDate() {
+        guard let destination else { return }
+        popdown()
+        onGoToDate?(destination)
+    }
+
     // MARK: Searching
 
     /// Applies the entry's text now (the entry reports changes after a short delay; Enter and
@@ -345,6 +369,8 @@ final class AlbumSwitcher: SwiftWidget {
         let text = String(cString: gtk_editable_get_text(search.opaque)).lowercased()
         guard text != query else { return }
         query = text
+        destination = DateDestination.parse(text)
+        if let destination { gtk_label_set_text(dateLabel.opaque, destination.title) }
         for row in rows { row.setFlat(!query.isEmpty) }
         // Each row's place, worked out once: the sort compares rows thousands of times, and
         // working it out at each comparison (a name split into words, a row found by its
@@ -358,7 +384,7 @@ final class AlbumSwitcher: SwiftWidget {
     }
 
     private func computeSortKeys() {
-        sortKeys = [:]
+        sortKeys = [UnsafeMutableRawPointer(dateRow): (-1, -1)]
         for (index, row) in rows.enumerated() { sortKeys[UnsafeMutableRawPointer(row.widget)] = (row.matchRank(query) ?? 9, index) }
     }
 
@@ -371,6 +397,8 @@ final class AlbumSwitcher: SwiftWidget {
             return
         }
         applySearch()
+        // A date typed is what was meant, before a folder of the same name.
+        if destination != nil { return goToDate() }
         if let first = matchingRows.first { choose(first) } else { gtk_widget_error_bell(search) }
     }
 

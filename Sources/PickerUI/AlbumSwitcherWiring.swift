@@ -12,8 +12,9 @@ extension AlbumSwitcher {
     /// thread on entry: they enter through assumeIsolated, as the signal thunks do.)
     func installListFunctions() {
         gtk_list_box_set_filter_func(list.opaque, { listRow, data in MainActor.assumeIsolated {
-            guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher,
-                  let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
+            guard let switcher = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher else { return 1 }
+            if let listRow, UnsafeMutableRawPointer(listRow) == UnsafeMutableRawPointer(switcher.dateRow) { return switcher.destination != nil ? 1 : 0 }
+            guard let row = switcher.row(for: listRow.map(UnsafeMutableRawPointer.init)) else { return 1 }
             return switcher.isShown(row) ? 1 : 0
         } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
             MainActor.preconditionIsolated()
@@ -52,7 +53,9 @@ extension AlbumSwitcher {
 
     func connectSignals() {
         Signal.connect(list.raw, "row-activated", object: { [weak self] listRow in
-            guard let self, let row = self.row(for: listRow) else { return }
+            guard let self else { return }
+            if listRow == UnsafeMutableRawPointer(self.dateRow) { return self.goToDate() }
+            guard let row = self.row(for: listRow) else { return }
             self.choose(row)
         })
         Signal.connect(search.raw, "search-changed") { [weak self] in self?.applySearch() }
@@ -83,6 +86,10 @@ extension AlbumSwitcher {
             self.applySearch()
             switch key {
             case GDK_KEY_Down, GDK_KEY_KP_Down:
+                if self.destination != nil {
+                    gtk_widget_grab_focus(self.dateRow)
+                    return true
+                }
                 guard let first = self.shownRows.first else { return false }
                 gtk_widget_grab_focus(first.widget)
                 return true
@@ -108,7 +115,8 @@ extension AlbumSwitcher {
             case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_minus, GDK_KEY_KP_Subtract:
                 return focused.map { self.keyOnRow($0, opening: false) } ?? false
             case GDK_KEY_Up, GDK_KEY_KP_Up:
-                guard let first = self.shownRows.first, gtk_widget_get_focus_child(self.list) == first.widget else { return false }
+                let top = self.destination != nil ? self.dateRow : self.shownRows.first?.widget
+                guard let top, gtk_widget_get_focus_child(self.list) == top else { return false }
                 gtk_widget_grab_focus(self.search)
                 return true
             default:

@@ -591,3 +591,16 @@ final class AlbumSwitcherTreeTests: XCTestCase, @unchecked Sendable {
         }
     }
 }
+
+/// A month or a year typed in the album search is a place to go (issue 41).
+final class DateDestinationTests: XCTestCase {
+    func testMonthsAndYearsAreReadAsTheyAreTyped() {
+        let cases: [(String, DateDestination?)] = [
+            ("2019", DateDestination(year: 2019, month: nil)), ("march 2024", DateDestination(year: 2024, month: 3)),
+            ("2024 march", DateDestination(year: 2024, month: 3)), ("mar 2024", DateDestination(year: 2024, month: 3)),
+            ("2024-03", DateDestination(year: 2024, month: 3)), ("may 2024", DateDestination(year: 2024, month: 5)),
+            ("ma 2024", nil), ("13 2024", nil), ("20190", nil), ("folder-123", nil), ("trips 2019", nil), ("", nil),
+        ]
+        for (text, expected) in cases { XCTAssertEqual(DateDestination.parse(text), expected, text) }
+    }
+}

@@ -59,4 +59,23 @@ final class MonthJumpTests: WindowTestCase {
         XCTAssertEqual(wrong.status, 2)
         XCTAssertTrue(wrong.error.contains("--date=2024-02-30 is not a date: write YYYY, YYYY-MM or YYYY-MM-DD"), wrong.error)
     }
+
+    /// A month or a year typed in the album search goes there in the open album.
+    func testAMonthTypedInTheAlbumSearchGoesThere() throws {
+        let folder = try months()
+        for (typed, expected) in [("February 2024", "feb-c"), ("2023", "dec")] {
+            let picker = try RunningPicker(display: display, arguments: ["--library", folder.path, "--no-camera"], dataHome: dataHome, cacheHome: cacheHome)
+            try picker.keys("ctrl+o")
+            try display.waitForPopover(showing: true)
+            usleep(200_000)
+            try display.xdotool(["type", "--delay", "30", typed])
+            usleep(500_000)
+            try picker.keys("Return")
+            usleep(500_000)
+            try picker.keys("space", "ctrl+Return")
+            let (status, lines) = picker.finish()
+            XCTAssertEqual(status, 0, typed)
+            XCTAssertEqual(names(lines), [expected], typed)
+        }
+    }
 }

@@ -184,10 +184,28 @@ extension Picker {
                 guard at > 0 else { return gtk_widget_error_bell(self.grid) }
                 run = runs[at - 1]
             }
-            guard let id = self.model.assetID(at: run.start + offset) else { return }
-            self.photoGrid.showAtTop(position: run.start + offset)
-            self.photoGrid.focusAsset(id)
-            if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: self.widget) }
+            self.show(run)
         }
+    }
+
+    /// A month or a year typed in the album search: the open album's newest photo of it, or the
+    /// nearest older one, at the top of the view with the focus.
+    func goTo(_ destination: DateDestination) {
+        guard controller != nil else { return }
+        controller.months { [weak self] runs in
+            guard let self, self.controller != nil else { return }
+            let wanted = destination.year * 100 + (destination.month ?? 12)
+            guard let run = runs.first(where: { $0.year * 100 + $0.month <= wanted }) ?? runs.last else { return }
+            self.show(run)
+        }
+    }
+
+    /// `run`'s first photo at the top of the view, with the focus; its month said.
+    private func show(_ run: PhotoLibrary.MonthRun) {
+        let offset = model.showsCamera ? 1 : 0
+        guard let id = model.assetID(at: run.start + offset) else { return }
+        photoGrid.showAtTop(position: run.start + offset)
+        photoGrid.focusAsset(id)
+        if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: widget) }
     }
 }

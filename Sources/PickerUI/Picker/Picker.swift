@@ -337,6 +337,7 @@ public final class Picker {
         gtk_widget_set_sensitive(confirmButton, 0)
         switcher.onChoose = { [weak self] album in self?.albumChosen(album) }
         switcher.onFocusContent = { [weak self] in self?.focusFirstPhoto() }
+        switcher.onGoToDate = { [weak self] destination in self?.goTo(destination) }
         Signal.connect(confirmButton.raw, "clicked") { [weak self] in self?.confirm() }
         Signal.connect(newerButton.raw, "clicked") { [weak self] in self?.showNewerPhotos() }
         Signal.connect(cancelButton.raw, "clicked") { [weak self] in self?.cancelled() }
