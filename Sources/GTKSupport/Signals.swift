@@ -104,6 +104,31 @@ extension Signal {
     }
 }
 
+extension Signal {
+    /// `void (*)(GObject *, double x, double y, gpointer)`: a drag's begin, update and end, a
+    /// pointer's motion and enter.
+    @discardableResult
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
+                               point handler: @escaping @MainActor (_ x: Double, _ y: Double) -> Void) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, x, y, data in
+            let handler: @MainActor (Double, Double) -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler(x, y) }
+        }
+        return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+    }
+
+    /// `void (*)(GtkDrawingArea *, int width, int height, gpointer)`: a drawing area's resize.
+    @discardableResult
+    public static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String,
+                               size handler: @escaping @MainActor (_ width: Int, _ height: Int) -> Void) -> gulong {
+        let thunk: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?) -> Void = { _, width, height, data in
+            let handler: @MainActor (Int, Int) -> Void = Signal.handler(data)
+            MainActor.assumeIsolated { handler(Int(width), Int(height)) }
+        }
+        return connect(instance, signal, thunk: unsafeBitCast(thunk, to: GCallback.self), handler: handler)
+    }
+}
+
 /// Adds CSS classes to a widget.
 @MainActor public func style(_ widget: UnsafeMutablePointer<GtkWidget>, _ classes: String...) {
     for name in classes { gtk_widget_add_css_class(widget, name) }

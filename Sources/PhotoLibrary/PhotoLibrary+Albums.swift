@@ -241,21 +241,36 @@ extension PhotoLibrary {
                  WHEN date_source = \(CaptureDate.Source.embedded.rawValue) THEN strftime('%Y%m', \(seconds), 'unixepoch')
                  ELSE strftime('%Y%m', \(seconds), 'unixepoch', 'localtime') END
             """
+        // Counted over the result's own ids: the query reads the index as it is now, and the
+        // result may hold back arrivals (held above the view) or predate a change on its way.
+        // Rows the result does not hold are skipped; ids the result holds that the query no
+        // longer has are counted in the month before them.
+        let ids = result.allIDs
         return try withReader { db in
-            let statement = try db.statement("SELECT \(month) FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC")
+            let statement = try db.statement("SELECT id, \(month) FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC")
             defer { statement.reset() }
             var runs: [MonthRun] = []
             var key = -1, start = 0, position = 0
-            while try statement.step() {
-                let value = statement.int(0)
+            var held: [Int64: Int]?
+            func close(at end: Int) {
+                if key >= 0, end > start { runs.append(MonthRun(year: key / 100, month: key % 100, start: start, count: end - start)) }
+            }
+            while position < ids.count, try statement.step() {
+                let id = statement.int64(0), value = statement.int(1)
+                if ids[position] != id {
+                    // (Rare: a position map only then.)
+                    if held == nil { held = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) }
+                    guard let at = held?[id], at > position else { continue }
+                    position = at
+                }
                 if value != key {
-                    if key >= 0 { runs.append(MonthRun(year: key / 100, month: key % 100, start: start, count: position - start)) }
+                    close(at: position)
                     key = value
                     start = position
                 }
                 position += 1
             }
-            if key >= 0 { runs.append(MonthRun(year: key / 100, month: key % 100, start: start, count: position - start)) }
+            close(at: ids.count)
             return runs
         }
     }

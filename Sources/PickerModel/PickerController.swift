@@ -78,6 +78,9 @@ public final class PickerController {
     private var heldArrivals: Set<Int64> = []
     /// The months of the album `result` (`months(then:)`).
     private var monthsKnown: (result: FetchResult, runs: [PhotoLibrary.MonthRun])?
+    /// Who waits for the months, and whether a read of them is under way.
+    private var monthsWanted: [@MainActor ([PhotoLibrary.MonthRun]) -> Void] = []
+    private var readingMonths = false
 
     /// Hands a closure from a worker to the GTK thread.
     public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
@@ -506,17 +509,32 @@ public final class PickerController {
 
     /// The open album's months in its order (Ctrl+Up and Ctrl+Down, a timeline): read off the
     /// GTK thread when first asked for, and again once the album changed (a new fetch result);
-    /// `done` gets them, at once when they are known. Not called when the album changed meanwhile.
+    /// `done` gets the months of the album open when they are known, at once when they are.
+    /// One read at a time: asks made while one runs (a scan changes the album every moment) are
+    /// answered by the next, for the album as it is then.
     public func months(then done: @escaping @MainActor ([PhotoLibrary.MonthRun]) -> Void) {
         guard let base = model.fetchResult else { return done([]) }
         if let known = monthsKnown, known.result === base { return done(known.runs) }
+        monthsWanted.append(done)
+        if !readingMonths { readMonths() }
+    }
+
+    private func readMonths() {
+        guard let base = model.fetchResult else { return }
+        readingMonths = true
         let library = self.library, post = postToController
         workers.submit {
             let runs = (try? library.monthRuns(of: base)) ?? []
             post { controller in
-                guard controller.model.fetchResult === base else { return }
+                controller.readingMonths = false
+                guard controller.model.fetchResult === base else {
+                    if !controller.monthsWanted.isEmpty { controller.readMonths() }
+                    return
+                }
                 controller.monthsKnown = (base, runs)
-                done(runs)
+                let wanted = controller.monthsWanted
+                controller.monthsWanted = []
+                for done in wanted { done(runs) }
             }
         }
     }

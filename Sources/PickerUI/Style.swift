@@ -123,6 +123,10 @@ enum Style {
     .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
     .album-switcher-compact image { -gtk-icon-size: 12px; }
     .index-progress { padding: 6px 12px; font-size: 0.9em; }
+    /* The timeline along the grid's right edge, and the month beside the pointer. */
+    .timeline { font-size: 0.7em; margin-right: 2px; }
+    .timeline-range { opacity: 0; }
+    .timeline-month { padding: 4px 10px; border-radius: 999px; font-weight: bold; }
     """
 
     /// libadwaita's colours, and what stands for them in GTK's own theme (light and dark).

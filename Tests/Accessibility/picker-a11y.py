@@ -11,7 +11,8 @@ GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON 
   said     each new description meanwhile: what Orca 43 speaks as news on GTK 4.8
   actions  (with $A11Y_DO=N) the Nth cell's actions, the first of which it ran instead of keys
   strip    the names of the strip's buttons after them
-  status   the picker's exit status after Ctrl+Return
+  timeline the timeline's name and value after them (a slider), if the picker shows one
+  status   the picker's exit status after Ctrl+Return (or the key of $A11Y_END)
 
 Keys go through xdotool (AT-SPI's coordinates are wrong under GTK 4). Everything it starts ends
 with it.
@@ -135,7 +136,11 @@ try:
     listener.deregister("object:state-changed:checked")
     speaker.deregister("object:property-change:accessible-description")
     result["strip"] = [name for name in names(app, Atspi.Role.PUSH_BUTTON) if name.startswith("Unpick photo")]
-    xdotool("key", "ctrl+Return")
+    slider = find(app, Atspi.Role.SLIDER)
+    if slider is not None:
+        result["timeline"] = {"name": slider.get_name(), "value": slider.get_current_value(),
+                              "maximum": slider.get_maximum_value()}
+    xdotool("key", os.environ.get("A11Y_END", "ctrl+Return"))
     result["status"] = picker.wait(timeout=20)
 except Exception as error:  # reported, not raised: the test says what went wrong
     result["problem"] = "%s: %s" % (type(error).__name__, error)

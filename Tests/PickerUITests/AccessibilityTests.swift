@@ -8,7 +8,7 @@ import XCTest
 final class AccessibilityTests: WindowTestCase {
     /// Runs Tests/Accessibility's client over a picker of the library with `arguments`, pressing
     /// `keys`: what it heard.
-    private func hear(_ arguments: [String] = [], keys: String? = nil, action cell: Int? = nil) throws -> [String: Any] {
+    private func hear(_ arguments: [String] = [], keys: String? = nil, action cell: Int? = nil, end: String? = nil) throws -> [String: Any] {
         let typelib = "/usr/lib/x86_64-linux-gnu/girepository-1.0/Atspi-2.0.typelib"
         guard FileManager.default.fileExists(atPath: typelib) else {
             XCTFail("\(typelib) is missing: run scripts/bootstrap")
@@ -26,6 +26,7 @@ final class AccessibilityTests: WindowTestCase {
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         if let keys { environment["A11Y_KEYS"] = keys }
         if let cell { environment["A11Y_DO"] = String(cell) }
+        if let end { environment["A11Y_END"] = end }
         let client = TestSupport.packageRoot.appendingPathComponent("Tests/Accessibility/picker-a11y.py").path
         let run = try TestSupport.run("/usr/bin/python3", [client, TestSupport.photopick, "--library", library.path, "--no-camera"] + arguments,
                                       environment: environment, timeout: 120)
@@ -67,6 +68,22 @@ final class AccessibilityTests: WindowTestCase {
         let heard = try hear(["--max", "2"], keys: "space Right space Right space")
         XCTAssertEqual(heard["said"] as? [String], ["You can pick up to 2"])
         XCTAssertEqual((heard["events"] as? [[String: Any]])?.count, 2, "two picks, the third refused")
+    }
+
+    /// The timeline is a slider to a screen reader, one step a month, named for the month it
+    /// is on; a step moves the grid there and says the month (Tab reaches it from the grid).
+    func testTheTimelineIsASliderNamedForItsMonth() throws {
+        _ = try list()
+        // (A small window: the 41 demo photos are then more than two screens long.)
+        let heard = try hear(["--width", "560", "--height", "420"], keys: "Tab Down Down", end: "Escape")
+        let timeline = try XCTUnwrap(heard["timeline"] as? [String: Any], "no slider: \(heard)")
+        let said = heard["said"] as? [String] ?? []
+        XCTAssertEqual(said.count, 2, "each step's month said: \(said)")
+        XCTAssertNotEqual(said.first, said.last, "two months")
+        XCTAssertEqual(timeline["value"] as? Double, 2, "two steps down from the newest month")
+        XCTAssertGreaterThan(timeline["maximum"] as? Double ?? 0, 2)
+        XCTAssertEqual(timeline["name"] as? String, "Timeline, " + (said.last ?? "?"))
+        XCTAssertEqual(heard["status"] as? Int, 1, "Escape from the timeline cancels, as from anywhere")
     }
 
     /// A cell's own action picks it, as a screen reader's DoAction does (no pointer, no keys).

@@ -152,6 +152,17 @@ extension PhotoGrid {
         return true
     }
 
+    /// The position of the first cell at least half in sight: what the view shows at its top.
+    func topPosition() -> Int? {
+        var best: Int?
+        for cell in cells.compactMap(\.cell) {
+            guard let position = cell.position, let (_, y) = place(of: cell) else { continue }
+            guard y + Double(gtk_widget_get_height(cell.root)) / 2 >= 0 else { continue }
+            if best == nil || position < best! { best = position }
+        }
+        return best
+    }
+
     /// Scrolls so that the row of `position` is the first in sight (a month's first photo, jumped
     /// to), worked out from a cell in sight: the cells are uniform. GTK's own scroll to an item
     /// only brings it somewhere into view.

@@ -36,6 +36,7 @@ extension Picker {
     /// The grid holds another album now.
     func albumOpened() {
         photoGrid.albumOpened()
+        refreshTimeline()
         followOpenAlbum()
         updateEmptyState()
         // A first run's album opens once every date is known: the focus waiting for it goes in.

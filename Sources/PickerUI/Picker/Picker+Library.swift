@@ -33,6 +33,7 @@ extension Picker {
             case .newestKnown(let paths): self.photoGrid.makeThumbnailsEarly(for: paths)
             case .contentChanged:
                 self.updateEmptyState()
+                self.refreshTimeline()
                 self.photoGrid.focusFirstPhotoIfStillWanted()
             case .scanProgress(let progress, let expected): self.showProgress(progress, expected: expected)
             case .scanFinished:

@@ -111,6 +111,12 @@ public final class Picker {
     /// "↑ 12 newer photos": photos arrived above a person who has scrolled down.
     let newerPhotos: UnsafeMutablePointer<GtkWidget>
     let newerPhotosLabel: UnsafeMutablePointer<GtkWidget>
+    /// The timeline along the grid's right edge, and the month it shows beside the pointer
+    /// (Picker+Timeline).
+    let timeline = TimelineScrubber()
+    let timelineLabel: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
+    /// Where the timeline's last jump left the view (its mark holds there).
+    var timelineLanding: Double?
     /// Ctrl+L's bar over the grid, its entry and the reason a path was refused.
     var locationBar: UnsafeMutablePointer<GtkWidget>!
     let locationEntry: UnsafeMutablePointer<GtkWidget> = gtk_entry_new()
@@ -315,6 +321,7 @@ public final class Picker {
         gtk_button_set_child(newerButton.cast(), newerContent)
         gtk_revealer_set_child(newerPhotos.opaque, newerButton)
         gtk_overlay_add_overlay(overlay.opaque, newerPhotos)
+        installTimeline()
         gtk_overlay_add_overlay(overlay.opaque, preview.widget)
         gtk_overlay_add_overlay(overlay.opaque, captureView.widget)
         adw_toast_overlay_set_child(toasts.opaque, overlay)
@@ -393,6 +400,7 @@ public final class Picker {
         grid.dragContent = { [weak self] id in self?.dragContent(for: id) }
         grid.onNoVideoThumbnailer = { [weak self] in self?.noteNoVideoThumbnailer() }
         grid.onFirstScreenShown = { [weak self] in self?.updateEmptyState() }
+        followTheView(of: grid)
         grid.metrics = StartupTrace.isOn ? PickerMetrics() : nil
         gridHadFocus = false
         revealedAsset = nil
