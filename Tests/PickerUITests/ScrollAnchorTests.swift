@@ -36,29 +36,6 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
         return (view, window, root)
     }
 
-    /// The asset whose cell is the first at least half in view, and that cell's top edge.
-    private func topAsset(_ view: Picker) -> (id: Int64, y: Double)? {
-        var best: (position: Int, id: Int64, y: Double)?
-        for cell in view.cells.compactMap(\.cell) {
-            guard let position = cell.position, let id = cell.assetID, gtk_widget_get_mapped(cell.root) != 0 else { continue }
-            var x = 0.0, y = 0.0
-            guard gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 else { continue }
-            let height = Double(gtk_widget_get_height(cell.root))
-            guard y + height / 2 >= 0 else { continue }
-            if best == nil || position < best!.position { best = (position, id, y) }
-        }
-        return best.map { ($0.id, $0.y) }
-    }
-
-    /// Where the cell of `id` is (its top edge), if it is bound and in view.
-    private func place(of id: Int64, in view: Picker) -> Double? {
-        for cell in view.cells.compactMap(\.cell) where cell.assetID == id && gtk_widget_get_mapped(cell.root) != 0 {
-            var x = 0.0, y = 0.0
-            if gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 { return y }
-        }
-        return nil
-    }
-
     private func arrive(_ count: Int, in view: Picker, root: FilePath) throws {
         var change = LibraryChange()
         change.inserted = try SyntheticLibrary.addNewest(view.library, root: root, count: count)
@@ -73,19 +50,19 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
             gtk_adjustment_set_value(adjustment, 20 * gtk_adjustment_get_page_size(adjustment) / 4)
             InProcessGTK.pump(seconds: 0.5)
-            let before = try XCTUnwrap(topAsset(view))
+            let before = try XCTUnwrap(view.topAssetInSight())
             XCTAssertFalse(view.newerPhotosShown, "nothing to announce yet")
 
             // (A grid reflows: twelve more photos above move each one five columns on, so the asset
             // stays on the top row, not necessarily in its corner.)
             try arrive(12, in: view, root: root)
-            XCTAssertEqual(try XCTUnwrap(place(of: before.id, in: view), "still in view"), before.y, accuracy: 1,
+            XCTAssertEqual(try XCTUnwrap(view.placeInSight(of: before.id), "still in view"), before.y, accuracy: 1,
                            "the asset at the top stays on the top row")
             XCTAssertTrue(view.newerPhotosShown)
             XCTAssertEqual(view.newerPhotosText, "12 newer photos")
 
             try arrive(1, in: view, root: root)
-            XCTAssertEqual(try XCTUnwrap(place(of: before.id, in: view)), before.y, accuracy: 1)
+            XCTAssertEqual(try XCTUnwrap(view.placeInSight(of: before.id)), before.y, accuracy: 1)
             XCTAssertEqual(view.newerPhotosText, "13 newer photos", "arrivals add up")
 
             view.showNewerPhotos()
@@ -168,7 +145,7 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0)
             try arrive(3, in: view, root: root)
             XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0, "still at the top")
-            let top = try XCTUnwrap(topAsset(view))
+            let top = try XCTUnwrap(view.topAssetInSight())
             XCTAssertEqual(top.id, view.model.assetID(at: 0), "a photo just taken is the first thing seen")
             XCTAssertEqual(view.model.assetID(at: 0).map { try? view.library.asset(id: $0)?.path.lastComponentName }??.hasPrefix("NEW_"), true)
             XCTAssertFalse(view.newerPhotosShown, "nothing is announced: it is in view")

@@ -105,27 +105,6 @@ final class TimelineTests: XCTestCase, @unchecked Sendable {
         }
     }
 
-    /// The first row's asset and its top edge.
-    private func topAsset(_ view: Picker) -> (id: Int64, y: Double)? {
-        var best: (position: Int, id: Int64, y: Double)?
-        for cell in view.cells.compactMap(\.cell) where gtk_widget_get_mapped(cell.root) != 0 {
-            var x = 0.0, y = 0.0
-            guard let position = cell.position, let id = cell.assetID,
-                  gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0,
-                  y + Double(gtk_widget_get_height(cell.root)) / 2 >= 0 else { continue }
-            if best == nil || position < best!.position { best = (position, id, y) }
-        }
-        return best.map { ($0.id, $0.y) }
-    }
-
-    private func place(of id: Int64, in view: Picker) -> Double? {
-        for cell in view.cells.compactMap(\.cell) where cell.assetID == id && gtk_widget_get_mapped(cell.root) != 0 {
-            var x = 0.0, y = 0.0
-            if gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 { return y }
-        }
-        return nil
-    }
-
     /// Counts that change while a person looks at a month (a scan, 500 photos added to an
     /// earlier month, 500 to a later one) re-lay out the timeline and move nothing in view: the
     /// photo at the top stays, the mark stays on its month, and the months still add up to what
@@ -149,11 +128,11 @@ final class TimelineTests: XCTestCase, @unchecked Sendable {
             let june = try XCTUnwrap(view.timeline.runs.firstIndex { $0.year == 2019 && $0.month == 6 })
             view.jumpFromTimeline(to: june, final: true)
             InProcessGTK.pump(seconds: 0.3)
-            let top = try XCTUnwrap(topAsset(view))
+            let top = try XCTUnwrap(view.topAssetInSight())
             let offset = view.model.showsCamera ? 1 : 0
 
             @MainActor func check(_ what: String) throws {
-                XCTAssertEqual(try XCTUnwrap(place(of: top.id, in: view), "\(what): still in sight"), top.y, accuracy: 1, "\(what): the top photo stays")
+                XCTAssertEqual(try XCTUnwrap(view.placeInSight(of: top.id), "\(what): still in sight"), top.y, accuracy: 1, "\(what): the top photo stays")
                 let runs = view.timeline.runs
                 let marked = try XCTUnwrap(view.timeline.mark.map { runs[$0] })
                 XCTAssertEqual([marked.year, marked.month], [2019, 6], "\(what): the mark stays on the month in sight")
