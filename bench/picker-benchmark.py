@@ -4,7 +4,8 @@
 
 Process start to the first frame whose visible cells all show thumbnails, warm index and warm
 thumbnail cache, for 1k, 60k and 1M assets (the 1M index is synthetic rows; the files of its first
-screens are real); the same with a cold thumbnail cache at 60k; the longest gap between frames
+screens are real); the same with a cold thumbnail cache at 60k; the timeline's months query and a
+press on its middle month at 60k and 1M; the longest gap between frames
 while scrolling through 60k at a steady speed, split into GTK's time and ours; peak RSS.
 Measurements are interleaved and the medians reported: compare the ratios, not the seconds.
 """
@@ -99,6 +100,19 @@ def main():
                "peak_rss_mib": round(max(rss[name]), 1)} for name, t in warm.items()}}
     results["first frame with thumbnails, cold thumbnail cache, 60k (median ms)"] = round(statistics.median(cold) * 1000, 1)
     results["peak RSS 1M minus 1k (MiB)"] = round(max(rss["1M"]) - max(rss["1k"]), 1)
+    # The timeline (issue 41): when its months are known, the months query on its own, and a
+    # press on the middle month until that month is painted in the first row.
+    for name in ("60k", "1M"):
+        root, data, cache = cases[name]
+        months = [run([driver, "months", root], environment(data, cache))[2] for _ in range(3)]
+        jumps = [run([driver, "jump", root], environment(data, cache))[2] for _ in range(3)]
+        results["timeline, %s" % name] = {
+            "months": months[0].get("months"),
+            "months known after the first frame (median s)": round(statistics.median(m["known_after_first_frame_s"] for m in months), 3),
+            "ids query (median ms)": round(statistics.median(m["ids_ms"] for m in months), 1),
+            "ids and months query (median ms)": round(statistics.median(m["ids_and_months_ms"] for m in months), 1),
+            "press to the month painted (median frames, ms)": [statistics.median(j["frames"] for j in jumps),
+                                                               round(statistics.median(j["ms"] for j in jumps), 1)]}
     root, data, cache = cases["60k"]
     _, _, scroll = run([driver, "scroll", root, str(args.scroll_seconds), str(args.speed)], environment(data, cache))
     results["scrolling 60k at %d px/s for %g s" % (args.speed, args.scroll_seconds)] = scroll

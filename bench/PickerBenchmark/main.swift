@@ -8,6 +8,12 @@
 //                scroll handler and results delivered from the workers, as wall time and as the
 //                GTK thread's CPU time (wall time also counts waiting while other processes of
 //                this shared machine had the cores).
+//   months       when the timeline's months were known (seconds from the first frame), and the
+//                months query of the open album on its own, five times: ids, then ids and months
+//                (milliseconds, medians).
+//   jump         after the first frame and the months, a press on the timeline's middle month:
+//                the frames and milliseconds until a frame with that month's first photo in the
+//                first row and every visible cell's picture.
 // It does not rescan the library: the index is used as it is (synthetic rows stay).
 import CGtk
 import Glibc
@@ -16,8 +22,8 @@ import PhotoLibrary
 import Thumbnails
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, ["first-frame", "scroll"].contains(arguments[1]) else {
-    let message = "usage: picker-benchmark first-frame|scroll LIBRARY [SECONDS SPEED]\n"
+guard arguments.count >= 3, ["first-frame", "scroll", "months", "jump"].contains(arguments[1]) else {
+    let message = "usage: picker-benchmark first-frame|scroll|months|jump LIBRARY [SECONDS SPEED]\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
@@ -55,6 +61,10 @@ final class Measure {
     var ourCPU: [Double] = []
     var startValue = 0.0
     var framesAfterReady = 0
+    var readyAt = 0.0
+    var jumpedAt: Double?
+    var framesSinceJump = 0
+    var jumpTarget = 0
 }
 nonisolated(unsafe) let measure = Measure()
 
@@ -86,6 +96,8 @@ func distribution(_ values: [Double]) -> String {
             printLine("{\"first_frame\": true, \"binds\": \(stats.binds)}")
             exit(0)
         }
+        measure.readyAt = now
+        if mode == "months" || mode == "jump" { return }
         measure.scrollStart = now
         measure.lastPaint = now
         measure.lastBindSeconds = stats.seconds
@@ -93,6 +105,7 @@ func distribution(_ values: [Double]) -> String {
         measure.startValue = gtk_adjustment_get_value(view.verticalAdjustment)
         return
     }
+    if mode == "months" || mode == "jump" { return afterPaintWithMonths(now) }
     measure.gaps.append(now - measure.lastPaint)
     measure.ourTimes.append(stats.seconds - measure.lastBindSeconds)
     measure.lastPaint = now
@@ -116,6 +129,41 @@ func distribution(_ values: [Double]) -> String {
     }
     // Steady speed: the position follows the clock, not the frame count.
     gtk_adjustment_set_value(adjustment, measure.startValue + elapsed * speed)
+}
+
+/// The months modes, after the first frame: wait for the timeline's months, then report them
+/// (months) or press the middle one and count frames until it is painted (jump).
+@MainActor func afterPaintWithMonths(_ now: Double) {
+    let months = view.timelineMonths
+    guard !months.isEmpty else { return }
+    if mode == "months" {
+        let known = now - measure.readyAt
+        var ids: [Double] = [], both: [Double] = []
+        let album = Album.smart(.recents)
+        for _ in 0..<5 {
+            guard let result = try? library.fetchAssets(in: album) else { exit(4) }
+            let start = monotonicSeconds()
+            _ = result.allIDs
+            ids.append(monotonicSeconds() - start)
+            guard let again = try? library.fetchAssets(in: album) else { exit(4) }
+            let middle = monotonicSeconds()
+            _ = try? library.monthRuns(of: again)
+            both.append(monotonicSeconds() - middle)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] * 1000 }
+        printLine("{\"months\": \(months.count), \"known_after_first_frame_s\": \(known), \"ids_ms\": \(median(ids)), \"ids_and_months_ms\": \(median(both))}")
+        exit(0)
+    }
+    guard let jumped = measure.jumpedAt else {
+        measure.jumpTarget = months.count / 2
+        measure.jumpedAt = monotonicSeconds()
+        view.pressTimeline(at: measure.jumpTarget)
+        return
+    }
+    measure.framesSinceJump += 1
+    guard metrics.cellsWaiting == 0, view.firstRowHolds(month: measure.jumpTarget) else { return }
+    printLine("{\"frames\": \(measure.framesSinceJump), \"ms\": \((now - jumped) * 1000), \"month\": \"\(months[measure.jumpTarget].year)-\(months[measure.jumpTarget].month)\"}")
+    exit(0)
 }
 
 let clock = gtk_widget_get_frame_clock(window)!

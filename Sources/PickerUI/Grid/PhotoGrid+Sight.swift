@@ -163,6 +163,17 @@ extension PhotoGrid {
         return best
     }
 
+    /// Whether `position`'s cell is in the first row at least half in sight.
+    func firstRowHolds(_ position: Int) -> Bool {
+        var row: [(position: Int, y: Double)] = []
+        for cell in cells.compactMap(\.cell) {
+            guard let at = cell.position, let (_, y) = place(of: cell), y + Double(gtk_widget_get_height(cell.root)) / 2 >= 0 else { continue }
+            row.append((at, y.rounded()))
+        }
+        guard let top = row.map(\.y).min() else { return false }
+        return row.contains { $0.position == position && $0.y == top }
+    }
+
     /// Scrolls so that the row of `position` is the first in sight (a month's first photo, jumped
     /// to), worked out from a cell in sight: the cells are uniform. GTK's own scroll to an item
     /// only brings it somewhere into view.

@@ -645,6 +645,14 @@ public final class Picker {
     /// Camera frames the camera cell has shown (the camera benchmark).
     @_spi(Testing) public var cameraCellFrames: Int { cells.compactMap(\.cell).filter(\.isCamera).map(\.cameraFramesShown).reduce(0, +) }
     @_spi(Testing) public var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { photoGrid.verticalAdjustment }
+    /// The timeline's months (empty until they are read), and a press on one of them (the
+    /// picker benchmark's jump).
+    @_spi(Testing) public var timelineMonths: [PhotoLibrary.MonthRun] { timeline.runs }
+    @_spi(Testing) public func pressTimeline(at run: Int) { jumpFromTimeline(to: run, final: true) }
+    /// Whether the first row in sight holds the first photo of `run` of the timeline.
+    @_spi(Testing) public func firstRowHolds(month run: Int) -> Bool {
+        timeline.runs.indices.contains(run) && photoGrid.firstRowHolds(timeline.runs[run].start + (model.showsCamera ? 1 : 0))
+    }
     /// The cells the grid made (tests).
     var cells: [PhotoGrid.WeakCell] { photoGrid.cells }
 }
