@@ -96,6 +96,7 @@ struct _PhotopickPicker {
   char *capture_folder;
   char *camera;
   gboolean copy_remote_picks;
+  char *date;
   GListStore *filters;
   GtkFileFilter *filter;
   guint picked_count;
@@ -126,6 +127,7 @@ enum {
   PROP_CAPTURE_FOLDER,
   PROP_CAMERA,
   PROP_COPY_REMOTE_PICKS,
+  PROP_DATE,
   PROP_FILTERS,
   PROP_FILTER,
   PROP_PICKED_COUNT,
@@ -206,6 +208,7 @@ photopick_picker_finalize (GObject *object)
   g_free (self->cancel_label);
   g_free (self->title);
   g_free (self->capture_folder);
+  g_free (self->date);
   g_free (self->camera);
   g_clear_object (&self->filters);
   g_clear_object (&self->filter);
@@ -272,6 +275,9 @@ photopick_picker_get_property (GObject *object, guint property_id, GValue *value
       break;
     case PROP_COPY_REMOTE_PICKS:
       g_value_set_boolean (value, self->copy_remote_picks);
+      break;
+    case PROP_DATE:
+      g_value_set_string (value, self->date);
       break;
     case PROP_FILTERS:
       g_value_set_object (value, self->filters);
@@ -350,6 +356,9 @@ photopick_picker_set_property (GObject *object, guint property_id, const GValue 
       break;
     case PROP_COPY_REMOTE_PICKS:
       photopick_picker_set_copy_remote_picks (self, g_value_get_boolean (value));
+      break;
+    case PROP_DATE:
+      photopick_picker_set_date (self, g_value_get_string (value));
       break;
     case PROP_FILTER:
       photopick_picker_set_filter (self, g_value_get_object (value));
@@ -694,6 +703,21 @@ photopick_picker_class_init (PhotopickPickerClass *klass)
   properties[PROP_COPY_REMOTE_PICKS] =
     g_param_spec_boolean ("copy-remote-picks", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * PhotopickPicker:date:
+   *
+   * Where the open album is: a year, a month or a day (`2024`, `2024-03`, `2024-03-12`), whose
+   * newest photo, or the newest before it, the picker shows in its first row. It follows the
+   * view: the month of the first row in sight as the person scrolls (`2024-03`), %NULL at the
+   * top of the album (the default), so a program can keep it for next time. A text that is
+   * not such a date is said in the picker, which stays where it is.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_DATE] =
+    g_param_spec_string ("date", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * PhotopickPicker:filters:
@@ -1645,6 +1669,42 @@ photopick_picker_set_copy_remote_picks (PhotopickPicker *self, gboolean copy_rem
   g_return_if_fail (PHOTOPICK_IS_PICKER (self));
 
   set_boolean (self, &self->copy_remote_picks, copy_remote_picks, PROP_COPY_REMOTE_PICKS);
+}
+
+/**
+ * photopick_picker_get_date:
+ * @self: a picker
+ *
+ * Gets the month the view shows at its top ([property@Photopick.Picker:date]).
+ *
+ * Returns: (transfer none) (nullable): the date, or %NULL at the top of the album
+ *
+ * Since: 0.3
+ */
+const char *
+photopick_picker_get_date (PhotopickPicker *self)
+{
+  g_return_val_if_fail (PHOTOPICK_IS_PICKER (self), NULL);
+
+  return self->date;
+}
+
+/**
+ * photopick_picker_set_date:
+ * @self: a picker
+ * @date: (nullable): `YYYY`, `YYYY-MM` or `YYYY-MM-DD`, or %NULL for the top of the album
+ *
+ * Shows the album's newest photo of @date, or the newest before it, in the first row
+ * ([property@Photopick.Picker:date]).
+ *
+ * Since: 0.3
+ */
+void
+photopick_picker_set_date (PhotopickPicker *self, const char *date)
+{
+  g_return_if_fail (PHOTOPICK_IS_PICKER (self));
+
+  set_string (self, &self->date, date, PROP_DATE);
 }
 
 /**

@@ -519,6 +519,21 @@ public final class PickerController {
         if !readingMonths { readMonths() }
     }
 
+    /// Where a date is in the open album (the widget's `date`): the position of its newest photo
+    /// before `end` (CaptureDate.endOfPeriod), read off the GTK thread; not called when the album
+    /// changed meanwhile.
+    public func position(before end: Int64, then done: @escaping @MainActor (Int) -> Void) {
+        guard let base = model.fetchResult else { return }
+        let library = self.library, post = postToController
+        workers.submit {
+            let position = (try? library.position(before: end, in: base)) ?? nil
+            post { controller in
+                guard controller.model.fetchResult === base, let position else { return }
+                done(position)
+            }
+        }
+    }
+
     private func readMonths() {
         guard let base = model.fetchResult else { return }
         readingMonths = true

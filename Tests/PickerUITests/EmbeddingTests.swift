@@ -175,6 +175,7 @@ final class EmbeddingTests: XCTestCase, @unchecked Sendable {
                              "property enter-confirms gboolean rw False", "property accepts-typed-paths gboolean rw False",
                              "property cell-size guint rw 0", "property capture-folder gchararray rw None",
                              "property camera gchararray rw None", "property copy-remote-picks gboolean rw True",
+                             "property date gchararray rw None",
                              "signal confirmed", "signal cancelled", "signal pick-copied",
                              "notified ['confirm-label'] Send 3 0", "uris []", "header Box Box Box", "cancelled 1",
                              "action nonsense False", "indexes 1",

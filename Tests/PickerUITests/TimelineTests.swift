@@ -124,7 +124,7 @@ final class TimelineTests: XCTestCase, @unchecked Sendable {
             gtk_window_set_child(window.cast(), view.widget)
             try view.showAlbums()
             gtk_window_present(window.cast())
-            InProcessGTK.pump(seconds: 1)
+            InProcessGTK.pump(seconds: 1.6)  // (the months are read a second after the album opens)
             let june = try XCTUnwrap(view.timeline.runs.firstIndex { $0.year == 2019 && $0.month == 6 })
             view.jumpFromTimeline(to: june, final: true)
             InProcessGTK.pump(seconds: 0.3)
@@ -177,6 +177,71 @@ final class TimelineTests: XCTestCase, @unchecked Sendable {
             InProcessGTK.pump(seconds: 0.3)
             XCTAssertEqual(view.timeline.mark, 4)
             XCTAssertEqual(row(of: view.timeline.runs[4].start + offset, in: view), 0, "the month stepped to is at the top")
+        }
+    }
+
+    /// The widget's `date` (a host's way to a date): set before the album opens or after, the
+    /// newest photo of that year, month or day, or the newest before it, is in the first row;
+    /// the property then says the month in sight, follows the view, and is NULL at the top. A
+    /// text that is no date is said, and the view stays.
+    nonisolated func testTheDatePropertyGoesThereAndFollowsTheView() throws {
+        try MainActor.assumeIsolated {
+            try InProcessGTK.require()
+            let (library, root) = try SyntheticLibrary.make("timeline-date", count: 0)
+            try add(library, root: root, year: 2003, month: 5, count: 1, tag: "lone")
+            try add(library, root: root, year: 2024, month: 3, count: 3000, tag: "burst")
+            for month in 1...12 { try add(library, root: root, year: 2019, month: month, count: 40 + month * 5, tag: "y2019m\(month)") }
+            let cache = ThumbnailCache(root: FilePath(TestSupport.temporaryDirectory("timeline-date-cache").path))
+            let view = Picker.hosting(library: library, loader: ThumbnailLoader(thumbnailer: Thumbnailer(cache: cache, thumbnailers: []), startPaused: true))
+            let window = gtk_window_new()!
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            gtk_window_set_default_size(window.cast(), 960, 720)
+            gtk_window_set_child(window.cast(), view.widget)
+            // Asked before the album is open.
+            view.setProperty("date", string: "2019-06")
+            try view.showAlbums()
+            gtk_window_present(window.cast())
+            InProcessGTK.pump(seconds: 1.6)
+            let offset = view.model.showsCamera ? 1 : 0
+            @MainActor func start(_ year: Int, _ month: Int) throws -> Int {
+                try XCTUnwrap(view.timeline.runs.first { $0.year == year && $0.month == month }).start + offset
+            }
+            XCTAssertEqual(row(of: try start(2019, 6), in: view), 0, "June 2019 at the top")
+            XCTAssertEqual(view.stringProperty("date"), "2019-06")
+
+            // A year: its newest month; a day with no photo: the newest photo before it.
+            view.setProperty("date", string: "2019")
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(row(of: try start(2019, 12), in: view), 0, "2019: its December")
+            XCTAssertEqual(view.stringProperty("date"), "2019-12", "the month in sight")
+            view.setProperty("date", string: "2019-03-01")
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(row(of: try start(2019, 2), in: view), 0, "1 March 2019 has none: February's newest (its first)")
+            XCTAssertEqual(view.stringProperty("date"), "2019-02")
+
+            // No date: said, and nothing moves.
+            let adjustment = try XCTUnwrap(view.photoGrid.verticalAdjustment)
+            let value = gtk_adjustment_get_value(adjustment)
+            view.setProperty("date", string: "March")
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), value)
+            XCTAssertTrue(view.reported.contains("“March” is not a date: write YYYY, YYYY-MM or YYYY-MM-DD"), "\(view.reported)")
+            XCTAssertEqual(view.stringProperty("date"), "2019-02", "says where the view is again")
+
+            // It follows the view: up to the burst, then the very top.
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_page_size(adjustment) * 3)
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertEqual(view.stringProperty("date"), "2024-03")
+            gtk_adjustment_set_value(adjustment, 0)
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertNil(view.stringProperty("date"), "NULL at the top")
+            // And NULL asked, from down the album, goes to the top.
+            view.setProperty("date", string: "2003")
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(view.stringProperty("date"), "2003-05")
+            view.setProperty("date", string: nil)
+            InProcessGTK.pump(seconds: 0.4)
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), 0)
         }
     }
 

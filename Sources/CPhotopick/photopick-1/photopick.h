@@ -134,6 +134,11 @@ PHOTOPICK_AVAILABLE_IN_0_3
 void                 photopick_picker_set_copy_remote_picks (PhotopickPicker  *self,
                                                              gboolean          copy_remote_picks);
 PHOTOPICK_AVAILABLE_IN_0_3
+const char          *photopick_picker_get_date            (PhotopickPicker    *self);
+PHOTOPICK_AVAILABLE_IN_0_3
+void                 photopick_picker_set_date            (PhotopickPicker    *self,
+                                                           const char         *date);
+PHOTOPICK_AVAILABLE_IN_0_3
 void                 photopick_picker_add_filter          (PhotopickPicker    *self,
                                                            GtkFileFilter      *filter);
 PHOTOPICK_AVAILABLE_IN_0_3

@@ -210,7 +210,7 @@ struct PickRequest {
         }
         albumName = parser.string("album")
         if let text = parser.string("date") {
-            guard let end = PickRequest.endOfPeriod(text) else {
+            guard let end = CaptureDate.endOfPeriod(text) else {
                 throw UsageError(message: i18n("--date={date} is not a date: write YYYY, YYYY-MM or YYYY-MM-DD", ["date": text]))
             }
             dateEnd = end
@@ -270,35 +270,6 @@ struct PickRequest {
     /// Options zenity does not have: a line with one was written for Photopick.
     static let photopicksOwn = ["library", "album", "date", "max", "mime-type", "no-camera", "camera", "null", "json", "uri",
                                 "copy-to", "desktop", "gapplication-service"]
-
-    /// "2024", "2024-03", "2024-03-12": the first instant after that year, month or day, as
-    /// milliseconds of a clock on UTC; nil when it is not such a date.
-    static func endOfPeriod(_ text: String) -> Int64? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts[0].count == 4, parts.dropFirst().allSatisfy({ $0.count == 2 }),
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return nil }
-        let numbers = parts.compactMap { Int($0) }
-        var (year, month, day) = (numbers[0], numbers.count > 1 ? numbers[1] : 12, numbers.count > 2 ? numbers[2] : 0)
-        guard (1800...9999).contains(year), (1...12).contains(month) else { return nil }
-        if numbers.count < 3 {
-            // The month's end: the first of the next.
-            (year, month, day) = month == 12 ? (year + 1, 1, 1) : (year, month + 1, 1)
-        } else {
-            var fields = tm()
-            fields.tm_year = Int32(year - 1900)
-            fields.tm_mon = Int32(month - 1)
-            fields.tm_mday = Int32(day)
-            let seconds = timegm(&fields)
-            // (timegm rolls 31 February over to March: such a day is not a date.)
-            guard fields.tm_mday == Int32(day), fields.tm_mon == Int32(month - 1) else { return nil }
-            return (Int64(seconds) + 86_400) * 1000
-        }
-        var fields = tm()
-        fields.tm_year = Int32(year - 1900)
-        fields.tm_mon = Int32(month - 1)
-        fields.tm_mday = Int32(day)
-        return Int64(timegm(&fields)) * 1000
-    }
 
     /// The name the process was started by (its first argument's last part).
     static var invokedAs: String {

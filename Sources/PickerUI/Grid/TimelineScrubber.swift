@@ -15,6 +15,12 @@ import PhotoLibrary
 /// the picker's. Immich's users report its scrubber lands months off: it sizes months by
 /// estimated heights.
 ///
+/// At rest it is a thin track with the mark, over the grid's edge as a scrollbar is; it opens
+/// wider, on a backdrop, with the years and the months' dots, while the pointer is over it, a
+/// drag goes on or it has the keyboard's focus. It lies over the grid and never takes its
+/// width: a column of its own made the grid reflow as it came and went, and its labels could
+/// not be read over photos.
+///
 /// To the keyboard and to a screen reader it is a vertical GtkScale over the drawing, one step a
 /// month, named for the month it is on ("Timeline, March 2024"): GTK 4.8 exposes a GtkRange's
 /// value over AT-SPI, and a custom widget with the scrollbar role none. The scale draws nothing
@@ -55,15 +61,25 @@ final class TimelineScrubber {
     /// key's step is taken.
     private var following = false, stepping = false
 
-    static let width: Int32 = 40
+    /// Its width at rest (what the pointer can reach over the grid's edge), and open.
+    static let restingWidth: Int32 = 14, width: Int32 = 52
     static let minimumHeight = 3.0
     private var dragStart = 0.0
+    private var dragging = false, pointerInside = false
+    /// Open: wide, with the years.
+    private(set) var isOpen = false {
+        didSet {
+            guard isOpen != oldValue else { return }
+            gtk_widget_set_size_request(widget, isOpen ? Self.width : Self.restingWidth, -1)
+            gtk_widget_queue_draw(area)
+        }
+    }
 
     init() {
         widget = gtk_overlay_new()
         area = gtk_drawing_area_new()
         range = gtk_scale_new(GTK_ORIENTATION_VERTICAL, gtk_adjustment_new(0, 0, 1, 1, 12, 0))
-        gtk_widget_set_size_request(widget, Self.width, -1)
+        gtk_widget_set_size_request(widget, Self.restingWidth, -1)
         gtk_widget_set_halign(widget, GTK_ALIGN_END)
         gtk_widget_set_valign(widget, GTK_ALIGN_FILL)
         gtk_widget_set_margin_top(widget, 8)
@@ -91,11 +107,13 @@ final class TimelineScrubber {
         let focus = gtk_event_controller_focus_new()!
         Signal.connect(focus.raw, "enter") { [weak self] in
             guard let self else { return }
+            self.openOrClose()
             gtk_widget_queue_draw(self.area)
             self.onFocus?(true)
         }
         Signal.connect(focus.raw, "leave") { [weak self] in
             guard let self else { return }
+            self.openOrClose()
             gtk_widget_queue_draw(self.area)
             self.onFocus?(false)
         }
@@ -115,6 +133,8 @@ final class TimelineScrubber {
         Signal.connect(drag.raw, "drag-begin", point: { [weak self] _, y in
             guard let self else { return }
             self.dragStart = y
+            self.dragging = true
+            self.openOrClose()
             self.pointer(at: y, pressed: true, final: false)
         })
         Signal.connect(drag.raw, "drag-update", point: { [weak self] _, dy in
@@ -123,19 +143,33 @@ final class TimelineScrubber {
         })
         Signal.connect(drag.raw, "drag-end", point: { [weak self] _, dy in
             guard let self else { return }
+            self.dragging = false
             self.pointer(at: self.dragStart + dy, pressed: true, final: true)
+            self.openOrClose()
         })
         gtk_widget_add_controller(area, OpaquePointer(drag.raw))
         let motion = gtk_event_controller_motion_new()!
         Signal.connect(motion.raw, "motion", point: { [weak self] _, y in self?.pointer(at: y, pressed: false, final: false) })
-        Signal.connect(motion.raw, "enter", point: { [weak self] _, y in self?.pointer(at: y, pressed: false, final: false) })
+        Signal.connect(motion.raw, "enter", point: { [weak self] _, y in
+            guard let self else { return }
+            self.pointerInside = true
+            self.openOrClose()
+            self.pointer(at: y, pressed: false, final: false)
+        })
         Signal.connect(motion.raw, "leave") { [weak self] in
             guard let self else { return }
+            self.pointerInside = false
+            self.openOrClose()
+            guard !self.dragging else { return }
             self.hovered = nil
             self.onHover?(nil, 0)
             gtk_widget_queue_draw(self.area)
         }
         gtk_widget_add_controller(area, motion)
+    }
+
+    private func openOrClose() {
+        isOpen = pointerInside || dragging || gtk_widget_has_focus(range) != 0
     }
 
     /// Shows `runs` (a new album, or the same one changed).
@@ -211,52 +245,73 @@ final class TimelineScrubber {
         var colour = GdkRGBA()
         gtk_style_context_get_color(gtk_widget_get_style_context(area), &colour)
         let (red, green, blue) = (Double(colour.red), Double(colour.green), Double(colour.blue))
+        let track = width - 7  // the track's left edge, 4 px wide, 3 px in from the right
+        if isOpen {
+            // A backdrop in the view's colour (the text's colour turned round), so that the years
+            // read over any photo.
+            let backdrop = 1 - (red + green + blue) / 3 > 0.5 ? 1.0 : 0.12
+            cairo_set_source_rgba(cairo, backdrop, backdrop, backdrop, 0.92)
+            roundedRectangle(cairo, 0, -4, width, height + 8, radius: 8)
+            cairo_fill(cairo)
+        }
         // The track.
-        cairo_set_source_rgba(cairo, red, green, blue, 0.08)
-        cairo_rectangle(cairo, width - 6, 0, 4, height)
+        cairo_set_source_rgba(cairo, red, green, blue, isOpen ? 0.12 : 0.18)
+        cairo_rectangle(cairo, track, 0, 4, height)
         cairo_fill(cairo)
-        var lastLabel = -Double.infinity
-        let layout = gtk_widget_create_pango_layout(area, nil)!
-        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        for (index, run) in runs.enumerated() {
-            let segment = segments[index]
-            // A year's label where its months begin (the newest first: its December, or the
-            // newest month it has), 16 px below the last label at least.
-            let yearBegins = index == 0 || runs[index - 1].year != run.year
-            if yearBegins, segment.top - lastLabel >= 16 {
-                pango_layout_set_text(layout, String(run.year), -1)
-                var ink = PangoRectangle(), logical = PangoRectangle()
-                pango_layout_get_pixel_extents(layout, &ink, &logical)
-                cairo_set_source_rgba(cairo, red, green, blue, 0.7)
-                // (The last year's label inside the bottom edge.)
-                cairo_move_to(cairo, 0, min(segment.top, height - Double(logical.height)))
-                pango_cairo_show_layout(cairo, layout)
-                lastLabel = segment.top
+        if isOpen {
+            var lastLabel = -Double.infinity
+            let layout = gtk_widget_create_pango_layout(area, nil)!
+            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            for (index, run) in runs.enumerated() {
+                let segment = segments[index]
+                // A year's label where its months begin (the newest first: its December, or the
+                // newest month it has), 16 px below the last label at least.
+                let yearBegins = index == 0 || runs[index - 1].year != run.year
+                if yearBegins, segment.top - lastLabel >= 16 {
+                    pango_layout_set_text(layout, String(run.year), -1)
+                    var ink = PangoRectangle(), logical = PangoRectangle()
+                    pango_layout_get_pixel_extents(layout, &ink, &logical)
+                    cairo_set_source_rgba(cairo, red, green, blue, 0.8)
+                    // (The last year's label inside the bottom edge.)
+                    cairo_move_to(cairo, 4, min(segment.top, height - Double(logical.height)))
+                    pango_cairo_show_layout(cairo, layout)
+                    lastLabel = segment.top
+                }
+                // A dot a month where there is room.
+                if segment.height >= 6 {
+                    cairo_set_source_rgba(cairo, red, green, blue, 0.4)
+                    cairo_arc(cairo, track - 5, segment.top + segment.height / 2, 1.5, 0, 2 * .pi)
+                    cairo_fill(cairo)
+                }
             }
-            // A dot a month where there is room.
-            if segment.height >= 6 {
+            if let hovered, segments.indices.contains(hovered) {
                 cairo_set_source_rgba(cairo, red, green, blue, 0.35)
-                cairo_arc(cairo, width - 4, segment.top + segment.height / 2, 1.5, 0, 2 * .pi)
+                cairo_rectangle(cairo, track - 2, segments[hovered].top, 8, max(2, segments[hovered].height))
                 cairo_fill(cairo)
             }
         }
-        if let hovered, segments.indices.contains(hovered) {
-            cairo_set_source_rgba(cairo, red, green, blue, 0.25)
-            cairo_rectangle(cairo, width - 8, segments[hovered].top, 8, max(2, segments[hovered].height))
-            cairo_fill(cairo)
-        }
         if let mark, segments.indices.contains(mark) {
             cairo_set_source_rgba(cairo, 0.21, 0.52, 0.89, 1)  // the accent blue
-            cairo_rectangle(cairo, width - 8, segments[mark].top, 8, max(3, segments[mark].height))
+            roundedRectangle(cairo, track - 2, segments[mark].top, 8, max(6, segments[mark].height), radius: 3)
             cairo_fill(cairo)
         }
-        // The keyboard's focus: a ring round the track, in the accent blue (the scale over it
+        // The keyboard's focus: a ring round the whole, in the accent blue (the scale over it
         // draws nothing).
         if gtk_widget_has_visible_focus(range) != 0 {
             cairo_set_source_rgba(cairo, 0.21, 0.52, 0.89, 0.8)
             cairo_set_line_width(cairo, 2)
-            cairo_rectangle(cairo, width - 11, 1, 10, height - 2)
+            roundedRectangle(cairo, 1, -3, width - 2, height + 6, radius: 8)
             cairo_stroke(cairo)
         }
+    }
+
+    private func roundedRectangle(_ cairo: OpaquePointer, _ x: Double, _ y: Double, _ width: Double, _ height: Double, radius: Double) {
+        let r = min(radius, width / 2, height / 2)
+        cairo_new_sub_path(cairo)
+        cairo_arc(cairo, x + width - r, y + r, r, -.pi / 2, 0)
+        cairo_arc(cairo, x + width - r, y + height - r, r, 0, .pi / 2)
+        cairo_arc(cairo, x + r, y + height - r, r, .pi / 2, .pi)
+        cairo_arc(cairo, x + r, y + r, r, .pi, 3 * .pi / 2)
+        cairo_close_path(cairo)
     }
 }

@@ -36,7 +36,8 @@ extension Picker {
     /// The grid holds another album now.
     func albumOpened() {
         photoGrid.albumOpened()
-        refreshTimeline()
+        refreshTimeline(opened: true)
+        goToWantedDate()
         followOpenAlbum()
         updateEmptyState()
         // A first run's album opens once every date is known: the focus waiting for it goes in.

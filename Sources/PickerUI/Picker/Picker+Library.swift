@@ -34,6 +34,7 @@ extension Picker {
             case .contentChanged:
                 self.updateEmptyState()
                 self.refreshTimeline()
+                self.goToWantedDate()
                 self.photoGrid.focusFirstPhotoIfStillWanted()
             case .scanProgress(let progress, let expected): self.showProgress(progress, expected: expected)
             case .scanFinished:

@@ -63,7 +63,7 @@ extension Picker {
     }
 
     static let partProperties = ["cancel-label", "show-cancel", "title", "enter-confirms", "accepts-typed-paths",
-                                 "cell-size", "capture-folder", "copy-remote-picks"]
+                                 "cell-size", "capture-folder", "copy-remote-picks", "date"]
 
     /// One 0.3 property changed; false for another property.
     @discardableResult
@@ -95,6 +95,8 @@ extension Picker {
             } ?? CaptureWriter.defaultFolder
         case "copy-remote-picks":
             controller.fetchesRemotePicks = booleanProperty(property)
+        case "date":
+            dateChanged()
         default:
             return false
         }

@@ -115,8 +115,16 @@ public final class Picker {
     /// (Picker+Timeline).
     let timeline = TimelineScrubber()
     let timelineLabel: UnsafeMutablePointer<GtkWidget> = gtk_label_new(nil)
-    /// Where the timeline's last jump left the view (its mark holds there).
-    var timelineLanding: Double?
+    /// Where the timeline's last jump left the view, and the position it went to: the mark
+    /// and the date hold on that position's month while the view stays there.
+    var timelineLanding: (value: Double, position: Int)?
+    let markUpdate = MainLoopSource(), timelineRefresh = MainLoopSource()
+    /// The widget's `date`: the end of the period a host asked for, until the album is open;
+    /// the month it says now; set while it is written back; the tries to land there.
+    var dateWanted: Int64?
+    var dateShown: String?
+    var writingDate = false
+    let dateRetry = MainLoopSource()
     /// Ctrl+L's bar over the grid, its entry and the reason a path was refused.
     var locationBar: UnsafeMutablePointer<GtkWidget>!
     let locationEntry: UnsafeMutablePointer<GtkWidget> = gtk_entry_new()
