@@ -35,6 +35,9 @@ public enum PickerActions {
             self.section = section
             self.isPickers = !window
         }
+
+        /// Keys a widget handles itself (the grid's, the strip's): listed, with no action.
+        var isKeysOnly: Bool { accelerators.isEmpty && !keys.isEmpty && !isPickers }
     }
 
     /// The commands of a script's picker, or of the app from the menu (`desktop`): there the
@@ -53,10 +56,13 @@ public enum PickerActions {
             Command("zoom-in", i18n("Larger thumbnails"), accelerators: ["<Control>plus", "<Control>equal", "<Control>KP_Add"], section: viewing),
             Command("zoom-out", i18n("Smaller thumbnails"), accelerators: ["<Control>minus", "<Control>KP_Subtract"], section: viewing),
             Command("choose-album", i18n("Choose an album"), accelerators: ["<Control>o"], section: viewing),
+            Command("screen", i18n("A screen up or down"), keys: ["Page_Up", "Page_Down"], section: viewing, window: true),
+            Command("ends", i18n("The newest or the oldest photo"), keys: ["Home", "End"], section: viewing, window: true),
             Command("month", i18n("The first photo of the month before or after"), keys: ["<Control>Up", "<Control>Down"], section: viewing, window: true),
             Command("take-photo", i18n("Take a photo with the camera"), accelerators: ["<Control>t"], section: camera),
             Command("location", i18n("Type a file's path"), accelerators: ["<Control>l"], section: picking),
             Command("range", i18n("Pick the photos from the last pick to here"), keys: ["<Shift>Right", "<Shift>Down"], section: picking, window: true),
+            Command("move-pick", i18n("Move the focused pick in the strip"), keys: ["<Alt>Left", "<Alt>Right"], section: picking, window: true),
             Command("pick-all", i18n("Pick every photo of the album"), accelerators: ["<Control>a"], section: picking),
             Command("unpick-all", i18n("Unpick all"), accelerators: ["<Shift><Control>a"], section: picking),
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general, window: true),
@@ -136,8 +142,8 @@ public enum PickerActions {
 
     private static func addActions(_ offered: [Command], to map: OpaquePointer, picker: UnsafeMutablePointer<GtkWidget>,
                                    close: @escaping @MainActor () -> Void) {
-        // (The range and the months are keys the grid handles: listed, not actions.)
-        for command in offered where !["show-help-overlay", "library-folders", "range", "month"].contains(command.name) {
+        // (Keys the grid and the strip handle, listed in the shortcuts window: not actions.)
+        for command in offered where !(["show-help-overlay", "library-folders"].contains(command.name) || command.isKeysOnly) {
             let action = g_simple_action_new(command.name, nil)!
             let name = command.name, isPickers = command.isPickers
             Signal.connectAction(action) {
