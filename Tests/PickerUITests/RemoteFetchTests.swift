@@ -35,6 +35,23 @@ final class RemoteFetchTests: RemoteWindowTestCase {
         XCTAssertEqual(partialFiles(), [], "no temporary file is left")
     }
 
+    /// A confirm that waits for a copy says so to a screen reader (the button's words are not
+    /// read): how much is left when it begins, then each quarter done.
+    func testTheWaitForACopyIsSaidToAScreenReader() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let picker = try openPicker(server, photos, environment: ["PHOTOPICK_TRACE_SAID": "1"])
+        defer { picker.stop() }
+        try pickWithACopyUnderWay(picker, server)
+        try picker.keys("ctrl+Return")
+        let (status, lines) = picker.finish(timeout: 90)
+        XCTAssertEqual(status, 0, picker.errorText)
+        XCTAssertEqual(lines.count, 1, picker.errorText)
+        let said = picker.errorText.split(separator: "\n").filter { $0.hasPrefix("photopick: said ") }.map { String($0.dropFirst("photopick: said ".count)) }
+        XCTAssertTrue(said.first?.hasPrefix("Fetching ") == true && said.first?.contains(" of ") == true, "\(said)")
+        XCTAssertEqual(Array(said.dropFirst()), ["Fetched 25 %", "Fetched 50 %", "Fetched 75 %"], "each quarter, once: \(said)")
+    }
+
     /// Three copies that fill a slow link: the folder is not said to be unreachable (its look
     /// waited behind the copies' bytes past its deadline, and every photo was dimmed as offline
     /// while they came: issue 40), and the answer comes once they are done.

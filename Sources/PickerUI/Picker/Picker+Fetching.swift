@@ -60,7 +60,25 @@ extension Picker {
         }
         afterFetches = then
         updateConfirmButton()
+        sayFetchProgress(beginning: true)
         return true
+    }
+
+    /// What a screen reader hears of the copies a confirm waits for (the button's words change,
+    /// and are not read): where they stand when the wait begins, then each quarter done.
+    private func sayFetchProgress(beginning: Bool) {
+        if beginning {
+            fetchQuarterSaid = 0
+            if let label = fetchingLabel { say(label) }
+            return
+        }
+        let progress = controller.fetches.progress(of: selection.picked)
+        guard progress.total > 0 else { return }
+        let quarter = min(3, Int(4 * Double(progress.copied) / Double(progress.total)))
+        guard quarter > fetchQuarterSaid else { return }
+        fetchQuarterSaid = quarter
+        // Translators: said to a screen reader while picked photos are copied from another computer.
+        say(i18n("Fetched {percent} %", ["percent": Localization.number(quarter * 25)]))
     }
 
     /// A copy changed: the button counts, and what waits goes on once all are local.
@@ -81,6 +99,7 @@ extension Picker {
             return
         }
         updateConfirmButton()
+        sayFetchProgress(beginning: false)
     }
 
     /// "Fetching 12 MB of 40 MB, 8 s left…": the copies under way among the picks, all of them
@@ -111,7 +130,9 @@ extension Picker {
     private func sayFetchFailed(_ id: Int64) {
         guard case .failed(let reason)? = controller.fetches.state(of: id) else { return }
         let name = controller.asset(id)?.displayName ?? ""
-        report(i18n("{file} could not be fetched ({reason}): try again, or unpick it", ["file": name, "reason": reason]), printing: false)
+        let problem = i18n("{file} could not be fetched ({reason}): try again, or unpick it", ["file": name, "reason": reason])
+        report(problem, printing: false)
+        say(problem)  // (a toast is not read)
     }
 
     /// A folder that answers again is no longer said not to.

@@ -35,7 +35,7 @@ extension Picker {
         cell(showing: id)?.shake()
         showToast(refusal, answering: true)
         // (A toast is not read out: the refusal is told as news too.)
-        Accessible.announce(refusal, near: widget)
+        say(refusal)
         gtk_widget_error_bell(grid)
     }
 
@@ -113,9 +113,6 @@ extension Picker {
         gtk_widget_set_sensitive(confirmButton, count > 0 ? 1 : 0)
     }
 
-    /// A problem the person could act on (a full disk, an index that could not be written, new
-    /// files that will not show up): said once over the grid until dismissed, and on standard
-    /// error for whoever started the picker from a terminal.
     /// Videos show a film icon when no video thumbnailer is installed: the person is told once,
     /// with what to install.
     func noteNoVideoThumbnailer() {
@@ -124,7 +121,21 @@ extension Picker {
         report(i18n("Videos show a film icon: no video thumbnailer is installed (install ffmpegthumbnailer)"))
     }
 
-    /// Returns the toast (to dismiss it once the problem is gone).
+    /// Says `text` to a screen reader, as news (Accessible.announce), near `widget` or the
+    /// picker; kept in `said` for the tests in this process, and on standard error with
+    /// PHOTOPICK_TRACE_SAID ("said Fetched 50 %") for those of a picker in another.
+    func say(_ text: String, near widget: UnsafeMutablePointer<GtkWidget>? = nil) {
+        said.append(text)
+        if Self.tracesSaid { DeveloperLog.say("said \(text)") }
+        Accessible.announce(text, near: widget ?? self.widget)
+    }
+
+    private static let tracesSaid = getenv("PHOTOPICK_TRACE_SAID") != nil
+
+    /// A problem the person could act on (a full disk, an index that could not be written, new
+    /// files that will not show up): said once over the grid until dismissed, and on standard
+    /// error for whoever started the picker from a terminal. Returns the toast (to dismiss it
+    /// once the problem is gone).
     @discardableResult
     public func report(_ problem: String, printing: Bool = true) -> GObjectRef {
         reported.append(problem)

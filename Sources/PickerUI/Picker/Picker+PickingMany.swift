@@ -94,17 +94,17 @@ extension Picker {
         }
         var outcome = selection.add(ids)
         outcome.refused += away
-        var said: String?
+        var news: String?
         if outcome.overMaximum > 0 {
-            said = ni18n("{count} photo did not fit: you can pick up to {maximum}", "{count} photos did not fit: you can pick up to {maximum}",
+            news = ni18n("{count} photo did not fit: you can pick up to {maximum}", "{count} photos did not fit: you can pick up to {maximum}",
                          outcome.overMaximum, ["maximum": Localization.number(selection.maximum ?? 0)])
             gtk_widget_error_bell(grid)
         } else if outcome.refused > 0 {
-            said = ni18n("{count} photo cannot be picked and was left out", "{count} photos cannot be picked and were left out", outcome.refused)
+            news = ni18n("{count} photo cannot be picked and was left out", "{count} photos cannot be picked and were left out", outcome.refused)
         }
-        if let said {
-            showToast(said, answering: true)
-            Accessible.announce(said, near: widget)
+        if let news {
+            showToast(news, answering: true)
+            say(news)
         }
         return outcome
     }
@@ -150,13 +150,13 @@ extension Picker {
                 ? i18n("Pick {old} is now {new}", ["old": String(gone + 2), "new": String(gone + 1)])
                 : i18n("Picks {old} to {oldLast} are now {new} to {newLast}",
                        ["old": String(gone + 2), "oldLast": String(before.count), "new": String(gone + 1), "newLast": String(now.count)])
-            Accessible.announce(text, near: widget)
+            say(text)
         } else if now.count == before.count, Set(now) == Set(before),
                   let first = now.indices.first(where: { now[$0] != before[$0] }), let last = now.indices.last(where: { now[$0] != before[$0] }) {
             // One moved (a drag, Alt+arrows): from `first` to `last`, or back.
             let moved = before[first] == now[last] ? now[last] : now[first]
             guard let number = selection.number(of: moved) else { return }
-            Accessible.announce(i18n("Moved to {number} of {count}", ["number": String(number), "count": String(now.count)]), near: widget)
+            say(i18n("Moved to {number} of {count}", ["number": String(number), "count": String(now.count)]))
         }
     }
 }
@@ -206,6 +206,6 @@ extension Picker {
         guard let id = model.assetID(at: run.start + offset) else { return }
         photoGrid.showAtTop(position: run.start + offset)
         photoGrid.focusAsset(id)
-        if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: widget) }
+        if let month = Localization.month(year: run.year, month: run.month) { say(month) }
     }
 }

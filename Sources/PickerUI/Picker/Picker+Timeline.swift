@@ -131,7 +131,7 @@ extension Picker {
         guard timeline.runs.indices.contains(index) else { return }
         let run = timeline.runs[index]
         hoverTimeline(index, y: timeline.middle(of: index) ?? 0)
-        if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: timeline.range) }
+        if let month = Localization.month(year: run.year, month: run.month) { say(month, near: timeline.range) }
     }
 
     /// The month's first photo in the first row in sight; once the button is up, the focus
@@ -143,7 +143,7 @@ extension Picker {
         land(at: position)
         guard final, let id = model.assetID(at: position) else { return }
         grid.focusAsset(id)
-        if let month = Localization.month(year: run.year, month: run.month) { Accessible.announce(month, near: widget) }
+        if let month = Localization.month(year: run.year, month: run.month) { say(month) }
     }
 }
 

@@ -214,6 +214,10 @@ public final class Picker {
     public internal(set) var lastCapture: FilePath?
     /// Every problem told so far (tests check what a person was told, and how often).
     var reported: [String] = []
+    /// What was said to a screen reader (`say`), for the tests.
+    var said: [String] = []
+    /// The last quarter of the awaited copies said to a screen reader (Picker+Fetching).
+    var fetchQuarterSaid = 0
     /// Passing words told so far (a capture saved but not picked).
     var notices: [String] = []
 
