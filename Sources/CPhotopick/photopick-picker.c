@@ -43,7 +43,8 @@ static const PhotopickImplementationFunctions *implementation;
  * Its commands are actions of the widget (`picker.confirm`, `picker.cancel`, `picker.zoom-in`,
  * `picker.zoom-out`, `picker.choose-album`, `picker.preview`, `picker.take-photo`,
  * `picker.pick-all` (Ctrl+A; above 500 photos it asks first), `picker.unpick-all`
- * (Ctrl+Shift+A, with a toast that undoes it), and `picker.location` with
+ * (Ctrl+Shift+A, with a toast that undoes it), `picker.clear-recently-picked` (forgets what
+ * the Recently Picked album holds: the picks of earlier confirms), and `picker.location` with
  * [property@Photopick.Picker:accepts-typed-paths]) with their usual accelerators, active while
  * the focus is in the picker. Shift with a click or the arrow keys picks the range from the
  * last photo picked or unpicked alone.
@@ -429,6 +430,7 @@ static const struct {
   { "location",     { "<Control>l", NULL } },
   { "pick-all",     { "<Control>a", NULL } },
   { "unpick-all",   { "<Shift><Control>a", NULL } },
+  { "clear-recently-picked", { NULL } },
 };
 
 static void

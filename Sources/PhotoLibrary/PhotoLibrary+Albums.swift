@@ -20,6 +20,11 @@ extension PhotoLibrary {
                 AlbumSummary(album: .smart(album), name: album.name, count: counts[album.bit] ?? 0, folderPath: nil,
                              burstGroups: album == .bursts ? Int(groups) : nil)
             }
+            // Recently Picked after Favorites, once something was picked.
+            if let picked = try db.integer(PhotoLibrary.sql(for: .recentlyPicked).count), picked > 0 {
+                result.insert(AlbumSummary(album: .recentlyPicked, name: Album.recentlyPickedName, count: Int(picked), folderPath: nil,
+                                           burstGroups: nil), at: 2)
+            }
             result += try folderAlbums(db)
             return result
         }
@@ -138,6 +143,7 @@ extension PhotoLibrary {
         }
         let wantsFolder = name.hasSuffix("/")
         if !wantsFolder, let smart = SmartAlbum(name: name) { return .smart(smart) }
+        if !wantsFolder, SmartAlbum.normalise(name) == SmartAlbum.normalise(Album.recentlyPickedName) { return .recentlyPicked }
         let folders = try withReader { try folderAlbums($0) }
         let trimmed = wantsFolder ? String(name.dropLast()) : name
         if let match = folders.first(where: { $0.name == trimmed }) { return match.album }
@@ -155,7 +161,7 @@ extension PhotoLibrary {
             filter += " AND " + condition
             countSQL = "SELECT count(*) FROM assets WHERE \(filter)"
         }
-        let query = "SELECT id FROM assets WHERE \(filter) ORDER BY captured_at DESC, id DESC"
+        let query = "SELECT id FROM assets WHERE \(filter) ORDER BY \(PhotoLibrary.order(of: album))"
         if location.databasePath == nil {
             return try withReader { db in
                 let statement = try db.statement(query)
@@ -230,6 +236,7 @@ extension PhotoLibrary {
     /// camera's clock when not, this machine's zone for a file time). One query over the album's
     /// rows, off the GTK thread.
     public func monthRuns(of result: FetchResult) throws -> [MonthRun] {
+        guard result.album.isInDateOrder else { return [] }
         var (filter, _) = PhotoLibrary.sql(for: result.album)
         if let condition = result.filter.sqlCondition { filter += " AND " + condition }
         // Counted over the result's own ids: the query reads the index as it is now, and the
@@ -276,7 +283,7 @@ extension PhotoLibrary {
     /// search over the result's own order (newest first), reading about 20 dates: exact for what
     /// the grid holds, arrivals held above the view left out.
     public func position(before endMilliseconds: Int64, in result: FetchResult) throws -> Int? {
-        guard result.count > 0 else { return nil }
+        guard result.count > 0, result.album.isInDateOrder else { return nil }
         return try withReader { db in
             let statement = try db.statement("SELECT captured_at FROM assets WHERE id = ?")
             defer { statement.reset() }
@@ -304,6 +311,10 @@ extension PhotoLibrary {
             return ("(album_bits & \(smart.bit)) != 0", "SELECT count FROM smart_album_counts WHERE bit = \(smart.bit)")
         case .folder(let id):
             return ("folder_id = \(id) AND (album_bits & 1) != 0", "SELECT asset_count FROM folders WHERE id = \(id)")
+        case .recentlyPicked:
+            // (Every photo in Recents is in the library's folders: those not are left out.)
+            let filter = "id IN (SELECT asset_id FROM picks) AND (album_bits & 1) != 0"
+            return (filter, "SELECT count(*) FROM assets WHERE \(filter)")
         case .tree(let id):
             // The folder, and those whose path goes on from its own and a slash (paths are bytes:
             // compared as blobs).
@@ -314,6 +325,43 @@ extension PhotoLibrary {
             let filter = "folder_id IN (\(folders)) AND (album_bits & 1) != 0"
             return (filter, "SELECT count(*) FROM assets WHERE \(filter)")
         }
+    }
+
+    /// The order of an album's photos: the newest first, or the newest pick first.
+    static func order(of album: Album) -> String {
+        album.isInDateOrder ? "captured_at DESC, id DESC" : "(SELECT picked_at FROM picks WHERE asset_id = assets.id) DESC, id DESC"
+    }
+
+    // MARK: Recently Picked
+
+    /// Picks that were handed over (a confirm), in pick order: the newest picks of the Recently
+    /// Picked album, the last the newest. Older picks beyond `recentlyPickedKept` go, and those
+    /// of files gone.
+    public func recordPicks(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        // (Microseconds: two confirms a moment apart keep their order.)
+        var clock = timespec()
+        clock_gettime(CLOCK_REALTIME, &clock)
+        let now = Int64(clock.tv_sec) * 1_000_000 + Int64(clock.tv_nsec) / 1000
+        try withWriter { db in
+            try db.transaction {
+                let insert = try db.statement("INSERT OR REPLACE INTO picks(asset_id, picked_at) VALUES (?1, ?2)")
+                defer { insert.reset() }
+                for (index, id) in ids.enumerated() {
+                    try insert.bind(1, id).bind(2, now + Int64(index)).run()
+                }
+                try db.execute("DELETE FROM picks WHERE asset_id NOT IN (SELECT id FROM assets)")
+                try db.execute("DELETE FROM picks WHERE asset_id NOT IN (SELECT asset_id FROM picks ORDER BY picked_at DESC LIMIT \(Self.recentlyPickedKept))")
+            }
+        }
+    }
+
+    /// How many picks Recently Picked keeps.
+    public static let recentlyPickedKept = 1000
+
+    /// Forgets every pick (the menu's "Clear Recently Picked").
+    public func clearPicks() throws {
+        try withWriter { db in try db.execute("DELETE FROM picks") }
     }
 
     /// How an open album changed after `change`: a new fetch result and the exact positions.

@@ -65,6 +65,7 @@ public enum PickerActions {
             Command("move-pick", i18n("Move the focused pick in the strip"), keys: ["<Alt>Left", "<Alt>Right"], section: picking, window: true),
             Command("pick-all", i18n("Pick every photo of the album"), accelerators: ["<Control>a"], section: picking),
             Command("unpick-all", i18n("Unpick all"), accelerators: ["<Shift><Control>a"], section: picking),
+            Command("clear-recently-picked", i18n("Clear Recently Picked"), section: picking),
             Command("show-help-overlay", i18n("Keyboard shortcuts"), accelerators: ["<Control>question"], section: general, window: true),
         ]
         if desktop {
@@ -163,7 +164,8 @@ public enum PickerActions {
         for command in commands where !sections.contains(command.section) { sections.append(command.section) }
         for section in sections {
             xml += #"<child><object class="GtkShortcutsGroup"><property name="title">\#(escaped(section))</property>"#
-            for command in commands where command.section == section {
+            // (A command with no key, such as Clear Recently Picked, is in a menu, not here.)
+            for command in commands where command.section == section && !(command.accelerators.isEmpty && command.keys.isEmpty) {
                 let accelerator = (command.accelerators.prefix(1) + command.keys).joined(separator: " ")
                 xml += #"<child><object class="GtkShortcutsShortcut"><property name="title">\#(escaped(command.title))</property><property name="accelerator">\#(escaped(accelerator))</property></object></child>"#
             }

@@ -153,6 +153,7 @@ func albumsCommand(_ arguments: [[UInt8]]) throws -> Int32 {
             object.add("count", album.count)
             switch album.album {
             case .smart(let smart): object.add("type", "smart"); object.add("id", smart.name)
+            case .recentlyPicked: object.add("type", "smart"); object.add("id", Album.recentlyPickedName)
             case .folder(let id): object.add("type", "folder"); object.add("id", "folder:\(id)")
             case .tree(let id): object.add("type", "tree"); object.add("id", "tree:\(id)")
             }

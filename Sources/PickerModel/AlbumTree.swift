@@ -40,7 +40,7 @@ public enum AlbumTree {
         var pathless: [AlbumSummary] = []
         for summary in albums {
             switch summary.album {
-            case .smart: continue
+            case .smart, .recentlyPicked: continue
             case .tree:
                 if let path = summary.folderPath { trees[path.bytes] = summary } else { pathless.append(summary) }
             case .folder:

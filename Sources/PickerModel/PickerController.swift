@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import Dispatch
 import GObjectSupport
 import Camera
 import PhotoLibrary
@@ -81,6 +82,8 @@ public final class PickerController {
     /// Who waits for the months, and whether a read of them is under way.
     private var monthsWanted: [@MainActor ([PhotoLibrary.MonthRun]) -> Void] = []
     private var readingMonths = false
+    /// Picks being written for Recently Picked.
+    private let recordingPicks = DispatchGroup()
 
     /// Hands a closure from a worker to the GTK thread.
     public typealias Post = @Sendable (@escaping @MainActor @Sendable () -> Void) -> Void
@@ -152,10 +155,40 @@ public final class PickerController {
         // The last picker of the library stops its scan, at its next file, keeping what it read.
         service.leave()
         StartupTrace.mark("library left")
+        // Picks being recorded are waited for a moment (a script's picker ends at its answer).
+        _ = recordingPicks.wait(timeout: .now() + 1)
         // Work under way is not waited for (it held a host's window up to 0.2 s when its picker
         // went): it ends when it returns, and what it posts finds the controller closed.
         workers.shutdown(waitsForRunningWork: false)
         subscribers.removeAll()
+    }
+
+    // MARK: Recently Picked
+
+    /// The picks handed over (a confirm), in pick order, for the Recently Picked album: written
+    /// by a worker (a scan may hold the index's writer), which `close` waits for a moment.
+    public func recordPicks(_ ids: [Int64]) {
+        guard !ids.isEmpty else { return }
+        let library = self.library, group = recordingPicks, post = postToController
+        group.enter()
+        let submitted = workers.submit {
+            defer { group.leave() }
+            do {
+                try library.recordPicks(ids)
+                // (The album list counts them; the album open stays as it is.)
+                post { controller in try? controller.reloadAlbums() }
+            } catch {
+                DeveloperLog.say("cannot keep the picks for Recently Picked: \(error)")
+            }
+        }
+        if !submitted { group.leave() }
+    }
+
+    /// Forgets what was picked before (the menu's "Clear Recently Picked"); Recently Picked,
+    /// open, gives way to Recents.
+    public func clearRecentlyPicked() throws {
+        try library.clearPicks()
+        try reloadAlbums(selecting: currentAlbum == .recentlyPicked ? .smart(.recents) : nil)
     }
 
     /// Tells the index's notices (rebuilt, kept in memory …) to the person.
@@ -339,6 +372,7 @@ public final class PickerController {
     public var albumKey: String? {
         switch currentAlbum {
         case .smart(let smart)?: return smart.name
+        case .recentlyPicked?: return Album.recentlyPickedName
         case .folder?: return albums.first { $0.album == currentAlbum }?.folderPath?.displayString
         // A folder with the folders below it: its path after "tree:" (ids change with the index).
         case .tree?: return albums.first { $0.album == currentAlbum }?.folderPath.map { "tree:" + $0.displayString }
@@ -348,6 +382,7 @@ public final class PickerController {
 
     public func album(forKey key: String) -> Album? {
         if let smart = SmartAlbum(name: key) { return .smart(smart) }
+        if key == Album.recentlyPickedName { return .recentlyPicked }
         if key.hasPrefix("tree:") {
             let path = FilePath(String(key.dropFirst(5)))
             return try? library.treeAlbum(forFolder: path)

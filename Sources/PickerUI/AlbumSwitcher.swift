@@ -160,7 +160,7 @@ final class AlbumSwitcher: SwiftWidget {
     /// folders take tens of milliseconds.
     func show(_ albums: [AlbumSummary], current: Album) {
         self.albums = albums
-        entries = albums.compactMap { if case .smart = $0.album { AlbumTreeRow(summary: $0, title: $0.displayName) } else { nil } }
+        entries = albums.compactMap { $0.album.isSmart ? AlbumTreeRow(summary: $0, title: $0.displayName) : nil }
             + AlbumTree.rows(albums)
         parents = [:]
         for entry in entries { if let parent = entry.parent { parents[entry.summary.album] = parent } }

@@ -43,7 +43,7 @@ final class AlbumSwitcherRow {
 
     static let coverSide = 40
 
-    var section: Section { if case .smart = summary.album { .albums } else { .folders } }
+    var section: Section { summary.album.isSmart ? .albums : .folders }
 
     /// The indent of each level of the tree, in pixels.
     static let indent = 20
@@ -104,7 +104,7 @@ final class AlbumSwitcherRow {
 
     /// Splits a folder album's name ("Trips/2019/Zanzibar") into its own name and the path above.
     static func titleAndSubtitle(of summary: AlbumSummary) -> (title: String, subtitle: String?) {
-        if case .smart = summary.album { return (summary.displayName, nil) }
+        if summary.album.isSmart { return (summary.displayName, nil) }
         return ownNameAndParents(summary.name)
     }
 

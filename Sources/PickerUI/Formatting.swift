@@ -64,6 +64,7 @@ extension AlbumSummary {
     /// What the switcher shows: a smart album's name in the person's language, a folder's path.
     var displayName: String {
         if case .smart(let smart) = album { return smart.localizedName }
+        if album == .recentlyPicked { return i18n("Recently Picked") }
         return name
     }
 }

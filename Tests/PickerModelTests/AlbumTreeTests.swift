@@ -14,7 +14,7 @@ final class AlbumTreeTests: XCTestCase {
 
     private func describe(_ rows: [AlbumTreeRow]) -> [String] {
         rows.map { row in
-            let kind = switch row.summary.album { case .tree: "+"; case .folder: row.isFolderItself ? "=" : "-"; case .smart: "*" }
+            let kind = switch row.summary.album { case .tree: "+"; case .folder: row.isFolderItself ? "=" : "-"; case .smart, .recentlyPicked: "*" }
             return String(repeating: "  ", count: row.depth) + kind + row.title + " \(row.summary.count)"
         }
     }

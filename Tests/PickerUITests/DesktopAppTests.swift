@@ -63,6 +63,24 @@ final class DesktopAppTests: WindowTestCase {
         XCTAssertEqual(app.problems, "")
     }
 
+    /// The app's Copy is a pick handed over: Recently Picked holds it, and the menu's Clear
+    /// Recently Picked forgets it.
+    func testCopiedPicksAreRecentlyPickedUntilTheMenuClearsThem() throws {
+        let recentlyPicked = { () throws -> [String] in
+            let result = try TestSupport.run(TestSupport.photopick, ["ls", "--album", "Recently Picked", "--library", self.folder.path],
+                                             environment: ["XDG_DATA_HOME": self.dataHome.path])
+            XCTAssertEqual(result.status, 0, result.error)
+            return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let app = try openApp()
+        defer { app.stop() }
+        try app.keys("Right", "space", "Left", "space", "ctrl+Return")
+        XCTAssertTrue(wait { (try? recentlyPicked()) == [self.path(0), self.path(1)] }, "\((try? recentlyPicked()) ?? [])")
+        try chooseFromMenu(app, item: 3)
+        XCTAssertTrue(wait { (try? recentlyPicked())?.isEmpty == true }, "cleared: \((try? recentlyPicked()) ?? [])")
+        XCTAssertEqual(app.problems, "")
+    }
+
     /// With the document portal running, as in every portal session, the Copy is also
     /// `application/vnd.portal.filetransfer`: a key the portal gives a sandboxed app that pastes,
     /// for the files themselves, in pick order.

@@ -197,6 +197,19 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(lines, [arrived.path])
     }
 
+    /// What a script's picker handed over is in Recently Picked next time, the last picked
+    /// first (kept though the picker ends at its answer).
+    func testWhatWasPickedIsRecentlyPickedNextTime() throws {
+        let order = try recents()
+        XCTAssertEqual(try list("Recently Picked"), [])
+        let picker = try openPicker(["--multiple"])
+        try picker.keys("Right", "Right", "space", "Left", "Left", "space", "ctrl+Return")
+        let (status, lines) = picker.finish()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lines, [order[2], order[0]])
+        XCTAssertEqual(try list("Recently Picked"), [order[0], order[2]], "the last picked first")
+    }
+
     func testADoubleClickPreviewsAPickedPhotoWithoutMovingItInTheOrder() throws {
         let order = try recents()
         let picker = try openPicker()

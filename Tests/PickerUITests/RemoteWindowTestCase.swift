@@ -92,13 +92,4 @@ class RemoteWindowTestCase: WindowTestCase {
         let pixels = try pixels(around: point)
         return pixels.reduce(0.0) { $0 + Double($1.red + $1.green + $1.blue) / 3 } / Double(max(pixels.count, 1))
     }
-
-    func wait(seconds: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(100_000)
-        }
-        return condition()
-    }
 }

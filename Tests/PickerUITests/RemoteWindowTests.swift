@@ -182,15 +182,6 @@ final class RemoteWindowTests: WindowTestCase {
         }.map(\.path)
     }
 
-    private func wait(seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(100_000)
-        }
-        return condition()
-    }
-
     /// A pick on a network file system (an sshfs mount) is copied here as one behind a GIO
     /// location is, and answered with the local copy: the app given it reads a local file, not
     /// the network (and still has it when the server goes away).

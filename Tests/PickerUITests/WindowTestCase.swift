@@ -49,6 +49,16 @@ class WindowTestCase: XCTestCase {
         return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// Whether `condition` holds within `seconds` (asked every 0.1 s).
+    func wait(seconds: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(100_000)
+        }
+        return condition()
+    }
+
     /// Recents as `photopick ls` prints it: the grid's order.
     func recents() throws -> [String] { try list() }
 

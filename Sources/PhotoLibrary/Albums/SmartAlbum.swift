@@ -34,7 +34,7 @@ public enum SmartAlbum: Int, CaseIterable, Sendable {
         }
     }
 
-    private static func normalise(_ name: String) -> String {
+    static func normalise(_ name: String) -> String {
         String(name.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 }
@@ -57,6 +57,25 @@ public enum Album: Hashable, Sendable {
     /// folder whose photos are all in subfolders ("~/Pictures/Trip/" with a folder a day). Not
     /// in the album list; named "tree:ID".
     case tree(id: Int64)
+    /// What this person picked before, the newest pick first (the `picks` table: the picks of
+    /// every confirm, kept until cleared). Not in date order: it has no timeline. Named
+    /// "Recently Picked".
+    case recentlyPicked
+
+    /// The name scripts and the remembered album use for `.recentlyPicked`.
+    public static let recentlyPickedName = "Recently Picked"
+
+    /// A smart album, or Recently Picked: the albums above the folders.
+    public var isSmart: Bool {
+        switch self {
+        case .smart, .recentlyPicked: true
+        case .folder, .tree: false
+        }
+    }
+
+    /// Whether the album is in date order, the newest first (every album but Recently Picked):
+    /// what months, a timeline and a date to go to need.
+    public var isInDateOrder: Bool { self != .recentlyPicked }
 }
 
 /// A row of the album list: what to show, counted when the list is asked for.

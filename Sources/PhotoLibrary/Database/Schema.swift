@@ -2,7 +2,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -199,5 +199,13 @@ enum Schema {
     UPDATE assets SET size = -1 WHERE kind = 1 AND date_source != 1 AND error IS NULL
         AND mime IN ('image/jpeg', 'image/heif', 'image/heic', 'image/avif', 'image/tiff', 'image/webp');
     UPDATE folders SET listed_mtime_ns = NULL WHERE id IN (SELECT folder_id FROM assets WHERE size = -1);
+    """
+
+    /// What the person picked before (the Recently Picked album): each pick of a confirm and
+    /// when (microseconds), the last picked the newest. Rows of files gone since are left out by a join and
+    /// dropped as picks are recorded.
+    static let version8 = """
+    CREATE TABLE picks(asset_id INTEGER PRIMARY KEY, picked_at INTEGER NOT NULL);
+    CREATE INDEX picks_order ON picks(picked_at DESC);
     """
 }

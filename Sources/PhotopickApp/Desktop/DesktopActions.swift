@@ -39,6 +39,7 @@ final class DesktopActions {
         g_menu_append(picks, i18n("Open"), "win.open-picked")
         g_menu_append(picks, i18n("Copy to Folder…"), "win.copy-to-folder")
         g_menu_append(picks, i18n("Unpick All"), "win.unpick-all")
+        g_menu_append(picks, i18n("Clear Recently Picked"), "win.clear-recently-picked")
         g_menu_append(app, i18n("Library Folders…"), "win.library-folders")
         g_menu_append(app, i18n("Keyboard Shortcuts"), "win.show-help-overlay")
         g_menu_append(app, i18n("About Photopick"), "win.about")

@@ -93,6 +93,7 @@ import PhotopickApp
             options.album = own > 0 ? "folder:\(id)" : "tree:\(id)"
         case .tree(let id)?: options.album = "tree:\(id)"
         case .smart(let smart)?: options.album = smart.name
+        case .recentlyPicked?: options.album = Album.recentlyPickedName
         case nil: break
         }
     }

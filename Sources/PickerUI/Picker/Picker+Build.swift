@@ -255,6 +255,7 @@ extension Picker {
         let name: String?
         switch current {
         case .smart(let smart): name = smart.name
+        case .recentlyPicked: name = Album.recentlyPickedName
         case .folder: name = controller.albums.first { $0.album == current }.map { $0.name + "/" }
         case .tree(let id): name = "tree:\(id)"
         }

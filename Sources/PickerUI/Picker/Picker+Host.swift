@@ -11,6 +11,7 @@ import PickerModel
 extension Picker {
     /// The person confirmed: the picks' URIs, in pick order, as `confirmed`.
     func confirmed(_ assets: [Asset]) {
+        controller.recordPicks(assets.map(\.id))
         emitConfirmed(uris(assets))
     }
 

@@ -2,6 +2,7 @@
 import CGtk
 import GObjectSupport
 import GTKSupport
+import Basics
 
 /// The picker.* actions: what each does, and the accelerators the shell installs with it
 /// (photopick-picker.c's `picker_actions`, which a test holds to this table). A host's window,
@@ -30,6 +31,7 @@ enum PickerCommands {
         Command(name: "location", accelerators: ["<Control>l"]) { $0.openLocation() },
         Command(name: "pick-all", accelerators: ["<Control>a"]) { $0.pickAll() },
         Command(name: "unpick-all", accelerators: ["<Shift><Control>a"]) { $0.unpickAll() },
+        Command(name: "clear-recently-picked", accelerators: []) { $0.clearRecentlyPicked() },
     ]
 
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
@@ -48,5 +50,20 @@ extension Picker {
         // the header's widgets, or not shown the picker yet.)
         guard !preview.isVisible, !captureView.isVisible, gtk_widget_get_mapped(albumSwitcher) != 0 else { return }
         switcher.popup()
+    }
+}
+
+extension Picker {
+    /// Forgets the picks of earlier confirms: the Recently Picked album goes from the list (and,
+    /// open, gives way to Recents).
+    func clearRecentlyPicked() {
+        guard controller != nil else { return }
+        do {
+            try controller.clearRecentlyPicked()
+            showToast(i18n("Recently Picked is cleared"))
+        } catch {
+            DeveloperLog.say("cannot clear Recently Picked: \(error)")
+            report(i18n("Recently Picked cannot be cleared: the photo index cannot be written"), printing: false)
+        }
     }
 }
