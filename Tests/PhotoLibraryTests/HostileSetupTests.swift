@@ -190,6 +190,7 @@ final class HostileSetupTests: XCTestCase {
             UPDATE assets SET captured_at = 10413792000000, date_source = 0;
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
+            DROP TABLE picks;
             PRAGMA user_version = 4;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)
@@ -215,6 +216,7 @@ final class HostileSetupTests: XCTestCase {
             UPDATE assets SET kind = 0, error = 'the metadata reader stopped on this file';
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
+            DROP TABLE picks;
             PRAGMA user_version = 5;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

@@ -369,6 +369,7 @@ final class IndexRulesTests: XCTestCase {
             ALTER TABLE assets DROP COLUMN partial;
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
+            DROP TABLE picks;
             PRAGMA user_version = 1;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

@@ -83,6 +83,7 @@ final class WallClockDateTests: XCTestCase {
             UPDATE assets SET captured_at = captured_at - 9 * 3600 * 1000 WHERE capture_offset IS NULL AND date_source = 1;
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
+            DROP TABLE picks;
             PRAGMA user_version = 3;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)
