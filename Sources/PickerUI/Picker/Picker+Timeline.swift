@@ -34,8 +34,10 @@ extension Picker {
     /// 10 % at 60k (the picker benchmark, side by side). Ctrl+Up and the rest ask at once.
     func refreshTimeline(opened: Bool = false) {
         if opened {
-            // (The last album's months go at once; this one's come in a second.)
+            // (The last album's months go at once, and where it was landed on; this one's
+            // months come in a second.)
             timeline.show([])
+            timelineLanding = nil
             updateTimelineVisibility()
             timelineRefresh.schedule(after: 1000) { [weak self] in self?.readTimeline() }
         } else {
