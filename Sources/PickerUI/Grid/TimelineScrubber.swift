@@ -65,7 +65,9 @@ final class TimelineScrubber {
     static let restingWidth: Int32 = 14, width: Int32 = 52
     static let minimumHeight = 3.0
     private var dragStart = 0.0
-    private var dragging = false, pointerInside = false
+    /// (The focus is kept from the focus controller's signals: at its "enter" GTK 4.8 does not
+    /// yet say the scale has the focus, and the timeline stayed closed.)
+    private var dragging = false, pointerInside = false, focused = false
     /// Open: wide, with the years.
     private(set) var isOpen = false {
         didSet {
@@ -107,12 +109,14 @@ final class TimelineScrubber {
         let focus = gtk_event_controller_focus_new()!
         Signal.connect(focus.raw, "enter") { [weak self] in
             guard let self else { return }
+            self.focused = true
             self.openOrClose()
             gtk_widget_queue_draw(self.area)
             self.onFocus?(true)
         }
         Signal.connect(focus.raw, "leave") { [weak self] in
             guard let self else { return }
+            self.focused = false
             self.openOrClose()
             gtk_widget_queue_draw(self.area)
             self.onFocus?(false)
@@ -169,7 +173,7 @@ final class TimelineScrubber {
     }
 
     private func openOrClose() {
-        isOpen = pointerInside || dragging || gtk_widget_has_focus(range) != 0
+        isOpen = pointerInside || dragging || focused
     }
 
     /// Shows `runs` (a new album, or the same one changed).
