@@ -175,8 +175,16 @@ public final class PickerController {
             defer { group.leave() }
             do {
                 try library.recordPicks(ids)
-                // (The album list counts them; the album open stays as it is.)
-                post { controller in try? controller.reloadAlbums() }
+                post { controller in
+                    // The album list counts them. Recently Picked, open, takes them in at their
+                    // new places, as any change (those picked again move to the top).
+                    try? controller.reloadAlbums()
+                    if controller.currentAlbum == .recentlyPicked {
+                        var change = LibraryChange()
+                        change.updated = Set(ids)
+                        controller.apply(change)
+                    }
+                }
             } catch {
                 DeveloperLog.say("cannot keep the picks for Recently Picked: \(error)")
             }

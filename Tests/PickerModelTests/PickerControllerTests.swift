@@ -123,6 +123,25 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// Picks handed over while Recently Picked is open reach it at once, at their places: the
+    /// last picked first, one picked again moved up, the rest as they were.
+    nonisolated func testPicksHandedOverReachAnOpenRecentlyPicked() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            let ids = (0..<4).compactMap { controller.model.assetID(at: $0) }
+            XCTAssertEqual(ids.count, 4)
+            try controller.library.recordPicks([ids[0], ids[1]])
+            try controller.reloadAlbums()
+            controller.open(.recentlyPicked)
+            XCTAssertEqual(controller.model.fetchResult?.allIDs, [ids[1], ids[0]])
+            controller.recordPicks([ids[2], ids[0]])
+            XCTAssertTrue(queue.run(until: { controller.model.fetchResult?.allIDs.count == 3 }), "the new pick never showed")
+            XCTAssertTrue(queue.run(until: { controller.model.fetchResult?.allIDs == [ids[0], ids[2], ids[1]] }),
+                          "\(controller.model.fetchResult?.allIDs ?? [])")
+            XCTAssertEqual(controller.currentAlbum, .recentlyPicked)
+        }
+    }
+
     /// What a cell's picture says of its file is the controller's rule of picking: a damaged
     /// file is refused with why, until a picture of it comes; a failure of the moment (a busy
     /// thumbnailer, a cancelled request) refuses nothing.
