@@ -105,6 +105,8 @@ final class AlbumSwitcher: SwiftWidget {
         style(popover, "album-switcher-popover", Style.partClass)
         search = gtk_search_entry_new()
         setStringProperty(search, "placeholder-text", i18n("Search albums"))
+        // (GTK 4.8 does not name an entry by its placeholder: "GtkSearchEntry".)
+        photopick_accessible_set_label(search, i18n("Search albums"))
         gtk_widget_set_margin_start(search, 6)
         gtk_widget_set_margin_end(search, 6)
         gtk_widget_set_margin_top(search, 6)
@@ -113,6 +115,7 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_list_box_set_selection_mode(list.opaque, GTK_SELECTION_NONE)
         gtk_list_box_set_activate_on_single_click(list.opaque, 1)
         style(list, "navigation-sidebar", "album-switcher-list")
+        photopick_accessible_set_label(list, i18n("Albums"))
         dateRow = gtk_list_box_row_new()
         let dateBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
         gtk_box_append(dateBox.cast(), gtk_image_new_from_icon_name("x-office-calendar-symbolic"))
@@ -122,6 +125,9 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_list_box_row_set_child(dateRow.cast(), dateBox)
         style(dateRow, "album-switcher-row", "album-switcher-date")
         gtk_list_box_append(list.opaque, dateRow)
+        // (Hidden, not only filtered out, while no date is typed: a filtered row is still a
+        // nameless row to a screen reader.)
+        gtk_widget_set_visible(dateRow, 0)
         let nothing = gtk_label_new(i18n("No album matches"))!
         style(nothing, "dim-label", "album-switcher-empty")
         gtk_list_box_set_placeholder(list.opaque, nothing)
@@ -371,6 +377,7 @@ final class AlbumSwitcher: SwiftWidget {
         query = text
         destination = DateDestination.parse(text)
         if let destination { gtk_label_set_text(dateLabel.opaque, destination.title) }
+        gtk_widget_set_visible(dateRow, destination != nil ? 1 : 0)
         for row in rows { row.setFlat(!query.isEmpty) }
         // Each row's place, worked out once: the sort compares rows thousands of times, and
         // working it out at each comparison (a name split into words, a row found by its

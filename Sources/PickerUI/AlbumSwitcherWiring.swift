@@ -93,6 +93,13 @@ extension AlbumSwitcher {
                 guard let first = self.shownRows.first else { return false }
                 gtk_widget_grab_focus(first.widget)
                 return true
+            // The list is one Tab stop, as the grid is (GtkListBox's own Tab walks through every
+            // row): Tab, or Shift+Tab, goes to the open album's row, or to the first match.
+            case GDK_KEY_Tab, GDK_KEY_KP_Tab, GDK_KEY_ISO_Left_Tab:
+                let open = self.query.isEmpty ? self.shownRows.first { $0.summary.album == self.current } : nil
+                guard let row = self.destination != nil ? self.dateRow : (open ?? self.shownRows.first)?.widget else { return false }
+                gtk_widget_grab_focus(row)
+                return true
             // End (or Ctrl+End) with nothing typed has no text to move in: the last row.
             case GDK_KEY_End where self.query.isEmpty, GDK_KEY_KP_End where self.query.isEmpty:
                 guard let last = self.shownRows.last else { return false }
@@ -114,6 +121,9 @@ extension AlbumSwitcher {
                 return focused.map { self.keyOnRow($0, opening: true) } ?? false
             case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_minus, GDK_KEY_KP_Subtract:
                 return focused.map { self.keyOnRow($0, opening: false) } ?? false
+            case GDK_KEY_Tab, GDK_KEY_KP_Tab, GDK_KEY_ISO_Left_Tab:
+                gtk_widget_grab_focus(self.search)
+                return true
             case GDK_KEY_Up, GDK_KEY_KP_Up:
                 let top = self.destination != nil ? self.dateRow : self.shownRows.first?.widget
                 guard let top, gtk_widget_get_focus_child(self.list) == top else { return false }

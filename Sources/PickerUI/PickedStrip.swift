@@ -121,13 +121,14 @@ final class PickedStrip: SwiftWidget {
         return focus(id)
     }
 
-    /// Puts the focus on the strip's last item (on the way out of the picker: GTK's Tab goes on
-    /// from there), keeping the item the strip returns to.
-    func focusLast() -> Bool {
-        guard let last = order.last else { return false }
-        let remembered = lastFocused
-        defer { lastFocused = remembered }
-        return focus(last)
+    /// Moves the keyboard focus on past the strip, where GTK's Tab goes from its last item: the
+    /// items refuse it meanwhile. (Through the last item, a screen reader said it on the way.)
+    func moveFocusPast(forward: Bool) -> Bool {
+        guard let root = gtk_widget_get_root(row) else { return false }
+        gtk_widget_set_can_focus(row, 0)
+        defer { gtk_widget_set_can_focus(row, 1) }
+        let window = UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self)
+        return gtk_widget_child_focus(window, forward ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD) != 0
     }
 
     @discardableResult

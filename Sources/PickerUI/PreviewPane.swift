@@ -112,6 +112,8 @@ final class PreviewPane: LaidOutAsOverlay, SwiftWidget {
         request?.cancel()
         releaseVideo()
         gtk_picture_set_paintable(picture.opaque, nil)
+        // (Else a screen reader hears "GtkPicture".)
+        photopick_accessible_set_label(picture, asset.displayName)
         gtk_widget_set_visible(problem, 0)
         update(number: selection.number(of: asset.id))
         observation = selection.observe(asset.id) { [weak self] state in self?.update(number: state.number) }

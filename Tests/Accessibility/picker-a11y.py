@@ -13,6 +13,10 @@ GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON 
   strip    the names of the strip's buttons after them
   timeline the timeline's name and value after them (a slider), if the picker shows one
   status   the picker's exit status after Ctrl+Return (or the key of $A11Y_END)
+  focus    each object that took the keyboard's focus: its role, its name, and how many keys
+           had been pressed then
+  audits   at each `@audit:NAME` among the keys: the controls on screen (every showing object a
+           person can focus or press), as [role, name], and those with no name a person can use
 
 Keys go through xdotool (AT-SPI's coordinates are wrong under GTK 4). Everything it starts ends
 with it.
@@ -23,11 +27,17 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
-result = {"cells": [], "events": [], "said": [], "strip": [], "status": None, "problem": None}
+result = {"cells": [], "events": [], "said": [], "strip": [], "status": None, "problem": None,
+          "focus": [], "audits": {}, "keys": 0}
 # The accessibility bus and its registry first: GTK 4.8 asks for the bus once, at start, and a
 # picker that found none (the bus still being started) never shows on it.
 Atspi.init()
 Atspi.get_desktop(0).get_child_count()
+# What a person can reach or press: focusable, or one of these roles.
+CONTROLS = {Atspi.Role.PUSH_BUTTON, Atspi.Role.TOGGLE_BUTTON, Atspi.Role.CHECK_BOX, Atspi.Role.RADIO_BUTTON,
+            Atspi.Role.MENU_ITEM, Atspi.Role.ENTRY, Atspi.Role.PASSWORD_TEXT, Atspi.Role.SLIDER,
+            Atspi.Role.SPIN_BUTTON, Atspi.Role.COMBO_BOX, Atspi.Role.LINK}
+CONTAINERS = {Atspi.Role.SCROLL_PANE, Atspi.Role.PANEL, Atspi.Role.FILLER}
 environment = dict(os.environ, GTK_A11Y="atspi")
 picker = subprocess.Popen(sys.argv[1:], env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
@@ -62,9 +72,12 @@ def names(node, role, depth=0):
 def application():
     desktop = Atspi.get_desktop(0)
     for index in range(desktop.get_child_count()):
-        app = desktop.get_child_at_index(index)
-        if app is not None and app.get_process_id() == picker.pid:
-            return app
+        try:
+            app = desktop.get_child_at_index(index)
+            if app is not None and app.get_process_id() == picker.pid:
+                return app
+        except GLib.Error:
+            pass  # (another program that went)
     return None
 
 
@@ -75,6 +88,47 @@ def on_description(event):
         text = None
     if text:
         result["said"].append(text)
+
+
+def controls(node, found, depth=0):
+    """Every visible control below `node`, as [role, name]."""
+    if node is None or depth > 60:
+        return found
+    try:
+        states = node.get_state_set()
+        # (GTK 4.8 says SHOWING of windows only.)
+        if not states.contains(Atspi.StateType.VISIBLE) and node.get_role() != Atspi.Role.APPLICATION:
+            return found
+        role = node.get_role()
+        # (GTK 4.8 says its scrolled windows and boxes are focusable: they pass the focus on.)
+        if role in CONTROLS or (states.contains(Atspi.StateType.FOCUSABLE) and role not in CONTAINERS):
+            found.append([node.get_role_name(), node.get_name() or ""])
+        for index in range(node.get_child_count()):
+            controls(node.get_child_at_index(index), found, depth + 1)
+    except GLib.Error:
+        pass  # (a recycled cell gone meanwhile)
+    return found
+
+
+def audit(name):
+    # (A debug build can be busy for a second: its rows being made as the album list opens.)
+    found, deadline = [], time.time() + 10
+    while not found and time.time() < deadline:
+        found = controls(application(), [])
+        if not found:
+            time.sleep(0.3)
+    # A name a person can use: not empty, not GTK's type name.
+    unnamed = [c for c in found if not c[1].strip() or c[1].startswith("Gtk")]
+    result["audits"][name] = {"controls": found, "unnamed": unnamed}
+
+
+def on_focus(event):
+    if event.detail1 != 1:
+        return
+    try:
+        result["focus"].append({"role": event.source.get_role_name(), "name": event.source.get_name(), "after": result["keys"]})
+    except GLib.Error:
+        pass
 
 
 def on_checked(event):
@@ -102,6 +156,8 @@ try:
     listener.register("object:state-changed:checked")
     speaker = Atspi.EventListener.new(on_description)
     speaker.register("object:property-change:accessible-description")
+    focus = Atspi.EventListener.new(on_focus)
+    focus.register("object:state-changed:focused")
     window = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(picker.pid)],
                             capture_output=True, text=True, timeout=30).stdout.split()[-1]
     xdotool("windowfocus", "--sync", window)
@@ -119,7 +175,12 @@ try:
 
     def step():
         if steps:
-            xdotool("key", steps.pop(0))
+            key = steps.pop(0)
+            if key.startswith("@audit:"):
+                audit(key[len("@audit:"):])
+            else:
+                xdotool("key", key)
+                result["keys"] += 1
             return True
         loop.quit()
         return False
@@ -135,6 +196,7 @@ try:
         time.sleep(0.05)
     listener.deregister("object:state-changed:checked")
     speaker.deregister("object:property-change:accessible-description")
+    focus.deregister("object:state-changed:focused")
     result["strip"] = [name for name in names(app, Atspi.Role.PUSH_BUTTON) if name.startswith("Unpick photo")]
     slider = find(app, Atspi.Role.SLIDER)
     if slider is not None:

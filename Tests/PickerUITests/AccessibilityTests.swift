@@ -57,16 +57,17 @@ final class AccessibilityTests: WindowTestCase {
         XCTAssertEqual(strip.count, 1, "\(strip)")
         XCTAssertTrue(strip.first?.hasPrefix("Unpick photo 1, \(second), ") == true, "\(strip)")
         XCTAssertEqual(heard["status"] as? Int, 0)
-        // The first unpicked, the second's number closed up: said, as a number on another cell
-        // is not read.
-        XCTAssertEqual(heard["said"] as? [String], ["Pick 2 is now 1"])
+        // Each pick said with its number (Orca 43 reads the cell again at the change but says
+        // nothing of it); the first unpicked, the second's number closed up: said with it, as a
+        // number on another cell is not read.
+        XCTAssertEqual(heard["said"] as? [String], ["picked 1 of 1", "picked 2 of 2", "not picked. Pick 2 is now 1"])
     }
 
     /// A pick past the maximum is refused with words a screen reader says (a toast is not read).
     func testAPickPastTheMaximumIsSaid() throws {
         _ = try list()
         let heard = try hear(["--max", "2"], keys: "space Right space Right space")
-        XCTAssertEqual(heard["said"] as? [String], ["You can pick up to 2"])
+        XCTAssertEqual(heard["said"] as? [String], ["picked 1 of 1", "picked 2 of 2", "You can pick up to 2"])
         XCTAssertEqual((heard["events"] as? [[String: Any]])?.count, 2, "two picks, the third refused")
     }
 
@@ -84,6 +85,74 @@ final class AccessibilityTests: WindowTestCase {
         XCTAssertGreaterThan(timeline["maximum"] as? Double ?? 0, 2)
         XCTAssertEqual(timeline["name"] as? String, "Timeline, " + (said.last ?? "?"))
         XCTAssertEqual(heard["status"] as? Int, 1, "Escape from the timeline cancels, as from anywhere")
+    }
+
+    /// Every control on screen has a name a person can use, in the grid, the preview and the
+    /// album list, and Tab goes round the whole picker: the grid, the timeline, the strip, the
+    /// header, and back to the photo it left; Shift+Tab the other way; the album list is two
+    /// stops (its search and its list), as the grid is one.
+    func testEveryControlIsNamedAndTabGoesRoundThePicker() throws {
+        let order = try list()
+        let second = URL(fileURLWithPath: order[1]).lastPathComponent
+        // Two picks; Tab round and back; the preview; the album list (Tab, Tab, Shift+Tab in it).
+        let keys = ["space", "Right", "space", "@audit:grid", "Tab", "Tab", "Tab", "Tab", "Tab", "Tab",
+                    "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab",
+                    "alt+Return", "@audit:preview", "Escape", "ctrl+o", "@audit:albums", "Tab", "Tab", "shift+Tab", "Escape"]
+        let heard = try hear(["--width", "560", "--height", "420"], keys: keys.joined(separator: " "), end: "Escape")
+        let audits = heard["audits"] as? [String: [String: Any]] ?? [:]
+        for (place, least) in [("grid", 8), ("preview", 3), ("albums", 10)] {
+            let controls = (audits[place]?["controls"] as? [[String]] ?? []).filter { $0.first != "table cell" }
+            XCTAssertGreaterThanOrEqual(controls.count, least, "\(place): \(controls)")
+            XCTAssertEqual(audits[place]?["unnamed"] as? [[String]], [], "\(place): controls a screen reader cannot name")
+        }
+        let grid = audits["grid"]?["controls"] as? [[String]] ?? []
+        XCTAssertTrue(grid.contains(["table", "Recents"]), "the grid is named for its album: \(grid)")
+        let preview = audits["preview"]?["controls"] as? [[String]] ?? []
+        XCTAssertTrue(preview.contains(["push button", "Back to the grid"]), "\(preview)")
+        let albums = audits["albums"]?["controls"] as? [[String]] ?? []
+        XCTAssertTrue(albums.contains(["entry", "Search albums"]) && albums.contains(["list", "Albums"]), "\(albums)")
+
+        // Where each key put the focus (the last focus after each key; the keys are counted).
+        let focus = heard["focus"] as? [[String: Any]] ?? []
+        var after: [Int: String] = [:]
+        for event in focus {
+            guard let key = event["after"] as? Int, let role = event["role"] as? String, let name = event["name"] as? String else { continue }
+            after[key] = role + ": " + name
+        }
+        let stops = (4...15).map { after[$0] ?? "(no focus change)" }
+        let cell = "table cell: " + second + ", "
+        let forward = ["slider: Timeline, ", "push button: Unpick photo 1, ", "push button: Cancel", "push button: Album: Recents",
+                       "push button: Add 2", cell]
+        let backward = ["push button: Add 2", "push button: Album: Recents", "push button: Cancel", "push button: Unpick photo 2, ",
+                        "slider: Timeline, ", cell]
+        XCTAssertTrue(stops.count == 12 && zip(stops, forward + backward).allSatisfy { $0.hasPrefix($1) },
+                      "Tab stops \(stops), expected \(forward) then \(backward)")
+        // The album list: its search first, Tab to the open album's row, Tab back to the search,
+        // Shift+Tab to the row again (not through every folder).
+        let inList = (18...21).map { after[$0] ?? "(no focus change)" }
+        let row = "list item: Recents, "
+        XCTAssertTrue(inList.count == 4 && inList[0] == "entry: Search albums" && inList[1].hasPrefix(row)
+                      && inList[2] == "entry: Search albums" && inList[3].hasPrefix(row), "\(inList)")
+        XCTAssertEqual(heard["status"] as? Int, 1, "Escape from the grid cancels")
+    }
+
+    /// What Orca 43 itself says (Debian 12's screen reader, its speech logged, nothing voiced):
+    /// each pick with its number, and an unpick with the numbers that closed up. Orca reads a
+    /// cell again when its checked state changes but says nothing of it: before, a pick was
+    /// silent.
+    func testOrcaSaysEachPickWithItsNumber() throws {
+        _ = try list()
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/orca") else {
+            XCTFail("/usr/bin/orca is missing: run scripts/bootstrap")
+            return
+        }
+        let client = TestSupport.packageRoot.appendingPathComponent("Tests/Accessibility/orca-hears.py").path
+        let run = try TestSupport.run("/usr/bin/python3", [client, "--keys", "space Right space Left space",
+                                                          "--expect", "picked 1 of 1", "--expect", "picked 2 of 2",
+                                                          "--expect", "not picked. Pick 2 is now 1",
+                                                          "--", TestSupport.photopick, "--library", library.path, "--no-camera"],
+                                      timeout: 120)
+        XCTAssertEqual(run.status, 0, String(decoding: run.output, as: UTF8.self) + run.error)
     }
 
     /// A cell's own action picks it, as a screen reader's DoAction does (no pointer, no keys).

@@ -90,6 +90,7 @@ final class CaptureView: LaidOutAsOverlay, SwiftWidget {
         let switcher = gtk_drop_down_new(OpaquePointer(UnsafeMutableRawPointer(cameraNames)), nil)!
         style(switcher, "capture-switcher")
         setTooltip(switcher, i18n("Camera"))
+        photopick_accessible_set_label(switcher, i18n("Camera"))
         place(switcher, over: widget, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
         Signal.connect(switcher.raw, "notify::selected", object: { [weak self] _ in self?.switcherChanged() })
         self.switcher = switcher

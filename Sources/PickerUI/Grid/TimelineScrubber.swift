@@ -55,6 +55,9 @@ final class TimelineScrubber {
     var onStep: ((Int) -> Void)?
     /// The scale took or lost the keyboard's focus.
     var onFocus: ((Bool) -> Void)?
+    /// Tab (true) or Shift+Tab (false) on the scale: whether the picker moved the focus on
+    /// (GTK's own Tab otherwise).
+    var onLeave: ((Bool) -> Bool)?
     /// The month a run is called by (the picker's words).
     var monthName: (PhotoLibrary.MonthRun) -> String = { "\($0.year)-\($0.month)" }
     /// Set while the scale follows the mark, so that it is not taken for a key; and while a
@@ -122,6 +125,16 @@ final class TimelineScrubber {
             self.onFocus?(false)
         }
         gtk_widget_add_controller(range, focus)
+        let keys = gtk_event_controller_key_new()!
+        Signal.connect(keys.raw, "key-pressed", key: { [weak self] keyval, modifiers in
+            guard let self else { return false }
+            switch Int32(keyval) {
+            case GDK_KEY_Tab, GDK_KEY_KP_Tab: return self.onLeave?(modifiers & GDK_SHIFT_MASK.rawValue == 0) ?? false
+            case GDK_KEY_ISO_Left_Tab: return self.onLeave?(false) ?? false
+            default: return false
+            }
+        })
+        gtk_widget_add_controller(range, keys)
         gtk_drawing_area_set_draw_func(area.cast(), { area, cairo, width, height, data in
             guard let cairo, let data else { return }
             MainActor.assumeIsolated {

@@ -214,21 +214,37 @@ extension Picker {
         return true
     }
 
-    /// Tab from a photo goes to the strip (when something is picked), then the header from its
-    /// start (Cancel, the album switcher, the primary button) and round to the grid; Shift+Tab
-    /// the other way. Returns false to let GTK move the focus when nothing takes it.
+    /// Tab from a photo goes to the timeline (when it shows: it is the grid's), the strip (when
+    /// something is picked), then the header from its start (Cancel, the album switcher, the
+    /// primary button) and round to the grid; Shift+Tab the other way. Returns false to let GTK
+    /// move the focus when nothing takes it.
     func leaveGrid(forward: Bool) -> Bool {
-        if forward, strip.focus() { return true }
-        return focusHeader(fromStart: forward) || (!forward && strip.focus())
+        if forward { return focusTimeline() || strip.focus() || focusHeader(fromStart: true) }
+        return focusHeader(fromStart: false) || strip.focus() || focusTimeline()
     }
 
     /// In a host's window the picker is one part of the host's Tab cycle (a focus that cannot
-    /// leave is a keyboard trap, WCAG 2.1.2): Tab from a photo goes to the strip, when something
-    /// is picked, and on out of the picker; Shift+Tab to the header row, when the picker shows
-    /// it, and on to the host's widgets before it. GTK moves the focus when this returns false.
+    /// leave is a keyboard trap, WCAG 2.1.2): Tab from a photo goes to the timeline and the
+    /// strip, when they show, and on out of the picker; Shift+Tab to the header row, when the
+    /// picker shows it, and on to the host's widgets before it. GTK moves the focus when this
+    /// returns false.
     func leaveGridInHost(forward: Bool) -> Bool {
-        if forward, strip.focus() { return true }
+        if forward, focusTimeline() || strip.focus() { return true }
         return moveFocusPastGrid(forward: forward)
+    }
+
+    /// Tab from the timeline goes on to the strip, then as from the grid; Shift+Tab back to the
+    /// photo last focused.
+    func leaveTimeline(forward: Bool) -> Bool {
+        if !forward { return gtk_widget_grab_focus(grid) != 0 }
+        if strip.focus() { return true }
+        if sharesWindow { return moveFocusPastGrid(forward: true) }
+        return focusHeader(fromStart: true)
+    }
+
+    /// The timeline takes the keyboard's focus, when it shows.
+    func focusTimeline() -> Bool {
+        gtk_widget_get_mapped(timeline.range) != 0 && gtk_widget_grab_focus(timeline.range) != 0
     }
 
     /// Moves the focus on from the grid as GTK's Tab moves it from any widget, to the next
@@ -237,20 +253,23 @@ extension Picker {
     func moveFocusPastGrid(forward: Bool) -> Bool {
         guard let root = gtk_widget_get_root(widget) else { return false }
         let rootWidget = UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self)
+        // (The timeline too: it is the grid's, and Tab reaches it from the grid, not past it.)
         gtk_widget_set_can_focus(grid, 0)
-        defer { gtk_widget_set_can_focus(grid, 1) }
+        gtk_widget_set_can_focus(timeline.range, 0)
+        defer {
+            gtk_widget_set_can_focus(grid, 1)
+            gtk_widget_set_can_focus(timeline.range, 1)
+        }
         return gtk_widget_child_focus(rootWidget, forward ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD) != 0
     }
 
     /// The strip's Tab goes on to the header (in a host's window: out of the picker); Shift+Tab
     /// back to the photo last focused.
     func leaveStrip(forward: Bool) {
-        if forward, sharesWindow {
-            // From the strip's last item GTK's own Tab leaves the strip, the picker's last part.
-            if strip.focusLast(), let root = gtk_widget_get_root(widget),
-               gtk_widget_child_focus(UnsafeMutableRawPointer(root).assumingMemoryBound(to: GtkWidget.self), GTK_DIR_TAB_FORWARD) != 0 { return }
-        }
+        // (The strip is the picker's last part: on from it is out of the picker.)
+        if forward, sharesWindow, strip.moveFocusPast(forward: true) { return }
         if forward, !sharesWindow, focusHeader(fromStart: true) { return }
+        if !forward, focusTimeline() { return }
         gtk_widget_grab_focus(grid)
     }
 

@@ -106,7 +106,10 @@ extension Picker {
     }
 
     func announceNewer(_ count: Int) {
-        gtk_label_set_text(newerPhotosLabel.opaque, ni18n("{count} newer photo", "{count} newer photos", count))
+        let words = ni18n("{count} newer photo", "{count} newer photos", count)
+        gtk_label_set_text(newerPhotosLabel.opaque, words)
+        // (GTK 4.8 names a button by its label only when the label is its child: "GtkButton".)
+        if let button = gtk_revealer_get_child(newerPhotos.opaque) { photopick_accessible_set_label(button, words) }
         gtk_revealer_set_reveal_child(newerPhotos.opaque, count > 0 ? 1 : 0)
         photoGrid?.warmArrivals()  // (none before the picker is built: an empty picker announces 0)
     }

@@ -22,11 +22,28 @@ extension Picker {
             // (Its path would name no file: picked, it could not be handed over.)
             refusal = i18n("This photo is on a disk that is not connected, so it cannot be picked")
         } else {
-            switch selection.toggle(id) {
+            // What the toggle makes the picker say meanwhile (the picks after an unpicked one
+            // closing up) is said after it, in one piece.
+            heldNews = []
+            let outcome = selection.toggle(id)
+            let meanwhile = heldNews ?? []
+            heldNews = nil
+            switch outcome {
             case .picked, .unpicked:
                 // A pick or an unpick of its own starts the next range (Shift).
                 rangeAnchor = (id, position)
                 rangeAdded = []
+                // Orca 43 reads a grid cell again at a change of its checked state, but says
+                // nothing of it (its name's new "picked 2 of 3" is left out, and "checked" needs
+                // an action named "toggle"): the news is said.
+                let news: String
+                if case .picked(let number) = outcome {
+                    news = i18n("picked {number} of {count}", ["number": String(number), "count": String(selection.count)])
+                } else {
+                    // Translators: said to a screen reader when the focused photo is unpicked.
+                    news = i18n("not picked")
+                }
+                say(([news] + meanwhile).joined(separator: ". "))
                 return
             case .refused(let reason): refusal = i18n("{explanation}, so it cannot be picked", ["explanation": reason])
             case .refusedAtMaximum: refusal = i18n("You can pick up to {maximum}", ["maximum": Localization.number(selection.maximum ?? 0)])
@@ -125,6 +142,10 @@ extension Picker {
     /// picker; kept in `said` for the tests in this process, and on standard error with
     /// PHOTOPICK_TRACE_SAID ("said Fetched 50 %") for those of a picker in another.
     func say(_ text: String, near widget: UnsafeMutablePointer<GtkWidget>? = nil) {
+        if heldNews != nil {
+            heldNews?.append(text)
+            return
+        }
         said.append(text)
         if Self.tracesSaid { DeveloperLog.say("said \(text)") }
         Accessible.announce(text, near: widget ?? self.widget)

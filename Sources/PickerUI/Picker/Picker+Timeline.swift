@@ -25,6 +25,7 @@ extension Picker {
             guard let self else { return }
             self.hoverTimeline(focused ? self.timeline.mark : nil, y: self.timeline.mark.flatMap(self.timeline.middle(of:)) ?? 0)
         }
+        timeline.onLeave = { [weak self] forward in self?.leaveTimeline(forward: forward) ?? false }
         timeline.monthName = { Localization.month(year: $0.year, month: $0.month) ?? "\($0.year)-\($0.month)" }
     }
 

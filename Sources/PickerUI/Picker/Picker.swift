@@ -141,6 +141,8 @@ public final class Picker {
     var rangeAdded: [Int64] = []
     /// The picks as a screen reader last heard of them (Picker+PickingMany's announcements).
     var picksAnnounced: [Int64] = []
+    /// While a toggle runs: what is said meanwhile, said after the toggle's own news.
+    var heldNews: [String]?
     /// The "Pick all?" question while it is asked.
     var pickAllQuestion: GObjectRef?
     var findGeneration = 0
