@@ -8,7 +8,8 @@ GTK's AT-SPI bridge, waits for it on the accessibility bus, and prints one JSON 
   cells    the names of the grid's cells AT-SPI lists (GTK 4.8: the list item widgets)
   events   each `object:state-changed:checked` while it pressed Space, Right, Space, Left, Space
            (or the keys of $A11Y_KEYS): the cell's name at that moment and the new value
-  said     each new description meanwhile: what Orca 43 speaks as news on GTK 4.8
+  said     each new description of a control meanwhile: what Orca 43 speaks as news on GTK 4.8
+           (said on the focused control)
   actions  (with $A11Y_DO=N) the Nth cell's actions, the first of which it ran instead of keys
   strip    the names of the strip's buttons after them
   timeline the timeline's name and value after them (a slider), if the picker shows one
@@ -82,8 +83,10 @@ def application():
 
 
 def on_description(event):
+    # (Orca speaks a new description of the object it is on only: a tooltip changed on a box,
+    # which GTK gives as its description, is not heard.)
     try:
-        text = event.source.get_description()
+        text = event.source.get_description() if event.source.get_role() not in CONTAINERS else None
     except GLib.Error:
         text = None
     if text:

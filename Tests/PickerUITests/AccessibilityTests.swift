@@ -136,6 +136,24 @@ final class AccessibilityTests: WindowTestCase {
         XCTAssertEqual(heard["status"] as? Int, 1, "Escape from the grid cancels")
     }
 
+    /// The strip by keys, as a screen reader hears it: a pick moved with Alt+Right is said with
+    /// its new number, one unpicked there with the numbers that closed up, and the strip's
+    /// buttons are named in the new order.
+    func testThePicksMovedAndUnpickedInTheStripAreSaid() throws {
+        let order = try list()
+        let names = order.prefix(3).map { URL(fileURLWithPath: $0).lastPathComponent }
+        // Three picks; into the strip (on the first), Alt+Right moves it to 2; Home, Space unpicks
+        // the one now first.
+        let heard = try hear(keys: "space Right space Right space Tab alt+Right Home space")
+        XCTAssertEqual(heard["said"] as? [String], ["picked 1 of 1", "picked 2 of 2", "picked 3 of 3", "Moved to 2 of 3",
+                                                    "Picks 2 to 3 are now 1 to 2"])
+        let strip = heard["strip"] as? [String] ?? []
+        XCTAssertEqual(strip.count, 2, "\(strip)")
+        XCTAssertTrue(strip.first?.hasPrefix("Unpick photo 1, \(names[0]), ") == true && strip.last?.hasPrefix("Unpick photo 2, \(names[2]), ") == true,
+                      "\(strip)")
+        XCTAssertEqual(heard["status"] as? Int, 0)
+    }
+
     /// What Orca 43 itself says (Debian 12's screen reader, its speech logged, nothing voiced):
     /// each pick with its number, and an unpick with the numbers that closed up. Orca reads a
     /// cell again when its checked state changes but says nothing of it: before, a pick was
