@@ -70,6 +70,11 @@ final class PickedStrip: SwiftWidget {
             gtk_revealer_set_transition_duration(revealer.opaque, PickedStrip.transitionMilliseconds)
             let button = gtk_button_new()!
             style(button, "picked-item", "flat")
+            // Room round it for the focus ring inside the revealer, which clips to its size
+            // (the strip's spacing and padding are less by as much).
+            for side in [gtk_widget_set_margin_start, gtk_widget_set_margin_end, gtk_widget_set_margin_top, gtk_widget_set_margin_bottom] {
+                side(button, PickedStrip.focusRoom)
+            }
             let overlay = gtk_overlay_new()!
             picture = gtk_picture_new()
             gtk_widget_set_size_request(picture, PickedStrip.side, PickedStrip.side)
@@ -83,6 +88,9 @@ final class PickedStrip: SwiftWidget {
         }
     }
 
+    /// The margin round each item that its focus ring is drawn in.
+    static let focusRoom: Int32 = 3
+
     init() {
         widget = Self.widgetType.make()
         revealer = gtk_revealer_new()
@@ -90,7 +98,7 @@ final class PickedStrip: SwiftWidget {
         gtk_revealer_set_transition_type(revealer.opaque, GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP)
         let scroller = gtk_scrolled_window_new()!
         gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
-        row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
+        row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6 - 2 * Self.focusRoom)
         style(row, "picked-strip")
         moreLabel = gtk_label_new(nil)
         style(moreLabel, "dim-label", "picked-more")

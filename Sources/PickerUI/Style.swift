@@ -102,8 +102,11 @@ enum Style {
     .shutter:active { background-color: alpha(white, 0.6); }
     .shutter:disabled { opacity: 0.4; }
     .problem { font-size: 0.85em; margin: 0 6px; }
-    .picked-strip { padding: 6px 8px; }
+    .picked-strip { padding: 3px 5px; }
     .picked-item { padding: 0; border-radius: 6px; }
+    /* The keyboard focus as on the grid's cells, outside the photo: the theme's ring, inside the
+       button, lay under the photo's edge and was barely seen. */
+    .picked-item:focus:focus-visible { outline: 2px solid @window_fg_color; outline-offset: 1px; }
     .picked-item picture { border-radius: 6px; }
     .preview { background-color: @window_bg_color; padding: 8px; }
     .preview-caption, .preview-problem {
