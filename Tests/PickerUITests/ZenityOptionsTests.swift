@@ -49,7 +49,7 @@ final class ZenityOptionsTests: WindowTestCase {
             .first { $0.contains("Window id:") }?.split(separator: " ").first { $0.hasPrefix("0x") }.map(String.init) ?? "0x1"
 
         // What zenity does with each: takes it (its window shows) or refuses it (exits at once).
-        var taken: [String] = [], refused: [String] = []
+        var taken: [String] = [], refused: [String] = [], endings: [String: String] = [:]
         let probes = options.enumerated().map { probe($0.element, index: $0.offset, root: rootID) }
         let home = TestSupport.temporaryDirectory("zenity-options-home")
         for batch in stride(from: 0, to: probes.count, by: 6).map({ Array(probes.enumerated())[$0..<min($0 + 6, probes.count)] }) {
@@ -71,6 +71,7 @@ final class ZenityOptionsTests: WindowTestCase {
                 running.removeAll { entry in
                     if !entry.process.isRunning {
                         refused.append(entry.probe)
+                        endings[entry.probe] = "\(entry.process.terminationReason == .uncaughtSignal ? "signal" : "status") \(entry.process.terminationStatus)"
                         return true
                     }
                     if titles.contains("zprobe-\(entry.index)") {
@@ -87,7 +88,13 @@ final class ZenityOptionsTests: WindowTestCase {
         // What this list is checked against: zenity takes its general options and its file
         // selection's, and refuses other dialogs' (measured: 40 taken, 53 refused).
         for option in ["--window-icon=x", "--extra-button=x", "--modal", "--multiple", "--save", "--confirm-overwrite"] {
-            XCTAssertTrue(taken.contains(option), "zenity takes \(option): \(taken)")
+            // (Once, under a loaded CI run, zenity --save ended among five others before its
+            // window showed: such a one is asked again, alone.)
+            if refused.contains(option), try zenityShowsAWindow(with: option, home: home) {
+                refused.removeAll { $0 == option }
+                taken.append(option)
+            }
+            XCTAssertTrue(taken.contains(option), "zenity takes \(option) (it ended: \(endings[option] ?? "-")): \(taken)")
         }
         XCTAssertTrue(refused.contains("--checklist"), "zenity refuses --checklist with --file-selection")
 
@@ -102,6 +109,24 @@ final class ZenityOptionsTests: WindowTestCase {
             XCTAssertTrue(result.errors.contains("cannot open a display"), "photopick \(arguments.joined(separator: " ")): \(result.errors)")
             XCTAssertFalse(result.errors.contains("Unknown option"), "\(probe): \(result.errors)")
         }
+    }
+
+    /// Whether zenity's file selection shows its window with `option` (within 30 s).
+    private func zenityShowsAWindow(with option: String, home: URL) throws -> Bool {
+        let process = TestProcesses.process("/usr/bin/zenity", ["--file-selection", "--title=zprobe-again", option])
+        process.environment = display.pickerEnvironment(dataHome: dataHome, cacheHome: cacheHome, extra: ["HOME": home.path])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        TestProcesses.adopt(process)
+        defer { TestProcesses.stop(process) }
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline {
+            usleep(150_000)
+            let shown = (try? display.xdotool(["search", "--onlyvisible", "--name", "^zprobe-again$"])) ?? ""
+            if !shown.isEmpty { return true }
+        }
+        return false
     }
 
     private func runWithoutDisplay(_ arguments: [String], home: URL) throws -> (status: Int32, errors: String) {
