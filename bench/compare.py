@@ -23,6 +23,10 @@ are cropped away, see CROPS). Per run:
                    process, sampled every 250 ms; orphans come to this script, a subreaper, and count
                    as zombies) at the first sample after settling; cpu_total_s at the run's end
   peak_rss_mib     the program's own VmHWM
+  window_settled   as settled, for the whole window, header bar and all (Photopick's indexing
+                   progress is in its header: a person sees it until every file is dated)
+  trace            Photopick only (PHOTOPICK_TRACE_STARTUP): when the program said it was at each
+                   step of TRACE_MARKS, on its own clock (seconds since its process started)
 
 --remote: the folder is on another machine, reached over SFTP through gvfs (Tests/Remote/sftp-server,
 a real sshd on loopback): each program opens its sftp:// URI, and each run's own session bus starts
@@ -62,6 +66,15 @@ CROPS = {
     "zenity": (70, 50, 157, 0),       # path bar and column titles; places; Cancel/OK row
 }
 THUMB_PIXELS = 1500
+# Photopick's own marks (PHOTOPICK_TRACE_STARTUP), reported beside the frames: what the program
+# says it did against what the screen showed (issue 42).
+TRACE_MARKS = {
+    "presented": "presented",
+    "first_frame": "frame 1 drawn",
+    "first_screen": "every bound cell has its thumbnail",
+    "scanned_shown": "showing the scanned library",
+    "every_file_dated": "every file dated",
+}
 PROGRAMS = ("photopick", "photopick-base", "nautilus", "gthumb", "zenity")
 baseline = None   # --baseline: the other Photopick binary
 remote = False    # --remote: the library is a folder reached over SFTP
@@ -352,15 +365,20 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     # What the session's services used starting up is not the program's.
     before = {p: c for p, c in ((p, process_cpu(p)) for p in descendants(os.getpid(), skip={screen.process.pid} | servers)) if c}
     baseline = sum(c[1] for c in before.values())
+    traced = program.startswith("photopick")
+    if traced:
+        env["PHOTOPICK_TRACE_STARTUP"] = "1"
+    log_path = os.path.join(home, "stderr.log")
+    log_start = os.path.getsize(log_path) if os.path.exists(log_path) else 0
     started = time.monotonic()
     process = subprocess.Popen(argv(program, library, photopick), env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=open(os.path.join(home, "stderr.log"), "ab"),
                                start_new_session=True)
     mine = {bus.pid, process.pid}
     top_, bottom, left, right = CROPS[program]
-    previous = None
-    mapped = first_thumbnails = last_change = None
-    changes, tick, peak = 0, 0, 0.0
+    previous = whole_previous = None
+    mapped = first_thumbnails = last_change = whole_last_change = None
+    changes, whole_changes, tick, peak = 0, 0, 0, 0.0
     cpu_samples = []           # (seconds, CPU seconds of the live tree)
     window = None
     resized = program.startswith("photopick")     # sized by its state file; the peers are sized once mapped
@@ -390,6 +408,11 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
             if mapped is None and (frame[..., :3] != frame[0, 0, :3]).any():
                 mapped = now
             if mapped is not None:
+                whole = (frame.shape, zlib.crc32(frame.tobytes()))
+                if whole != whole_previous:
+                    whole_previous = whole
+                    whole_changes += 1
+                    whole_last_change = now
                 content = frame[top_:h - bottom, left:w - right]
                 signature = (content.shape, zlib.crc32(content.tobytes()))
                 if signature != previous:
@@ -404,7 +427,9 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
                     if first_thumbnails is None and pixels >= THUMB_PIXELS:
                         first_thumbnails = now
                         thumbnail_frame = frame.copy()
-        if mapped is not None and now - last_change >= quiet:
+        # (Photopick's, quiet in the whole window too: its header's progress is what a person
+        # sees last. The peers' animated spinners would never let their windows be quiet.)
+        if mapped is not None and now - last_change >= quiet and (not traced or now - whole_last_change >= quiet):
             break
         if now >= timeout:
             break
@@ -426,6 +451,8 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     end_processes([bus.pid] + descendants(os.getpid(), skip={screen.process.pid} | servers), grace=3)
     reap()
     settled = last_change if (mapped is not None and ended - last_change >= quiet - 1e-6) else None
+    window_settled = whole_last_change if (mapped is not None and ended - whole_last_change >= quiet - 1e-6) else None
+    trace = read_trace(log_path, log_start) if traced else None
     cpu_at = None
     if last_change is not None:
         after = [cpu for t, cpu in cpu_samples if t >= last_change]
@@ -440,10 +467,33 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         "changes": changes, "cpu_s": r3(cpu_at), "cpu_total_s": r3(cpu_total), "peak_rss_mib": round(peak, 1),
         "run_s": r3(ended), "window": window, "timed_out": settled is None and exited is None,
         "changes_at_s_with_thumbnail_pixels": timeline, "cpu_by_command_at_end": by_command,
+        "window_settled_s": r3(window_settled), "window_changes": whole_changes,
     }
+    if trace is not None:
+        result["trace_s"] = trace
     if exited is not None:
         result["exited"] = exited
     return result
+
+
+def read_trace(path, offset):
+    """The first time of each of TRACE_MARKS in this run's part of the program's standard error
+    ("startup 812 ms  every file dated"), in seconds."""
+    found = {}
+    try:
+        with open(path, "rb") as log:
+            log.seek(offset)
+            lines = log.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        parts = line.split(" ms  ", 1)
+        if len(parts) != 2 or not parts[0].startswith("startup "):
+            continue
+        for key, step in TRACE_MARKS.items():
+            if key not in found and parts[1].strip() == step:
+                found[key] = round(int(parts[0][len("startup "):]) / 1000, 3)
+    return found
 
 
 def r3(value):
@@ -528,8 +578,10 @@ def summarise(runs, programs, sizes, modes):
                 row = {"program": program, "size": size, "mode": mode, "runs": len(mine),
                        "unsettled_runs": sum(r["settled_s"] is None for r in mine)}
                 for key in ("settled_s", "mapped_s", "settled_minus_mapped_s", "first_thumbnails_s", "changes",
-                            "cpu_s", "cpu_total_s", "peak_rss_mib"):
-                    row[key] = r3(median(r[key] for r in mine))
+                            "cpu_s", "cpu_total_s", "peak_rss_mib", "window_settled_s"):
+                    row[key] = r3(median(r.get(key) for r in mine))
+                if any("trace_s" in r for r in mine):
+                    row["trace_s"] = {key: r3(median(r.get("trace_s", {}).get(key) for r in mine)) for key in TRACE_MARKS}
                 row["ratio_to_nautilus"] = round(settled / base, 2) if settled and base else None
                 rows.append(row)
     return rows
@@ -547,6 +599,16 @@ def table(rows):
             show(r["ratio_to_nautilus"])))
     if any(r["unsettled_runs"] for r in rows):
         lines.append("* some runs never settled before the timeout; the median is over the runs that did")
+    # What the whole window showed, header included, and what Photopick said of itself.
+    lines.append("")
+    lines.append("%-9s %6s %-4s %9s %9s %9s %9s %9s %9s" % ("program", "size", "mode", "settled s", "window s",
+                                                          "1st frame", "1st scr", "shown", "dated"))
+    for r in rows:
+        trace = r.get("trace_s") or {}
+        lines.append("%-9s %6s %-4s %9s %9s %9s %9s %9s %9s" % (
+            r["program"], r["size"], r["mode"], show(r["settled_s"]), show(r.get("window_settled_s")),
+            show(trace.get("first_frame")), show(trace.get("first_screen")), show(trace.get("scanned_shown")),
+            show(trace.get("every_file_dated"))))
     return "\n".join(lines)
 
 

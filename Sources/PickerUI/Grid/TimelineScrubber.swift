@@ -15,7 +15,10 @@ import PhotoLibrary
 /// the picker's. Immich's users report its scrubber lands months off: it sizes months by
 /// estimated heights.
 ///
-/// At rest it is a thin track with the mark, over the grid's edge as a scrollbar is; it opens
+/// At rest it is a thin track with the mark, over the grid's edge as an overlay scrollbar is,
+/// shown while the view moves and a second after (`revealForAMoment`), as GTK's is: always
+/// shown, its coming a second after the album opened was a change of the screen a person
+/// sees, and the settled first screen came a second later (bench/compare, issue 42). It opens
 /// wider, on a backdrop, with the years and the months' dots, while the pointer is over it, a
 /// drag goes on or it has the keyboard's focus. It lies over the grid and never takes its
 /// width: a column of its own made the grid reflow as it came and went, and its labels could
@@ -40,7 +43,7 @@ final class TimelineScrubber {
     var mark: Int? {
         didSet {
             guard mark != oldValue else { return }
-            gtk_widget_queue_draw(area)
+            redrawIfShown()
             followMark()
         }
     }
@@ -78,6 +81,24 @@ final class TimelineScrubber {
             gtk_widget_set_size_request(widget, isOpen ? Self.width : Self.restingWidth, -1)
             gtk_widget_queue_draw(area)
         }
+    }
+
+    /// Shown at rest, for a moment after the view moved.
+    private var revealed = false {
+        didSet { if revealed != oldValue { gtk_widget_queue_draw(area) } }
+    }
+    private let concealing = MainLoopSource()
+
+    /// Drawn again only when it shows: at rest it draws nothing, and a redraw of the grid's
+    /// edge beneath it changed a few pixels of a settled screen (by one level in 255).
+    private func redrawIfShown() {
+        if isOpen || revealed { gtk_widget_queue_draw(area) }
+    }
+
+    /// The view moved: the track and its mark show, and go a second after it stops.
+    func revealForAMoment() {
+        revealed = true
+        concealing.schedule(after: 1000) { [weak self] in self?.revealed = false }
     }
 
     init() {
@@ -193,6 +214,8 @@ final class TimelineScrubber {
     func show(_ runs: [PhotoLibrary.MonthRun]) {
         guard runs != self.runs else { return }
         self.runs = runs
+        // (Shown, with no months yet, from the album's first frame: nothing to step through.)
+        gtk_widget_set_focusable(range, runs.isEmpty ? 0 : 1)
         hovered = nil
         following = true
         gtk_range_set_range(range.cast(), 0, Double(max(1, runs.count - 1)))
@@ -218,7 +241,7 @@ final class TimelineScrubber {
 
     private func relayout() {
         segments = Self.layout(counts: runs.map(\.count), height: Double(gtk_widget_get_height(area)))
-        gtk_widget_queue_draw(area)
+        redrawIfShown()
     }
 
     /// The segments of months of `counts` photos in `height`: each its share of what is left
@@ -258,7 +281,7 @@ final class TimelineScrubber {
     }
 
     private func draw(_ cairo: OpaquePointer, width: Double, height: Double) {
-        guard !segments.isEmpty else { return }
+        guard !segments.isEmpty, isOpen || revealed else { return }
         var colour = GdkRGBA()
         gtk_style_context_get_color(gtk_widget_get_style_context(area), &colour)
         let (red, green, blue) = (Double(colour.red), Double(colour.green), Double(colour.blue))

@@ -61,7 +61,11 @@ extension Picker {
     func updateTimelineVisibility() {
         guard let grid = photoGrid, let adjustment = grid.verticalAdjustment else { return }
         let long = gtk_adjustment_get_upper(adjustment) > 2 * gtk_adjustment_get_page_size(adjustment)
-        let shown = timeline.runs.count >= 2 && long
+        // In place from the album's first frame while its months are read (it draws nothing at
+        // rest): the scrollbar's hidden indicator taken away, or the timeline put over the
+        // grid's edge, a second later changed pixels of the settled first screen (issue 42).
+        let dated = controller?.currentAlbum?.isInDateOrder ?? false
+        let shown = long && (timeline.runs.count >= 2 || (dated && timeline.runs.isEmpty))
         gtk_widget_set_visible(timeline.widget, shown ? 1 : 0)
         gtk_scrolled_window_set_policy(grid.scroller.opaque, GTK_POLICY_NEVER, shown ? GTK_POLICY_EXTERNAL : GTK_POLICY_AUTOMATIC)
     }
@@ -71,7 +75,8 @@ extension Picker {
         guard let adjustment = grid.verticalAdjustment else { return }
         // (Once GTK has laid the grid out at the new value: at "value-changed" the cells are
         // still where they were, and the month read from them was the one scrolled away from.)
-        Signal.connect(UnsafeMutableRawPointer(adjustment), "value-changed") { [weak self] in
+        Signal.connect(UnsafeMutableRawPointer(adjustment), "value-changed") { [weak self] () -> Void in
+            self?.timeline.revealForAMoment()
             self?.markUpdate.scheduleUnlessPending { [weak self] in self?.updateTimelineMark() }
         }
         Signal.connect(UnsafeMutableRawPointer(adjustment), "changed") { [weak self] () -> Void in
