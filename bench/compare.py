@@ -64,6 +64,7 @@ CROPS = {
     "nautilus": (47, 46, 246, 0),     # header bar with the path bar; places; the floating status bar (Loading… and a spinner)
     "gthumb": (92, 88, 292, 0),       # header bar and the view's location bar; folder tree; filter row and status bar
     "zenity": (70, 50, 157, 0),       # path bar and column titles; places; Cancel/OK row
+    "floor": (47, 0, 0, 0),           # header bar
 }
 THUMB_PIXELS = 1500
 # Photopick's own marks (PHOTOPICK_TRACE_STARTUP), reported beside the frames: what the program
@@ -75,7 +76,11 @@ TRACE_MARKS = {
     "scanned_shown": "showing the scanned library",
     "every_file_dated": "every file dated",
 }
-PROGRAMS = ("photopick", "photopick-base", "nautilus", "gthumb", "zenity")
+PROGRAMS = ("photopick", "photopick-base", "nautilus", "gthumb", "zenity", "floor")
+# "floor" (issue 42): bench/floor-window.c, a bare libadwaita window that reads the first 48 of
+# Photopick's own warm thumbnails from the disk and draws once. Warm mode only: the least a warm
+# open can do, the reference of Photopick's warm figures (time and memory).
+floor = None      # its binary, built into the work folder
 baseline = None   # --baseline: the other Photopick binary
 remote = False    # --remote: the library is a folder reached over SFTP
 servers = set()   # processes that are not a run's (the SFTP server: the other machine), with their children
@@ -322,7 +327,24 @@ def environment(home, display):
     return env
 
 
-def argv(program, library, photopick):
+def floor_binary(work):
+    path = os.path.join(work, "floor-window")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libadwaita-1"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    subprocess.run(["cc", "-O2", os.path.join(here, "floor-window.c"), "-o", path] + flags, check=True)
+    return path
+
+
+def floor_thumbnails(home):
+    """The thumbnail folder of a warm Photopick home with the most thumbnails: the flavor its grid used."""
+    root = os.path.join(home, "cache", "thumbnails")
+    flavors = [os.path.join(root, f) for f in os.listdir(root)] if os.path.isdir(root) else []
+    return max(flavors, key=lambda f: len(os.listdir(f)), default=root)
+
+
+def argv(program, library, photopick, floor_home=None):
+    if program == "floor":
+        return [floor, floor_thumbnails(floor_home), str(WIDTH), str(HEIGHT)]
     return {"photopick": [photopick, "--library", library, "--no-camera"],
             "photopick-base": [baseline, "--library", library, "--no-camera"],
             "nautilus": ["nautilus", "--new-window", library],
@@ -353,7 +375,15 @@ def start_session_services(env):
                     "string:color-scheme"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def run_once(screen, program, library, home, photopick, quiet, timeout, frames_prefix=None, every_change=False):
+def drop_page_cache():
+    """Every file read from the disk again, as after a reboot (root only)."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def run_once(screen, program, library, home, photopick, quiet, timeout, frames_prefix=None, every_change=False,
+             floor_home=None, drop_cache=False):
     env = environment(home, screen.name)
     screen.park_pointer()
     reap()
@@ -370,8 +400,11 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         env["PHOTOPICK_TRACE_STARTUP"] = "1"
     log_path = os.path.join(home, "stderr.log")
     log_start = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+    command = argv(program, library, photopick, floor_home)
+    if drop_cache:
+        drop_page_cache()
     started = time.monotonic()
-    process = subprocess.Popen(argv(program, library, photopick), env=env, stdin=subprocess.DEVNULL,
+    process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=open(os.path.join(home, "stderr.log"), "ab"),
                                start_new_session=True)
     mine = {bus.pid, process.pid}
@@ -379,20 +412,24 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     previous = whole_previous = None
     mapped = first_thumbnails = last_change = whole_last_change = None
     changes, whole_changes, tick, peak = 0, 0, 0, 0.0
+    peaks = {}                 # VmHWM of the program and each process it started (its workers)
     cpu_samples = []           # (seconds, CPU seconds of the live tree)
     window = None
-    resized = program.startswith("photopick")     # sized by its state file; the peers are sized once mapped
+    # Photopick is sized by its state file and the floor by its arguments; the peers once mapped.
+    resized = program.startswith("photopick") or program == "floor"
     timeline = []              # (seconds, thumbnail pixels) of every change
     settled_frame = thumbnail_frame = None
     exited = None
     while True:
         tick += 1
         now = time.monotonic() - started
-        if tick % 5 == 0:       # CPU and memory every 250 ms
+        if tick % max(1, round(0.25 / TICK)) == 0:       # CPU and memory every 250 ms
             tree = children_of()
             live = [c for c in (process_cpu(p) for p in descendants(os.getpid(), tree, skip={screen.process.pid} | servers)) if c]
             cpu_samples.append((now, sum(c[1] for c in live) - baseline))
             peak = max(peak, vm_hwm(process.pid) or 0)
+            for pid in [process.pid] + descendants(process.pid, tree):
+                peaks[pid] = max(peaks.get(pid, 0), vm_hwm(pid) or 0)
         if process.poll() is not None:
             exited = process.returncode
             break
@@ -447,6 +484,8 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
     # CPU until settled: the live tree's count at the first sample after settling, plus what had
     # already exited and been reaped by us by then (nothing is reaped during a run but orphans).
     peak = max(peak, vm_hwm(process.pid) or 0)
+    for pid in [process.pid] + descendants(process.pid):
+        peaks[pid] = max(peaks.get(pid, 0), vm_hwm(pid) or 0)
     end_processes([process.pid], grace=5)
     end_processes([bus.pid] + descendants(os.getpid(), skip={screen.process.pid} | servers), grace=3)
     reap()
@@ -465,6 +504,8 @@ def run_once(screen, program, library, home, photopick, quiet, timeout, frames_p
         "mapped_s": r3(mapped), "first_thumbnails_s": r3(first_thumbnails), "settled_s": r3(settled),
         "last_change_s": r3(last_change), "settled_minus_mapped_s": r3(settled - mapped) if settled is not None else None,
         "changes": changes, "cpu_s": r3(cpu_at), "cpu_total_s": r3(cpu_total), "peak_rss_mib": round(peak, 1),
+        # (The sum of each process's own peak: the window and its workers together.)
+        "peak_rss_tree_mib": round(sum(peaks.values()), 1), "processes": len(peaks),
         "run_s": r3(ended), "window": window, "timed_out": settled is None and exited is None,
         "changes_at_s_with_thumbnail_pixels": timeline, "cpu_by_command_at_end": by_command,
         "window_settled_s": r3(window_settled), "window_changes": whole_changes,
@@ -550,6 +591,10 @@ def versions(programs):
         if program == "photopick-base":
             found[program] = baseline
             continue
+        if program == "floor":
+            found[program] = "bench/floor-window.c, libadwaita " + subprocess.run(
+                ["pkg-config", "--modversion", "libadwaita-1"], capture_output=True, text=True).stdout.strip()
+            continue
         out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", program], capture_output=True, text=True)
         found[program] = out.stdout.strip() or "?"
     found["zenity_toolkit"] = "GTK 3 (Debian 12's zenity 3.44 is GTK 3; its file chooser is GTK 3's)"
@@ -578,25 +623,41 @@ def summarise(runs, programs, sizes, modes):
                 row = {"program": program, "size": size, "mode": mode, "runs": len(mine),
                        "unsettled_runs": sum(r["settled_s"] is None for r in mine)}
                 for key in ("settled_s", "mapped_s", "settled_minus_mapped_s", "first_thumbnails_s", "changes",
-                            "cpu_s", "cpu_total_s", "peak_rss_mib", "window_settled_s"):
+                            "cpu_s", "cpu_total_s", "peak_rss_mib", "peak_rss_tree_mib", "window_settled_s"):
                     row[key] = r3(median(r.get(key) for r in mine))
                 if any("trace_s" in r for r in mine):
                     row["trace_s"] = {key: r3(median(r.get("trace_s", {}).get(key) for r in mine)) for key in TRACE_MARKS}
                 row["ratio_to_nautilus"] = round(settled / base, 2) if settled and base else None
                 rows.append(row)
+            # Against the floor window: the median of each round's own ratio (one run of each a round,
+            # side by side), then the ratio of the medians.
+            floors = {r["round"]: r for r in runs if r["program"] == "floor" and r["size"] == size
+                      and r["mode"] == mode and not r.get("warmup")}
+            for row in rows:
+                if row["size"] != size or row["mode"] != mode or not floors or row["program"] == "floor":
+                    continue
+                mine = [r for r in runs if r["program"] == row["program"] and r["size"] == size and r["mode"] == mode
+                        and not r.get("warmup") and r["round"] in floors]
+                pairs = [(r["settled_s"], floors[r["round"]]["settled_s"]) for r in mine]
+                row["ratios_to_floor_by_round"] = [round(a / b, 2) if a and b else None for a, b in pairs]
+                row["ratio_to_floor"] = r3(median(row["ratios_to_floor_by_round"]))
+                tree = [(r.get("peak_rss_tree_mib"), floors[r["round"]].get("peak_rss_tree_mib")) for r in mine]
+                row["rss_ratio_to_floor"] = r3(median(a / b if a and b else None for a, b in tree))
     return rows
 
 
 def table(rows):
-    head = ("program", "size", "mode", "settled s", "mapped s", "thumbs s", "changes", "CPU s", "RSS MiB", "/nautilus")
-    lines = ["%-9s %6s %-4s %9s %8s %8s %7s %7s %7s %9s" % head]
+    head = ("program", "size", "mode", "settled s", "mapped s", "thumbs s", "changes", "CPU s", "RSS MiB", "/nautilus",
+            "/floor", "tree MiB", "/floor")
+    lines = ["%-9s %6s %-4s %9s %8s %8s %7s %7s %7s %9s %6s %8s %6s" % head]
     show = lambda v, f="%.2f": "-" if v is None else f % v
     for r in rows:
         settled = show(r["settled_s"]) + ("*" if r["unsettled_runs"] else "")
-        lines.append("%-9s %6s %-4s %9s %8s %8s %7s %7s %7s %9s" % (
+        lines.append("%-9s %6s %-4s %9s %8s %8s %7s %7s %7s %9s %6s %8s %6s" % (
             r["program"], r["size"], r["mode"], settled, show(r["mapped_s"]), show(r["first_thumbnails_s"]),
             show(r["changes"], "%g"), show(r["cpu_s"], "%.1f"), show(r["peak_rss_mib"], "%.0f"),
-            show(r["ratio_to_nautilus"])))
+            show(r["ratio_to_nautilus"]), show(r.get("ratio_to_floor")), show(r.get("peak_rss_tree_mib"), "%.0f"),
+            show(r.get("rss_ratio_to_floor"))))
     if any(r["unsettled_runs"] for r in rows):
         lines.append("* some runs never settled before the timeout; the median is over the runs that did")
     # What the whole window showed, header included, and what Photopick said of itself.
@@ -617,7 +678,7 @@ def plot(rows, sizes, modes, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, axis = plt.subplots(figsize=(7, 4.5), dpi=110)
-    colours = {"photopick": "tab:blue", "photopick-base": "tab:purple", "nautilus": "tab:orange", "gthumb": "tab:green", "zenity": "tab:red"}
+    colours = {"photopick": "tab:blue", "photopick-base": "tab:purple", "nautilus": "tab:orange", "gthumb": "tab:green", "zenity": "tab:red", "floor": "tab:gray"}
     for program in PROGRAMS:
         for mode in modes:
             points = [(r["size"], r["settled_s"]) for r in rows if r["program"] == program and r["mode"] == mode
@@ -657,14 +718,19 @@ def main():
                         help="measure on this folder of real camera photos (bench/make-real-photos) instead of "
                              "generated libraries; --sizes is then its number of files")
     parser.add_argument("--save-every-change", action="store_true",
-                        help="save the window at every change of the first round's runs (WORK/frames)")
+                        help="save the window at every change of every run (WORK/frames)")
     parser.add_argument("--remote", action="store_true",
                         help="the library over SFTP through gvfs (a server on loopback); programs photopick and nautilus")
     parser.add_argument("--rate", help="with --remote: slow the loopback to this rate (tc tbf, e.g. 8mbit)")
+    parser.add_argument("--grab-interval", type=float, default=0.05,
+                        help="seconds between grabs of the window (default 0.05; 0.01 to tell warm opens apart)")
+    parser.add_argument("--drop-caches", action="store_true",
+                        help="cold runs start with an empty page cache (root): every file is read from the disk")
     parser.add_argument("--out", default=os.path.join(here, "results"), help="where the JSON and the plot go")
     args = parser.parse_args()
-    global remote
+    global remote, TICK
     remote = args.remote
+    TICK = args.grab_interval
     if args.rate and os.environ.get("PHOTOPICK_COMPARE_NAMESPACE") != "1":
         # The whole run in a network namespace of its own, whose loopback the token bucket slows.
         os.environ["PHOTOPICK_COMPARE_NAMESPACE"] = "1"
@@ -683,11 +749,21 @@ def main():
         if "photopick-base" not in programs:
             programs.insert(1, "photopick-base")
     assert set(programs) <= set(PROGRAMS) and set(modes) <= {"cold", "warm"}, (programs, modes)
+    if "floor" in programs:
+        # It draws Photopick's warm thumbnails: after it in every list, and warm only.
+        assert "photopick" in programs and "warm" in modes, "floor needs program photopick and mode warm"
+        programs.remove("floor")
+        programs.append("floor")
+    if args.drop_caches and os.getuid() != 0:
+        parser.error("--drop-caches needs root")
     began = time.monotonic()
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
+    global floor
+    if "floor" in programs:
+        floor = floor_binary(work)
     photopick, binary_note = None, None
     if "photopick" in programs:
         # A copy: the tree may be rebuilt while we run. A tree that does not build (someone is
@@ -740,7 +816,7 @@ def main():
                "baseline": baseline and {"binary": baseline, "worker_beside_it": os.path.exists(
                    os.path.join(os.path.dirname(baseline), "photopick-worker"))},
                "libraries": {str(s): summary for s, (_, summary) in libraries.items()},
-               "settings": {"window": [WIDTH, HEIGHT], "grab_interval_s": TICK, "quiet_s": args.quiet,
+               "settings": {"window": [WIDTH, HEIGHT], "grab_interval_s": TICK, "drop_caches_before_cold_runs": args.drop_caches, "quiet_s": args.quiet,
                             "timeout_s": args.timeout, "crops_top_bottom_left_right": CROPS,
                             "thumbnail_pixels": THUMB_PIXELS, "runs": args.runs,
                             "session_services_running_before_each_run": list(SESSION_SERVICES)},
@@ -750,7 +826,8 @@ def main():
     def record(program, size, mode, home, warmup=False, round_=None):
         prefix = os.path.join(frames, "%s-%d-%s-%s" % (program, size, mode, "warmup" if warmup else round_))
         result = run_once(screen, program, libraries[size][0], home, photopick, args.quiet, args.timeout,
-                          prefix if warmup or round_ == 0 else None, args.save_every_change)
+                          prefix if warmup or round_ == 0 or args.save_every_change else None, args.save_every_change,
+                          floor_home=homes.get(("photopick", size)), drop_cache=args.drop_caches and mode == "cold")
         result.update(program=program, size=size, mode=mode, round=round_, warmup=warmup)
         results["runs"].append(result)
         print("%-9s %6d %-4s %s  settled %s  mapped %s  thumbnails %s  changes %d  cpu %s  rss %s" % (
@@ -777,6 +854,8 @@ def main():
             for size in sizes:
                 for mode in modes:
                     for program in order:
+                        if program == "floor" and mode == "cold":
+                            continue
                         if mode == "cold":
                             home = os.path.join(work, "home-cold")
                             shutil.rmtree(home, ignore_errors=True)

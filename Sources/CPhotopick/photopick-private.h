@@ -76,6 +76,9 @@ const PhotopickImplementationFunctions *photopick_implementation_attach (const P
 /* Also the implementation's, called on the thread that loads it, before it is attached: makes
  * what needs no GTK and would otherwise be made in the host's turn that makes the first picker. */
 void photopick_implementation_prepare (void);
+/* The photopick program, before gtk_init: the thumbnails of its last first screen of these
+ * folders are read meanwhile (PickerUI/Picker/FirstScreenHint.swift). */
+void photopick_implementation_preload (const char * const *folders);
 
 #ifndef PHOTOPICK_FRONT
 /* Defined by the linked shell: attaches the implementation linked beside it. The photopick

@@ -208,7 +208,12 @@ public enum PickerWindow {
         // The scan is what a first run waits for, and GTK takes 0.2-0.4 s to start up: it starts
         // first, on the library the first window shows. (A service started by D-Bus waits until it
         // is asked for a window.)
-        if !options.isDBusService { startScanEarly(session) }
+        if !options.isDBusService {
+            // Meanwhile the thumbnails the last window of this library showed first are read
+            // into memory, for this one's first frame (FirstScreenHint).
+            withCStrings(pickerFolders(session)) { photopick_implementation_preload($0) }
+            startScanEarly(session)
+        }
         // (GtkApplication would end the process when it cannot open one.)
         guard gtk_init_check() != 0 else {
             session.earlyScan?.close()

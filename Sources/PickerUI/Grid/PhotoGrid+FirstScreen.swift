@@ -15,11 +15,18 @@ extension PhotoGrid {
     /// the window will have.
     func preloadFirstScreen(width: Int, height: Int, timeout: Double = 0.1) {
         if expectedSize == nil { expectedSize = (width, height) }
-        let ids = firstScreen(width: width, height: height).compactMap { model.assetID(at: $0) }
-        guard !ids.isEmpty else { return }
+        let assets = firstScreenAssets(width: width, height: height)
+        guard !assets.isEmpty else { return }
+        if StartupTrace.isOn {
+            // (Those the start read while GTK started: FirstScreenHint.)
+            let inMemory = assets.filter {
+                loader.memoryHit($0.path, flavor: flavor, size: $0.version.size, modificationTimeNanoseconds: $0.version.modificationTimeNanoseconds) != nil
+            }.count
+            StartupTrace.mark("first screen: \(inMemory) of \(assets.count) thumbnails in memory already")
+        }
         var pending = 0
         var requests: [ThumbnailRequest] = []
-        for asset in controller.assets(ids) {
+        for asset in assets {
             pending += 1
             requests.append(loader.request(asset.path, flavor: flavor, cellPixels: nil, size: asset.version.size) { result in
                 // (A preview first and the thumbnail after would count twice: only the last counts.)
@@ -33,6 +40,12 @@ extension PhotoGrid {
         }
         // Those not done in time are made as their cells ask; these requests are dropped.
         requests.forEach { $0.cancel() }
+    }
+
+    /// The photos a window of `width` × `height` shows first (spare rows included).
+    func firstScreenAssets(width: Int, height: Int) -> [Asset] {
+        let ids = firstScreen(width: width, height: height).compactMap { model.assetID(at: $0) }
+        return ids.isEmpty ? [] : controller.assets(ids)
     }
 
     /// A first run: every file is dated, and the album opens once the newest are read in full.

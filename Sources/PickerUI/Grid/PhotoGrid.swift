@@ -249,4 +249,21 @@ final class PhotoGrid: SwiftWidget {
     }
 
     var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(scroller.opaque) }
+
+    /// The height of the album's rows: the view's, or while the cells beyond the first screen
+    /// are held back (holdCellsBeyondFirstScreen), what it is once they are in. (The timeline
+    /// is shown for a long album from the first frame: judged by the rows let in, it came as
+    /// they passed two screens, 0.1-0.3 s after that frame, and its coming redrew the grid's
+    /// edge, a change of the settled first screen; issue 42.)
+    var albumHeight: Double {
+        let upper = verticalAdjustment.map { gtk_adjustment_get_upper($0) } ?? 0
+        let letIn = Int(gtk_slice_list_model_get_size(gridSlice))
+        // (Before the window is laid out, the size it is about to have.)
+        let laidOut = Int(gtk_widget_get_width(scroller))
+        let width = laidOut > 0 ? laidOut : expectedSize?.width ?? 0
+        guard letIn < model.count, width > 0 else { return upper }
+        let span = max(shownCellSize, cellSize) + Style.cellGap
+        let columns = max(1, width / span)
+        return max(upper, Double((model.count + columns - 1) / columns * span))
+    }
 }

@@ -185,6 +185,12 @@ extension Picker {
         // after the album's cells, and the host missed a frame (issue 38, point 6).
         afterTheNextFrame { [weak self, weak controller] in
             guard let self, let controller, controller === self.controller else { return }
+            if let unshown {
+                // For the next start, which reads these while GTK starts (FirstScreenHint); a
+                // first run's once its first screen shows.
+                self.firstScreenHintSize = (unshown.width, unshown.height)
+                self.saveFirstScreenHint()
+            }
             self.startScan()
             controller.startWatching()
             StartupTrace.mark("embedded picker: watching")

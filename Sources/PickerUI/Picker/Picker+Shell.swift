@@ -46,6 +46,15 @@ public func photopickImplementationPrepare() {
     Style.prepare()
 }
 
+/// The photopick program, before GTK starts: the thumbnails its last window of these folders
+/// showed first are read on the loader's threads meanwhile (FirstScreenHint). `folders` as
+/// the picker's library-folders will be set (NULL: the person's own).
+@_cdecl("photopick_implementation_preload")
+public func photopickImplementationPreload(_ folders: UnsafePointer<UnsafePointer<CChar>?>?) {
+    let given = [String](cStrings: folders)
+    MainActor.assumeIsolated { Picker.readLastFirstScreen(folders: given) }
+}
+
 private func picker(_ pointer: UnsafeMutableRawPointer?) -> Picker {
     // (A host that calls the widget from another thread is told so, in debug builds.)
     assertOnGTKThread("a PhotopickPicker was called")

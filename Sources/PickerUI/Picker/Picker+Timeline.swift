@@ -60,7 +60,9 @@ extension Picker {
     /// scrollbar otherwise (the timeline takes its place, over the grid's edge as it does).
     func updateTimelineVisibility() {
         guard let grid = photoGrid, let adjustment = grid.verticalAdjustment else { return }
-        let long = gtk_adjustment_get_upper(adjustment) > 2 * gtk_adjustment_get_page_size(adjustment)
+        let page = gtk_adjustment_get_page_size(adjustment)
+        let screen = page > 0 ? page : Double(grid.expectedSize?.height ?? 0)
+        let long = screen > 0 && grid.albumHeight > 2 * screen
         // In place from the album's first frame while its months are read (it draws nothing at
         // rest): the scrollbar's hidden indicator taken away, or the timeline put over the
         // grid's edge, a second later changed pixels of the settled first screen (issue 42).

@@ -242,6 +242,9 @@ public final class Picker {
     /// and that album once read (shown a frame later).
     var albumWaits = false
     var albumRead: PickerController.AlbumsRead?
+    /// The size of the window the picker was built in before it showed (the photopick
+    /// program's): its first screens are kept for the next start (FirstScreenHint).
+    var firstScreenHintSize: (width: Int, height: Int)?
     /// The scan starts after the album's frame: until then an empty album is still being looked for.
     var scanIsDue = false
     /// A first run's files dated so far, and of how many, while the grid waits for every date.
@@ -413,7 +416,10 @@ public final class Picker {
         grid.onOpen = { [weak self] position in self?.openPreview(at: position) }
         grid.dragContent = { [weak self] id in self?.dragContent(for: id) }
         grid.onNoVideoThumbnailer = { [weak self] in self?.noteNoVideoThumbnailer() }
-        grid.onFirstScreenShown = { [weak self] in self?.updateEmptyState() }
+        grid.onFirstScreenShown = { [weak self] in
+            self?.updateEmptyState()
+            self?.saveFirstScreenHint()
+        }
         followTheView(of: grid)
         grid.metrics = StartupTrace.isOn ? PickerMetrics() : nil
         gridHadFocus = false
