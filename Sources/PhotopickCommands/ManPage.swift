@@ -33,7 +33,8 @@ import PhotoLibrary
     for command in commands {
         let parser = command.options()
         // "FILE… - make thumbnails": the operands come before the dash.
-        let operands = parser.parameters.components(separatedBy: "- ").first?.trimmingSpaces ?? ""
+        let parameters = parser.parameters
+        let operands = String(parameters[..<(parameters.firstRange(of: "- ")?.lowerBound ?? parameters.endIndex)]).trimmingSpaces
         page += ".SS \(roff("photopick " + command.name + " [OPTION…]" + (operands.isEmpty ? "" : " " + operands)))\n"
         page += roff(parser.summary) + "\n"
         page += optionList(parser)

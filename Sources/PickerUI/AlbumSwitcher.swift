@@ -96,7 +96,7 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_label_set_max_width_chars(buttonLabel.opaque, 40)
         style(buttonLabel, "title")
         gtk_box_append(album.cast(), buttonLabel)
-        gtk_box_append(album.cast(), gtk_image_new_from_icon_name("pan-down-symbolic"))
+        gtk_box_append(album.cast(), makeDownArrow())
         gtk_box_append(face.cast(), album)
         gtk_menu_button_set_child(button.opaque, face)
 

@@ -125,6 +125,8 @@ enum Style {
     .album-switcher-compact > menubutton > button { min-height: 0; padding: 0 6px; }
     .album-switcher-compact label:not(.title) { font-size: 0.85em; font-weight: normal; }
     .album-switcher-compact image { -gtk-icon-size: 12px; }
+    .pan-down-arrow { min-width: 16px; min-height: 16px; }
+    .album-switcher-compact .pan-down-arrow { min-width: 12px; min-height: 12px; }
     .index-progress { padding: 6px 12px; font-size: 0.9em; }
     /* The timeline along the grid's right edge, and the month beside the pointer. */
     .timeline { font-size: 0.7em; margin-right: 2px; }
@@ -171,9 +173,14 @@ enum Style {
     nonisolated static func installedCSS(adwaita: Bool) -> String {
         var sheet = colours.map { "@define-color photopick_\($0.ours) @\(adwaita ? $0.adwaita : $0.gtk);" }.joined(separator: "\n") + "\n"
         var rules = css + (adwaita ? "" : plainGTKCSS)
-        for colour in colours { rules = rules.replacingOccurrences(of: "@\(colour.ours)", with: "@photopick_\(colour.ours)") }
+        for colour in colours { rules = rules.replacing("@\(colour.ours)", with: "@photopick_\(colour.ours)") }
         sheet += scoped(rules, under: ["photopick-picker", ".\(partClass)"])
         return sheet
+    }
+
+    /// `text` without the white space at its ends.
+    nonisolated private static func trimmed(_ text: Substring) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 
     /// `css` with every rule's selectors scoped: `.cell` becomes `photopick-picker .cell,
@@ -181,13 +188,13 @@ enum Style {
     /// the picker's own).
     nonisolated static func scoped(_ css: String, under scopes: [String]) -> String {
         var text = css
-        while let start = text.range(of: "/*"), let end = text.range(of: "*/", range: start.upperBound..<text.endIndex) {
+        while let start = text.firstRange(of: "/*"), let end = text[start.upperBound...].firstRange(of: "*/") {
             text.removeSubrange(start.lowerBound..<end.upperBound)
         }
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
-            let selectors = rest[..<open].trimmingCharacters(in: .whitespacesAndNewlines)
+            let selectors = trimmed(rest[..<open])
             // The block, to its matching brace (a @keyframes block holds blocks).
             var depth = 0, index = open
             repeat {
@@ -198,7 +205,7 @@ enum Style {
             if selectors.hasPrefix("@") {
                 output += selectors + " " + block + "\n"
             } else {
-                let list = selectors.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                let list = selectors.split(separator: ",").map { trimmed($0) }
                 // Inside a scope, and a part itself (`.photopick-part.album-switcher-compact`):
                 // a part may be the top of what a rule styles.
                 let inside = scopes.flatMap { scope in list.map { "\(scope) \($0)" } }

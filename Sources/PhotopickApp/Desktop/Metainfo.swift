@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CGtk
-import Foundation
 
 /// The installed AppStream metainfo, read for the About window's release notes (libadwaita 1.2
 /// has no `adw_about_window_new_from_appdata`; 1.4 does).
@@ -30,21 +29,21 @@ enum Metainfo {
     /// The first <release> of the <releases> list (AppStream keeps them newest first), with its
     /// untranslated description (translations carry xml:lang and are skipped).
     static func newestRelease(in xml: String) -> (version: String, markup: String)? {
-        guard let start = xml.range(of: "<release "), let end = xml.range(of: "</release>", range: start.upperBound..<xml.endIndex) else { return nil }
+        guard let start = xml.firstRange(of: "<release "), let end = xml[start.upperBound...].firstRange(of: "</release>") else { return nil }
         let release = xml[start.lowerBound..<end.lowerBound]
-        guard let versionStart = release.range(of: "version=\""),
-              let versionEnd = release.range(of: "\"", range: versionStart.upperBound..<release.endIndex),
-              let open = release.range(of: "<description>"), let close = release.range(of: "</description>") else { return nil }
+        guard let versionStart = release.firstRange(of: "version=\""),
+              let versionEnd = release[versionStart.upperBound...].firstRange(of: "\""),
+              let open = release.firstRange(of: "<description>"), let close = release.firstRange(of: "</description>") else { return nil }
         let version = String(release[versionStart.upperBound..<versionEnd.lowerBound])
         let body = release[open.upperBound..<close.lowerBound]
         var markup = ""
         var rest = body[...]
         // Keep <p>, <ul>, <ol>, <li> without a language: the English text AdwAboutWindow shows.
-        while let tag = rest.range(of: "<") {
-            guard let tagEnd = rest.range(of: ">", range: tag.upperBound..<rest.endIndex) else { break }
+        while let tag = rest.firstRange(of: "<") {
+            guard let tagEnd = rest[tag.upperBound...].firstRange(of: ">") else { break }
             let name = rest[tag.lowerBound..<tagEnd.upperBound]
             let closing = "</" + String(name.dropFirst().prefix { $0.isLetter }) + ">"
-            if name.contains("xml:lang"), let skip = rest.range(of: closing, range: tagEnd.upperBound..<rest.endIndex) {
+            if name.contains("xml:lang"), let skip = rest[tagEnd.upperBound...].firstRange(of: closing) {
                 rest = rest[skip.upperBound...]
                 continue
             }

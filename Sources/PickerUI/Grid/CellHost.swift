@@ -24,6 +24,9 @@ protocol CellHost: AnyObject {
     /// Delivers the asset's picture for the cell's size: at once when it is in memory (and nil
     /// is returned), else later through the returned request, which the cell cancels.
     func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest?
+    /// Whether the cell at `position` waits before asking for the asset's picture: it is bound
+    /// far from the view (GtkGridView binds 30 rows around it) and the picture is not in memory.
+    func defersPicture(of asset: Asset, at position: Int) -> Bool
     /// Whether the asset lives on another machine (the cell's cloud badge), and whether that
     /// machine does not answer now (the cell is dimmed, its badge says so).
     func isRemote(_ asset: Asset) -> Bool

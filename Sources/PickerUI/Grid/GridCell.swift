@@ -289,8 +289,13 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         guard let host else { return }
         let id = asset.id
         request?.cancel()
+        request = nil
         pictureVersion = asset.version
-        isWaiting = true
+        // Far from the view, the cell waits to come near it (PhotoGrid.askForDeferredPictures);
+        // nobody waits for its picture meanwhile.
+        deferred = position.map { host.defersPicture(of: asset, at: $0) } ?? false
+        isWaiting = !deferred
+        if deferred { return }
         request = host.picture(for: asset) { [weak self] picture in
             guard let self, self.assetID == id else { return }
             self.isWaiting = false
@@ -325,6 +330,16 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         }
     }
 
+    /// Bound far from the view, its picture not asked for yet.
+    private(set) var deferred = false
+
+    /// The view came near: the picture is asked for now.
+    func askForDeferredPicture() {
+        guard deferred, let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
+        deferred = false
+        requestPicture(of: asset)
+    }
+
     /// The thumbnail size changed (a zoom step, another scale): the picture shown stays, scaled,
     /// until the new one arrives, rather than a blank cell for the decode's time.
     func reloadPicture() {
@@ -344,6 +359,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
     /// a grid's 240 cells was 6-8 ms of a host's turn that removed the picker (issue 38).
     private func stopWork() {
         isWaiting = false
+        deferred = false
         request?.cancel()
         request = nil
         pickSubscription = nil

@@ -133,6 +133,12 @@ extension PhotoGrid: CellHost {
         controller.fetches.observe(id, handler)
     }
 
+    func defersPicture(of asset: Asset, at position: Int) -> Bool {
+        guard let band = pictureBand, !band.contains(position) else { return false }
+        return loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,
+                                modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds) == nil
+    }
+
     func picture(for asset: Asset, _ deliver: @escaping (CellPicture) -> Void) -> ThumbnailRequest? {
         if let hit = loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,
                                       modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds),

@@ -76,6 +76,9 @@ final class PhotoGrid: SwiftWidget {
     var prefetcher: Prefetcher?
     /// The positions in sight when their thumbnails were last put first.
     var inSight: Range<Int>?
+    /// The positions whose cells ask for their pictures when bound (a screen either side of
+    /// the view); nil until the view is laid out: every cell asks.
+    var pictureBand: Range<Int>?
     /// Runs fitColumns after a layout pass that changed the width.
     let columnFitting = MainLoopSource()
     /// Focuses the first photo (or a capture) once a new album is laid out.

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGtk
-import Foundation
 import PhotoLibrary
 import PickerModel
 import Thumbnails

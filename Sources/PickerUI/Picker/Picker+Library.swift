@@ -2,7 +2,6 @@
 import CGtk
 import GObjectSupport
 import GTKSupport
-import Foundation
 import PhotoLibrary
 import PickerModel
 import Thumbnails

@@ -206,7 +206,13 @@ extension Picker {
 
     /// The property says the month in sight ("2024-03"), or NULL at the top.
     func followDate(_ run: PhotoLibrary.MonthRun?) {
-        let month = run.map { String(format: "%04d-%02d", $0.year, $0.month) }
+        let month = run.map { run in
+            func digits(_ value: Int, _ count: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, count - text.count)) + text
+            }
+            return digits(run.year, 4) + "-" + digits(run.month, 2)
+        }
         guard month != dateShown || stringProperty("date") != month else { return }
         dateShown = month
         // (Not while a date asked for is on its way: the view has not moved there yet.)

@@ -5,7 +5,6 @@ import CGtk
 import GObjectSupport
 import GTKSupport
 import Glibc
-import Foundation
 import PickerModel
 import PhotoLibrary
 import Thumbnails
