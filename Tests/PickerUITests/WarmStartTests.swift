@@ -21,8 +21,12 @@ final class WarmStartTests: WindowTestCase {
                                       cacheHome: cacheHome, environment: trace)
         XCTAssertTrue(wait { ((try? FileManager.default.contentsOfDirectory(atPath: hints.path)) ?? []).count == 1 },
                       "the first screen is kept once the window has drawn it")
-        // (Its thumbnails made and stored, as a person's first look leaves them.)
-        usleep(1_500_000)
+        // Its thumbnails made and stored, as a person's first look leaves them (videos go through
+        // a thumbnailer: seconds on a busy machine).
+        let kept = try String(contentsOf: try XCTUnwrap(FileManager.default.contentsOfDirectory(at: hints, includingPropertiesForKeys: nil).first),
+                              encoding: .utf8).split(separator: "\n")
+        let flavor = cacheHome.appendingPathComponent("thumbnails").appendingPathComponent(String(kept[2]))
+        _ = wait(seconds: 30) { ((try? FileManager.default.contentsOfDirectory(atPath: flavor.path)) ?? []).count >= kept.count - 3 }
         try first.keys("Escape")
         XCTAssertEqual(first.finish().status, 1, "cancelled")
         let firstTrace = first.errorText
