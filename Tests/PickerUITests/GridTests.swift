@@ -44,6 +44,42 @@ final class GridTests: XCTestCase, @unchecked Sendable {
         return (view, window)
     }
 
+    /// GtkGridView binds 30 rows of cells around the view; those more than a screen away wait
+    /// for the view to come near before they ask for their thumbnails (issue 42: a warm start
+    /// read 289 thumbnails for 35 in sight), and every cell in sight has asked, wherever the
+    /// view goes.
+    nonisolated func testOnlyTheCellsNearTheViewAskForTheirThumbnails() throws {
+        try MainActor.assumeIsolated {
+            let (view, window) = try openPicker(count: 5_000, pausedLoader: true)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            for step in 0..<4 {
+                let bound = view.cells.compactMap(\.cell).filter { $0.assetID != nil }
+                let top = gtk_adjustment_get_value(adjustment), page = gtk_adjustment_get_page_size(adjustment)
+                var inSight = 0
+                // (GtkGridView keeps the widgets of rows it no longer shows, unmapped.)
+                for cell in bound where gtk_widget_get_mapped(cell.root) != 0 {
+                    var x = 0.0, y = 0.0
+                    guard gtk_widget_translate_coordinates(cell.root, view.scroller, 0, 0, &x, &y) != 0 else { continue }
+                    let height = Double(gtk_widget_get_height(cell.root))
+                    if y + height > 0 && y < page {
+                        inSight += 1
+                        XCTAssertFalse(cell.deferred, "a cell in sight asked for its thumbnail, at \(top) (step \(step))")
+                    }
+                }
+                XCTAssertGreaterThanOrEqual(inSight, 30, "a screen of cells in sight")
+                if step == 0 {
+                    let asked = bound.filter { !$0.deferred }.count
+                    XCTAssertGreaterThan(bound.count, 150, "GtkGridView binds rows well beyond the view")
+                    XCTAssertLessThanOrEqual(asked, 3 * inSight + 3 * 7, "those that asked as the album opened: about two screens")
+                }
+                // Down a screen and a half, then on.
+                gtk_adjustment_set_value(adjustment, top + 1.5 * page)
+                pump(seconds: 0.5)
+            }
+        }
+    }
+
     /// A zoom step that needs larger thumbnails keeps each cell's picture, scaled, until its new
     /// one comes: the grid went blank for the decodes' time (issue 19).
     nonisolated func testAZoomStepKeepsThePicturesUntilTheLargerOnesCome() throws {

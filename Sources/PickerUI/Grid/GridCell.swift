@@ -293,7 +293,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         pictureVersion = asset.version
         // Far from the view, the cell waits to come near it (PhotoGrid.askForDeferredPictures);
         // nobody waits for its picture meanwhile.
-        deferred = position.map { host.defersPicture(of: asset, at: $0) } ?? false
+        deferredAsset = position.map { host.defersPicture(of: asset, at: $0) } == true ? asset : nil
         isWaiting = !deferred
         if deferred { return }
         request = host.picture(for: asset) { [weak self] picture in
@@ -330,13 +330,15 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         }
     }
 
-    /// Bound far from the view, its picture not asked for yet.
-    private(set) var deferred = false
+    /// Bound far from the view, its picture not asked for yet: the photo it was bound to (its
+    /// row may have left the controller's window of rows by the time the view comes near).
+    private var deferredAsset: Asset?
+    var deferred: Bool { deferredAsset != nil }
 
     /// The view came near: the picture is asked for now.
     func askForDeferredPicture() {
-        guard deferred, let host, let id = assetID, case .found(let asset) = host.row(id) else { return }
-        deferred = false
+        guard let asset = deferredAsset, asset.id == assetID else { return }
+        deferredAsset = nil
         requestPicture(of: asset)
     }
 
@@ -359,7 +361,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
     /// a grid's 240 cells was 6-8 ms of a host's turn that removed the picker (issue 38).
     private func stopWork() {
         isWaiting = false
-        deferred = false
+        deferredAsset = nil
         request?.cancel()
         request = nil
         pickSubscription = nil

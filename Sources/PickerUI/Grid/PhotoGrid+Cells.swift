@@ -134,7 +134,11 @@ extension PhotoGrid: CellHost {
     }
 
     func defersPicture(of asset: Asset, at position: Int) -> Bool {
-        guard let band = pictureBand, !band.contains(position) else { return false }
+        // (Before the view is laid out, the album opens at its top: its first two screens ask.
+        // GtkGridView's first layout binds 30 rows before the cells in sight are known.)
+        let size = expectedSize ?? (960, 720)
+        let band = pictureBand ?? 0..<(2 * firstScreenCells(width: size.width, height: size.height))
+        guard !band.contains(position) else { return false }
         return loader.memoryHit(asset.path, flavor: flavor, size: asset.version.size,
                                 modificationTimeNanoseconds: asset.version.modificationTimeNanoseconds) == nil
     }

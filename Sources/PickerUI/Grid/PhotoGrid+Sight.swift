@@ -71,6 +71,13 @@ extension PhotoGrid {
         }
     }
 
+    /// Photos came or went: bound cells may have moved nearer the view without it moving (a
+    /// deletion above it), and those deferred ask again once it is laid out.
+    func contentChanged() {
+        pictureBand = nil
+        inSightFirst.schedule(priority: G_PRIORITY_HIGH_IDLE + 30) { [weak self] in self?.prefetchAroundView() }
+    }
+
     /// The thumbnails of the photos held above the view (the "newer photos" banner), a screen of
     /// them, the newest first, after what is in sight: going up shows them drawn. (They came in
     /// grey for 2-4 s: issue 40, point 18.) Called again as more arrive; none held, none warmed.

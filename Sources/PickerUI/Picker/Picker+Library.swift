@@ -31,6 +31,7 @@ extension Picker {
             case .albumOpened: self.albumOpened()
             case .newestKnown(let paths): self.photoGrid.makeThumbnailsEarly(for: paths)
             case .contentChanged:
+                self.photoGrid.contentChanged()
                 self.updateEmptyState()
                 self.refreshTimeline()
                 self.goToWantedDate()
