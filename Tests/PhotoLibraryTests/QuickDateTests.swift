@@ -127,6 +127,28 @@ final class CommonContentTypeTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 500)
+        // Videos by their first box or element, as phones and cameras write them; the brands that
+        // share the box with other types are left to GIO.
+        func box(_ brand: String) -> [UInt8] {
+            [0, 0, 0, 0x18] + Array("ftyp\(brand)".utf8) + [0, 0, 2, 0] + Array("\(brand)mp41".utf8) + [0, 0, 0, 8] + Array("mdat".utf8)
+        }
+        func ebml(_ docType: String, versionFirst: Bool) -> [UInt8] {
+            let version: [UInt8] = [0x42, 0x86, 0x81, 0x01, 0x42, 0xF7, 0x81, 0x01]
+            let type: [UInt8] = [0x42, 0x82, 0x80 | UInt8(docType.utf8.count)] + Array(docType.utf8)
+            let body = versionFirst ? version + type : type + version
+            return [0x1A, 0x45, 0xDF, 0xA3, 0x80 | UInt8(body.count)] + body + [0x18, 0x53, 0x80, 0x67, 0x01]
+        }
+        let videos: [(head: [UInt8], type: String?)] = [
+            (box("isom"), "video/mp4"), (box("mp42"), "video/mp4"), (box("mp41"), "video/mp4"), (box("qt  "), "video/quicktime"),
+            (box("heic"), nil), (box("avif"), nil), (box("3gp4"), nil), (box("M4A "), nil),
+            (ebml("webm", versionFirst: true), "video/webm"), (ebml("webm", versionFirst: false), "video/webm"),
+            (ebml("matroska", versionFirst: true), nil),
+        ]
+        for (head, type) in videos {
+            let padded = head + [UInt8](repeating: 0, count: 256)
+            XCTAssertEqual(ContentType.commonType(content: padded), type, "\(head.prefix(12))")
+            if let type { XCTAssertEqual(ContentType.gioGuess(content: padded).mimeType, type, "\(head.prefix(12))") }
+        }
         for name in ["a.jpg", "B.JPG", "c.jpeg", "d.JPE", "e.png", "f.Png", "g.gif", "h.webp", "i.WEBP", "photo.final.jpg"] {
             let gio = ContentType.gioGuess(fileName: Array(name.utf8))
             XCTAssertEqual(ContentType.commonType(fileName: Array(name.utf8)), gio.mimeType, name)

@@ -4,7 +4,8 @@ import CGLib
 /// MIME types from GIO's content-type guessing, which reads the shared-mime-info database: file
 /// name globs and magic bytes. The four formats most photos are (JPEG, PNG, GIF, WebP) are
 /// recognised first by their signatures and names, with GIO's own answers (a test holds them
-/// equal): GIO's magic matching was a fifth of the time of indexing a new library.
+/// equal): GIO's magic matching was a fifth of the time of indexing a new library. So are the
+/// videos phones and cameras write (MP4, QuickTime, WebM).
 public enum ContentType {
     public struct Guess: Sendable {
         public var mimeType: String
@@ -87,7 +88,9 @@ public enum ContentType {
         }
     }
 
-    /// JPEG, PNG, GIF and WebP by their signatures.
+    /// JPEG, PNG, GIF and WebP by their signatures, and the videos phones and cameras write
+    /// (MP4, QuickTime, WebM) by their first box or element: GIO's magic matching took 75-90 µs
+    /// for each video, a fifth of a first run's reading at 60,000 files (2,700 of them videos).
     static func commonType(content bytes: [UInt8]) -> String? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && bytes[offset..<(offset + prefix.count)].elementsEqual(prefix)
@@ -96,7 +99,27 @@ public enum ContentType {
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return "image/gif" }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        // An ISO media file's first box names its brand. Only the brands shared-mime-info gives
+        // one type by that box alone (HEIF, AVIF and 3GPP share the box and are left to GIO).
+        if starts(Array("ftyp".utf8), at: 4) {
+            for brand in ["isom", "mp41", "mp42"] where starts(Array(brand.utf8), at: 8) { return "video/mp4" }
+            if starts(Array("qt  ".utf8), at: 8) { return "video/quicktime" }
+        }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]), isWebM(bytes) { return "video/webm" }
         return nil
+    }
+
+    /// An EBML header whose document type is "webm": its DocType element (0x4282, a one-byte
+    /// size of 4) within the header's first 64 bytes, where shared-mime-info looks for it.
+    private static func isWebM(_ bytes: [UInt8]) -> Bool {
+        let webm = Array("webm".utf8)
+        var offset = 5
+        while offset + 7 <= min(bytes.count, 65) {
+            if bytes[offset] == 0x42, bytes[offset + 1] == 0x82, bytes[offset + 2] == 0x84,
+               bytes[(offset + 3)..<(offset + 7)].elementsEqual(webm) { return true }
+            offset += 1
+        }
+        return false
     }
 
     /// JPEG, PNG, GIF and WebP by their usual names (any case).
