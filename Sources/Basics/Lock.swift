@@ -26,6 +26,13 @@ public final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Runs `body` holding the lock when it is free now; nil, without waiting, when it is held.
+    public func withLockIfFree<R>(_ body: () throws -> R) rethrows -> R? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
 }
 
 /// Seconds on a monotonic clock, for rates and intervals.

@@ -33,6 +33,15 @@ public enum MainLoop {
         if let milliseconds { return g_timeout_add_full(priority, milliseconds, fire, data, release) }
         return g_idle_add_full(priority, fire, data, release)
     }
+
+    /// Runs `body` on the GTK thread each time the process receives `signal` (SIGTERM, SIGINT,
+    /// SIGHUP…: GLib's handler only wakes the loop, so the body may do anything), while it
+    /// returns true. Returns the source id, for g_source_remove.
+    @discardableResult
+    public static func onSignal(_ signal: Int32, _ body: @escaping @MainActor @Sendable () -> Bool) -> guint {
+        let data = Unmanaged.passRetained(Body(body)).toOpaque()
+        return g_unix_signal_add_full(G_PRIORITY_HIGH, signal, fire, data, release)
+    }
 }
 
 /// A timeout or idle on the GLib main loop that owns its closure. Dropping the source (its owner

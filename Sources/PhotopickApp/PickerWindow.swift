@@ -31,6 +31,9 @@ public enum PickerWindow {
         case noDisplay
         /// `beforeShowing` said why the window cannot show (nothing was shown).
         case failed(String)
+        /// SIGTERM, SIGINT or SIGHUP ended the window (a session ending, `timeout`, Ctrl+C): the
+        /// caller ends by the same signal once its library is put away.
+        case stopped(signal: Int32)
     }
 
     /// One file of the answer: where it is, and the library's row of the photo picked (none for a
@@ -237,7 +240,17 @@ public enum PickerWindow {
             startedHere = true
             StartupTrace.mark("startup")
         }
+        // A stop signal closes the window as Cancel does, so what follows the window still runs
+        // (the index sealed: without that, the next start checked every page of it).
+        let stops = [SIGTERM, SIGINT, SIGHUP].map { stop in
+            MainLoop.onSignal(stop) { [weak session] in
+                session?.outcome = .stopped(signal: stop)
+                g_application_quit(application.cast())
+                return true
+            }
+        }
         _ = g_application_run(application.cast(), 0, nil)
+        for stop in stops { g_source_remove(stop) }
         session.earlyScan?.close()
         session.earlyScan = nil
         if !startedHere { return .handedToRunningApp }

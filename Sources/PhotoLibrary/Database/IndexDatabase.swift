@@ -110,6 +110,7 @@ enum IndexDatabase {
                 if problems != ["ok"] {
                     throw DatabaseError(code: SQLITE_CORRUPT, message: problems.joined(separator: "; "))
                 }
+                connection.wasCheckedAtOpening = true
             }
             connection.sealsOnClose = true
             return connection

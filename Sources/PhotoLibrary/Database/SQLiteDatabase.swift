@@ -61,8 +61,13 @@ public final class SQLiteConnection: @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         // Another connection may hold the write lock for a moment (a scan committing): wait, don't fail.
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_busy_timeout(db, Self.busyTimeout)
     }
+
+    /// How long a statement waits for another connection's lock before it fails.
+    static let busyTimeout: Int32 = 5000
+
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
     deinit {
         statements.removeAll()
@@ -73,6 +78,8 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// Whether closing records the file's seal (connections to the index file, read-write).
     var sealsOnClose = false
+    /// Whether every page was checked as it opened (the file was not sealed: IndexSeal).
+    var wasCheckedAtOpening = false
 
     /// Runs one or more statements without results.
     public func execute(_ sql: String) throws {

@@ -62,7 +62,7 @@ import PhotopickApp
     }
     let library = request.ofDefaultFolders ? try PhotoLibrary(defaultFoldersAt: .standard) : try PhotoLibrary(roots: request.roots)
     keptUntilExit.append(library)
-    StartupTrace.mark("library opened")
+    StartupTrace.mark(library.indexWasCheckedAtOpening ? "library opened, its index checked page by page (not sealed)" : "library opened")
     var options = request.options
     // A wrong album is said before anything else, display or not.
     if let name = request.albumName {
@@ -108,7 +108,12 @@ import PhotopickApp
     // The window is the picker widget (PhotopickPicker) with the widget's C shell linked in
     // here, where a host's libphotopick-1.so loads the same implementation.
     photopick_shell_attach_linked()
-    switch PickerWindow.run(library: library, options: options) {
+    let outcome = PickerWindow.run(library: library, options: options)
+    // The library is kept until the process ends (keptUntilExit), so its connection's close never
+    // seals the index: sealed here, the next start need not check it (59 ms at 60,000 photos).
+    // (A window that could not show removes an empty index instead.)
+    if case .failed = outcome {} else { library.sealIfIdle() }
+    switch outcome {
     case .noDisplay:
         warn(i18n("cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?); the script commands work without one: photopick --help"))
         return codes.error
@@ -123,6 +128,11 @@ import PhotopickApp
         return codes.error
     case .handedToRunningApp:
         return codes.confirmed
+    case .stopped(let stop):
+        // As if the signal had ended the process (a script sees 143 for SIGTERM, as before).
+        signal(stop, SIG_DFL)
+        raise(stop)
+        return 128 + stop
     case .picked(let files):
         // A path typed with Ctrl+L that the library does not hold: the files as they are.
         guard files.allSatisfy({ $0.asset != nil }) else { return answer([], paths: files.map(\.path), request: request, library: library) }
