@@ -216,7 +216,6 @@ public enum PickerWindow {
             // into memory, for this one's first frame (FirstScreenHint).
             withCStrings(pickerFolders(session)) { photopick_implementation_preload($0) }
             startScanEarly(session)
-            connectToSessionBusMeanwhile()
         }
         // (GtkApplication would end the process when it cannot open one.)
         guard gtk_init_check() != 0 else {
@@ -257,15 +256,6 @@ public enum PickerWindow {
         if !startedHere { return .handedToRunningApp }
         session.window = nil
         return session.outcome
-    }
-
-    /// GApplication's registration connects to the session bus (the socket, its handshake and
-    /// Hello) only once GTK has opened the display; connected on a thread of its own meanwhile,
-    /// the bus is there when it asks (g_bus_get_sync gives every caller the one connection, and
-    /// one arriving while it is made waits for it). The connection is kept to the end: GLib holds
-    /// its shared one weakly.
-    private static func connectToSessionBusMeanwhile() {
-        g_thread_unref(g_thread_new("session-bus", connectToSessionBus, nil))
     }
 
     /// The folders the picker is given: none for the person's own (it shows, and adds to, the
@@ -476,10 +466,4 @@ public enum PickerWindow {
         DeveloperLog.say(problem)
         photopick_picker_show_message(picker, problem)
     }
-}
-
-/// (Not on the main actor: it runs on a thread of its own.)
-private func connectToSessionBus(_: gpointer?) -> gpointer? {
-    _ = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil)
-    return nil
 }
