@@ -43,6 +43,8 @@ import PhotoLibrary
     .SH EXIT STATUS
     The window: 0 when photos were picked and confirmed, 1 when it was cancelled or closed, 5 when
     \\fB\\-\\-timeout\\fR passed, 2 for any error (255 with \\fB\\-\\-file\\-selection\\fR, as zenity).
+    SIGTERM, SIGINT or SIGHUP close the window as Cancel does (nothing is printed); the process then
+    ends by that signal, as a killed zenity does (143 for SIGTERM).
     The commands: 0 done, 1 failed, 2 bad usage. Every error is one line on standard error.
     .SH FILES
     .TP
