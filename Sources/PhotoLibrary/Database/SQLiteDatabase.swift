@@ -48,6 +48,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Opens (and creates, unless `readOnly`) the database at `path`; ":memory:" for a private one.
     /// With `uri`, `path` is a `file:` URI (which may carry options such as `immutable=1`).
     public init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
+        _ = Self.configured
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
             | (uri ? SQLITE_OPEN_URI : 0)
@@ -63,6 +64,9 @@ public final class SQLiteConnection: @unchecked Sendable {
         // Another connection may hold the write lock for a moment (a scan committing): wait, don't fail.
         sqlite3_busy_timeout(db, Self.busyTimeout)
     }
+
+    /// SQLite's process-wide settings, made before its first connection (see the shim).
+    private static let configured: Void = { _ = photopick_sqlite_without_memory_statistics() }()
 
     /// How long a statement waits for another connection's lock before it fails.
     static let busyTimeout: Int32 = 5000

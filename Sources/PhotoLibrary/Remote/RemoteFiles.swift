@@ -185,7 +185,7 @@ public enum RemoteFiles {
                 entries.append(DirectoryListing.Entry(name: name, type: entryType(info)))
             }
             _ = g_file_enumerator_close(enumerator, nil, nil)
-            entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
+            entries.sort { $0.name.precedesInByteOrder($1.name) }
             return .success(DirectoryListing(entries: entries, modificationTimeNanoseconds: modified))
         }
     }

@@ -79,7 +79,7 @@ struct DirectoryListing {
             }
             entries.append(Entry(name: name, type: type))
         }
-        entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        entries.sort { $0.name.precedesInByteOrder($1.name) }
         return .success(DirectoryListing(entries: entries, modificationTimeNanoseconds: modified))
     }
 

@@ -27,7 +27,8 @@ extension Indexer {
             case .directory, .other: continue
             }
             progress.filesSeen += 1
-            let existing = stored.removeValue(forKey: entry.name)
+            // (Into an empty index, nothing to look up: hashing 60,000 names cost 1 % of the thread.)
+            let existing = stored.isEmpty ? nil : stored.removeValue(forKey: entry.name)
             if let existing, existing.version == listedVersion {
                 progress.filesUnchanged += 1
                 continue
@@ -129,23 +130,7 @@ extension Indexer {
     func write(_ outcome: ReadOutcome, name: [UInt8], path: FilePath, folderID: Int64, version: FileVersion,
                        replacing existingID: Int64?) throws {
         try beginIfNeeded()
-        let sql = existingID == nil
-            ? """
-              INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
-                  captured_at, capture_offset, date_source, make, model, lens, duration, frame_count, rating, traits,
-                  album_bits, stem, burst_key, error, partial, refused_date_ms)
-              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                  ?21, ?22, ?23, ?24, ?26, ?27)
-              """
-            : """
-              UPDATE assets SET folder_id = ?1, name = ?2, path = ?3, size = ?4, mtime_ns = ?5, inode = ?6, kind = ?7,
-                  mime = ?8, width = ?9, height = ?10, orientation = ?11, captured_at = ?12, capture_offset = ?13,
-                  date_source = ?14, make = ?15, model = ?16, lens = ?17, duration = ?18, frame_count = ?19,
-                  rating = ?20, traits = ?21, album_bits = ?21, stem = ?22, burst_key = ?23, error = ?24,
-                  paired_id = NULL, partial = ?26, refused_date_ms = ?27
-              WHERE id = ?25
-              """
-        let statement = try database.statement(sql)
+        let statement = try assetWrite(replacing: existingID != nil)
         statement.bind(1, folderID).bind(2, blob: name).bind(3, blob: path.bytes).bind(4, version.size)
             .bind(5, version.modificationTimeNanoseconds).bind(6, Int64(bitPattern: version.inode))
         var albumBits: Int64 = 0
@@ -200,6 +185,32 @@ extension Indexer {
         }
         if isMedia || existingID != nil { pending.foldersChanged = true }
     }
+
+    /// The statement that writes a file's row: a new row, or the row it replaces (same id).
+    private func assetWrite(replacing: Bool) throws -> SQLiteStatement {
+        let statements = try assetWrites ?? (database.statement(Self.insertAsset), database.statement(Self.updateAsset))
+        assetWrites = statements
+        let statement = replacing ? statements.update : statements.insert
+        statement.reset()
+        return statement
+    }
+
+    static let insertAsset = """
+        INSERT INTO assets(folder_id, name, path, size, mtime_ns, inode, kind, mime, width, height, orientation,
+            captured_at, capture_offset, date_source, make, model, lens, duration, frame_count, rating, traits,
+            album_bits, stem, burst_key, error, partial, refused_date_ms)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+            ?21, ?22, ?23, ?24, ?26, ?27)
+        """
+
+    static let updateAsset = """
+        UPDATE assets SET folder_id = ?1, name = ?2, path = ?3, size = ?4, mtime_ns = ?5, inode = ?6, kind = ?7,
+            mime = ?8, width = ?9, height = ?10, orientation = ?11, captured_at = ?12, capture_offset = ?13,
+            date_source = ?14, make = ?15, model = ?16, lens = ?17, duration = ?18, frame_count = ?19,
+            rating = ?20, traits = ?21, album_bits = ?21, stem = ?22, burst_key = ?23, error = ?24,
+            paired_id = NULL, partial = ?26, refused_date_ms = ?27
+        WHERE id = ?25
+        """
 
     func deleteAsset(_ id: Int64) throws {
         try beginIfNeeded()

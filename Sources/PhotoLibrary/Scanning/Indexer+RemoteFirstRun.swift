@@ -136,7 +136,7 @@ extension Indexer {
         run.files.sort {
             if $0.newestOfStem != $1.newestOfStem { return $0.newestOfStem > $1.newestOfStem }
             if $0.folderID != $1.folderID { return $0.folderID < $1.folderID }
-            return $0.name.lexicographicallyPrecedes($1.name)
+            return $0.name.precedesInByteOrder($1.name)
         }
         let files = run.files.map { ($0.path, Optional($0.version)) }
         let workers = metadataWorkers, journal = self.journal

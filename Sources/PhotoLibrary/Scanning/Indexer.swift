@@ -39,6 +39,9 @@ final class Indexer {
     var firstScreenDates = NewestDates(capacity: Indexer.firstScreenRows)
     /// The page cache was enlarged for this scan's writes (set back when it ends).
     var largeCache = false
+    /// `write`'s statements, found once: the connection's cache finds a statement by hashing its
+    /// whole text, 600 bytes for each file written (3 % of a first run's scan thread, perf).
+    var assetWrites: (insert: SQLiteStatement, update: SQLiteStatement)?
     /// How many of the newest partial rows are read in full before the dates count as known: more
     /// than a first screen holds at the smallest cell size.
     static let firstScreenRows = 240
