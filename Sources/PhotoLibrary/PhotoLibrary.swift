@@ -299,20 +299,32 @@ public final class PhotoLibrary: @unchecked Sendable {
         for id in ids {
             if let cached = cache.asset(id) { found[id] = cached } else { missing.append(id) }
         }
-        if !missing.isEmpty {
-            try withReader { db in
-                for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
-                    let list = chunk.map(String.init).joined(separator: ",")
-                    let statement = try db.uncachedStatement("SELECT \(Asset.columns) FROM assets WHERE id IN (\(list))")
-                    while try statement.step() {
-                        let asset = Asset(row: statement)
-                        found[asset.id] = asset
-                        cache.insert(asset)
-                    }
+        try read(missing) { found[$0.id] = $0 }
+        return ids.compactMap { found[$0] }
+    }
+
+    /// Reads into memory the rows of `ids` it does not hold yet, for the cells bound next
+    /// (`asset(_:)` then finds them without a query). What is held already costs one lookup: a
+    /// scroll step asks for 40 rows of cells, 360 ids, most of them held (copying each held row
+    /// out, as `assets(ids:)` does, took 0.5 ms of every frame while scrolling).
+    public func readAhead(ids: [Int64]) throws {
+        try read(cache.missing(from: ids)) { _ in }
+    }
+
+    /// Reads the rows of `ids` into the cache, 500 a query.
+    private func read(_ ids: [Int64], _ each: (Asset) -> Void) throws {
+        guard !ids.isEmpty else { return }
+        try withReader { db in
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                let list = chunk.map(String.init).joined(separator: ",")
+                let statement = try db.uncachedStatement("SELECT \(Asset.columns) FROM assets WHERE id IN (\(list))")
+                while try statement.step() {
+                    let asset = Asset(row: statement)
+                    each(asset)
+                    cache.insert(asset)
                 }
             }
         }
-        return ids.compactMap { found[$0] }
     }
 
     /// Files and folders that could not be read, with the reason, by path.
@@ -409,6 +421,10 @@ final class AssetCache: @unchecked Sendable {
     init(capacity: Int) { self.capacity = capacity }
 
     func asset(_ id: Int64) -> Asset? { lock.withLock { entries[id] } }
+
+    /// Those of `ids` not held, in their order. (By index: `entries[id] == nil` copied each row
+    /// out, its strings retained, before comparing.)
+    func missing(from ids: [Int64]) -> [Int64] { lock.withLock { ids.filter { entries.index(forKey: $0) == nil } } }
 
     func insert(_ asset: Asset) {
         lock.withLock {

@@ -65,6 +65,14 @@ public final class AssetListModel {
         return fetchResult.id(at: index)
     }
 
+    /// The assets at a range of grid positions, in order (the camera slot and positions out of
+    /// range left out).
+    public func assetIDs(in positions: Range<Int>) -> [Int64] {
+        let lower = max(0, positions.lowerBound - cameraOffset), upper = max(lower, positions.upperBound - cameraOffset)
+        if let presented { return (lower..<min(upper, presented.count)).map(presented.id) }
+        return fetchResult?.ids(in: lower..<upper) ?? []
+    }
+
     /// The grid position of an asset, if it is in the album.
     public func position(of assetID: Int64) -> Int? {
         fetchResult?.index(of: assetID).map { $0 + cameraOffset }

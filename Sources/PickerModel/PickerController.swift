@@ -256,7 +256,7 @@ public final class PickerController {
     /// Reads the rows of the open album's `positions` in one query, so that the cells bound
     /// next find them in the cache instead of querying one by one on the GTK thread.
     public func readRows(at positions: Range<Int>) {
-        _ = try? library.assets(ids: positions.compactMap { model.assetID(at: $0) })
+        try? library.readAhead(ids: model.assetIDs(in: positions))
     }
 
     /// The path of the asset at a position of the open album.

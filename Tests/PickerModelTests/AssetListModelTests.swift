@@ -53,6 +53,22 @@ final class AssetListModelTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The ids of a range of grid positions (the rows read ahead of the cells GTK binds next) are
+    /// those of each position: the camera slot and what lies beyond the album left out.
+    nonisolated func testARangeOfPositionsHoldsEachPositionsAsset() {
+        MainActor.assumeIsolated {
+            for camera in [true, false] {
+                let model = AssetListModel(showsCamera: camera)
+                XCTAssertEqual(model.assetIDs(in: 0..<10), [], "an empty album")
+                model.replace(with: result([50, 40, 30, 20, 10]))
+                for range in [0..<0, 0..<1, 0..<3, 1..<4, 2..<9, 4..<6, 5..<6, 6..<20] {
+                    XCTAssertEqual(model.assetIDs(in: range), range.compactMap { model.assetID(at: $0) }, "\(range), camera \(camera)")
+                }
+                XCTAssertEqual(model.assetIDs(in: 0..<100), [50, 40, 30, 20, 10])
+            }
+        }
+    }
+
     nonisolated func testALibraryChangeArrivesAsExactRanges() throws {
         try MainActor.assumeIsolated {
             let model = AssetListModel(showsCamera: true)

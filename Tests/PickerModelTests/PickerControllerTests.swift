@@ -217,6 +217,21 @@ final class PickerControllerTests: XCTestCase, @unchecked Sendable {
         }
     }
 
+    /// The rows read ahead of the cells (a scroll step) are the album's, in its order, and an id
+    /// the index no longer holds is passed over.
+    nonisolated func testRowsReadAheadAreTheAlbumsRows() throws {
+        try MainActor.assumeIsolated {
+            let controller = try scanned(try makeController())
+            defer { controller.close() }
+            let ids = try controller.library.fetchAssets(in: .smart(.recents)).allIDs
+            XCTAssertGreaterThan(ids.count, 3)
+            let expected = try controller.library.assets(ids: ids).map(\.path)
+            controller.readRows(at: 0..<(controller.model.count + 10))
+            XCTAssertEqual((0..<controller.model.count).compactMap { controller.path(at: $0) }, expected)
+            XCTAssertNoThrow(try controller.library.readAhead(ids: [Int64.max, ids[0]]))
+        }
+    }
+
     /// A later run first looks only at folders whose time moved (cheap, while the window comes up),
     /// then checks every file: a photo rewritten in place while the picker was closed is found then.
     nonisolated func testALaterRunFindsAPhotoRewrittenInPlaceWhileClosed() throws {
