@@ -110,25 +110,37 @@ public struct CaptureDate: Hashable, Sendable {
     /// Any instant formats without trapping (an index may hold Int64.min); beyond what the C
     /// library can break down, the fields stay at their zero values.
     public var iso8601: String {
-        var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000))
-        var fields = tm()
-        var suffix = ""
-        if let offset = Plausible.utcOffset(utcOffsetMinutes) {
-            seconds = seconds.addingReportingOverflow(time_t(offset * 60)).partialValue
-            gmtime_r(&seconds, &fields)
-            suffix = Self.formatOffset(offset)
-        } else if source == .embedded {
-            gmtime_r(&seconds, &fields)  // a wall-clock date, kept as if on UTC
-        } else {
-            localtime_r(&seconds, &fields)
-            suffix = Self.formatOffset(Int(fields.tm_gmtoff / 60))  // a file time is an instant
-        }
+        let (fields, offset) = brokenDown
         let remainder = millisecondsSinceEpoch % 1000
         let milliseconds = Int(remainder < 0 ? remainder + 1000 : remainder)
         var text = "\(pad(Int(fields.tm_year) + 1900, 4))-\(pad(Int(fields.tm_mon) + 1))-\(pad(Int(fields.tm_mday)))"
         text += "T\(pad(Int(fields.tm_hour))):\(pad(Int(fields.tm_min))):\(pad(Int(fields.tm_sec)))"
         if milliseconds != 0 { text += ".\(pad(milliseconds, 3))" }
-        return text + suffix
+        return text + (offset.map(Self.formatOffset) ?? "")
+    }
+
+    /// The day `iso8601` writes, without writing it (a cell's spoken name says the day).
+    public var calendarDay: (year: Int, month: Int, day: Int) {
+        let fields = brokenDown.fields
+        return (Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1, Int(fields.tm_mday))
+    }
+
+    /// The fields as `iso8601` shows them, and the offset it writes after them (nil: a bare
+    /// wall-clock time).
+    private var brokenDown: (fields: tm, offsetMinutes: Int?) {
+        var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000))
+        var fields = tm()
+        if let offset = Plausible.utcOffset(utcOffsetMinutes) {
+            seconds = seconds.addingReportingOverflow(time_t(offset * 60)).partialValue
+            gmtime_r(&seconds, &fields)
+            return (fields, offset)
+        } else if source == .embedded {
+            gmtime_r(&seconds, &fields)  // a wall-clock date, kept as if on UTC
+            return (fields, nil)
+        } else {
+            localtime_r(&seconds, &fields)
+            return (fields, Int(fields.tm_gmtoff / 60))  // a file time is an instant
+        }
     }
 
     private static func formatOffset(_ minutes: Int) -> String {
