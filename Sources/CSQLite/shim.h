@@ -6,6 +6,6 @@ static inline sqlite3_destructor_type photopick_sqlite_transient(void) { return 
 
 // sqlite3_config is variadic, which Swift cannot call. Memory statistics off: SQLite then takes no
 // process-wide mutex for each of its allocations (every bound name and path is copied): 6 % of a
-// first run's scan thread went to those mutexes (perf, 2026-12-06). Only before SQLite starts; a
-// host that started it earlier keeps its own setting (SQLITE_MISUSE, ignored).
+// first run's scan thread went to those mutexes (perf, 2026-12-06). Only before SQLite starts
+// (later: SQLITE_MISUSE, ignored); only the photopick program calls it, never a host's process.
 static inline int photopick_sqlite_without_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }

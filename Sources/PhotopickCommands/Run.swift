@@ -45,6 +45,7 @@ extension String {
     // The program's own: a reader's crash is marked in its journal (a library leaves a host's
     // signals alone).
     CrashJournal.installSignalHandlers()
+    SQLiteConnection.turnOffMemoryStatisticsForThisProgram()
     PixbufLoaders.dropUnsafeModuleFile()
     // GLib converts its help text to the locale's charset: under the C locale "…" would print as "?".
     setlocale(LC_ALL, "")

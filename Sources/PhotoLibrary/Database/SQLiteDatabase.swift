@@ -48,7 +48,6 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Opens (and creates, unless `readOnly`) the database at `path`; ":memory:" for a private one.
     /// With `uri`, `path` is a `file:` URI (which may carry options such as `immutable=1`).
     public init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
-        _ = Self.configured
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
             | (uri ? SQLITE_OPEN_URI : 0)
@@ -65,8 +64,13 @@ public final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(db, Self.busyTimeout)
     }
 
-    /// SQLite's process-wide settings, made before its first connection (see the shim).
-    private static let configured: Void = { _ = photopick_sqlite_without_memory_statistics() }()
+    /// Turns SQLite's memory statistics off for the whole process, before its first connection
+    /// (see the shim): no process-wide mutex at each of its allocations, 6 % of a first run's scan
+    /// thread. For the photopick program only: in a host that embeds the picker the setting is
+    /// the host's (its soft heap limit needs the statistics).
+    public static func turnOffMemoryStatisticsForThisProgram() {
+        _ = photopick_sqlite_without_memory_statistics()
+    }
 
     /// How long a statement waits for another connection's lock before it fails.
     static let busyTimeout: Int32 = 5000
