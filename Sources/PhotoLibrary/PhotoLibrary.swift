@@ -8,6 +8,9 @@ import Glibc
 /// are serialised; reads (`albums`, `fetchAssets`, `asset`) may run on any thread meanwhile.
 public final class PhotoLibrary: @unchecked Sendable {
     public let roots: [FilePath]
+    /// The folders it was opened for, normalised, present or not (`roots` leaves out a missing
+    /// default folder that never held a photo).
+    private let configuredRoots: [FilePath]
     public let location: IndexLocation
     /// Things the user should know about how the index was opened (recovered, memory-only).
     public private(set) var notices: [IndexNotice] = []
@@ -50,6 +53,7 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     private init(roots: [FilePath], location: IndexLocation, ofDefaultFolders: Bool) throws {
         let configured = PhotoLibrary.normalise(roots)
+        configuredRoots = configured
         var notices: [IndexNotice] = []
         var resolved = location
         if let path = location.databasePath, path.hasSuffix(".sqlite") {
@@ -372,6 +376,12 @@ public final class PhotoLibrary: @unchecked Sendable {
         for root in roots.map({ $0.isLocationURI ? RemoteFiles.canonical($0) : $0.absolute() }) where !result.contains(root) { result.append(root) }
         return result.filter { root in !result.contains { $0 != root && root.relative(to: $0) != nil } }
     }
+
+    /// Whether this is the library `folders` would open: the default folders' picker asks it when
+    /// their list is written, and is built again only for other folders. (Comparing with `roots`
+    /// built it twice after "Choose Folder…" with no Pictures folder: the keys pressed in between
+    /// were lost.)
+    public func isOpened(for folders: [FilePath]) -> Bool { PhotoLibrary.normalise(folders) == configuredRoots }
 
     /// The suffix of the default folders' index file (`init(defaultFoldersAt:)`).
     static let defaultFoldersKey = "default"

@@ -209,6 +209,9 @@ public final class PickerController {
     /// The folders the library is made of.
     public var roots: [FilePath] { library.roots }
 
+    /// Whether the library is the one `folders` would open (`PhotoLibrary.isOpened(for:)`).
+    public func showsLibrary(of folders: [FilePath]) -> Bool { library.isOpened(for: folders) }
+
     /// Whether `path` is on another machine (a cell's cloud badge; downloads, not reads): the
     /// process's one judge, RemotePaths, which the thumbnail loader asks too.
     public func isRemote(_ path: FilePath) -> Bool { RemotePaths.shared.isRemote(path) }

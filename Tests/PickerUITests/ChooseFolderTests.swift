@@ -90,9 +90,13 @@ final class ChooseFolderTests: XCTestCase, @unchecked Sendable {
                 if chosenScan.contains("first screen's thumbnails made") || chosenScan.contains("first screen shown before") { break }
                 usleep(100_000)
             }
-            usleep(500_000)
+            // (The list's file monitor tells of the write up to 2 s later: that must not build
+            // the picker again, which lost the keys pressed meanwhile.)
+            usleep(2_500_000)
             try picker.keys("space", "ctrl+Return")
             let (status, lines) = picker.finish()
+            XCTAssertEqual(picker.errorText.components(separatedBy: "embedded picker: building").count - 1, 2,
+                           "built at the start and for the chosen folder, once each: " + picker.errorText)
             // The newest photo, asked of the command line once the window is gone: run while it
             // was open, its scan of the same index made the window read its album again, and
             // the keys pressed meanwhile were lost (CI, 2026-12-06).

@@ -41,7 +41,7 @@ extension Picker {
         foldersFileSettles.schedule(after: 150) { [weak self] in
             guard let self, !self.isHosted, self.libraryFolders.isEmpty, let controller = self.controller else { return }
             // (The default folders' library is made of them all, present or not.)
-            guard LibraryFolders.defaults != controller.roots else { return }
+            guard !controller.showsLibrary(of: LibraryFolders.defaults) else { return }
             self.build()
         }
     }
