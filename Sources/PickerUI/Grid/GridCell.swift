@@ -294,9 +294,15 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         // Far from the view, the cell waits to come near it (PhotoGrid.askForDeferredPictures);
         // nobody waits for its picture meanwhile.
         deferredAsset = position.map { host.defersPicture(of: asset, at: $0) } == true ? asset : nil
-        isWaiting = !deferred
-        if deferred { return }
+        if deferred {
+            isWaiting = false
+            return
+        }
+        // (A picture held in memory comes at once: the cell never waited, and the trace's "every
+        // bound cell has its thumbnail" is not said again for each such bind.)
+        var answered = false
         request = host.picture(for: asset) { [weak self] picture in
+            answered = true
             guard let self, self.assetID == id else { return }
             self.isWaiting = false
             switch picture {
@@ -309,6 +315,7 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
             case .none: break
             }
         }
+        if !answered { isWaiting = true }
     }
 
     func unbind() {

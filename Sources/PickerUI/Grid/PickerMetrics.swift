@@ -38,6 +38,8 @@ public final class PickerMetrics {
     func measureBind(_ body: () -> Void) {
         binds += 1
         bindTime.measure(body)
+        // (Bound to a picture held in memory, the cell never waited.)
+        if cellsWaiting == 0 { markEveryCellShown() }
     }
 
     func measureScroll(_ body: () -> Void) { scrollTime.measure(body) }
@@ -46,6 +48,16 @@ public final class PickerMetrics {
 
     func cellWaits(_ waits: Bool) {
         cellsWaiting += waits ? 1 : -1
-        if cellsWaiting == 0 { StartupTrace.mark("every bound cell has its thumbnail") }
+        if waits { waitedSinceMark = true } else if cellsWaiting == 0 { markEveryCellShown() }
+    }
+
+    /// A cell waited since the trace last said every bound cell has its thumbnail (it is said
+    /// once a wait is over, not at each bind of a scroll).
+    private var waitedSinceMark = true
+
+    private func markEveryCellShown() {
+        guard waitedSinceMark else { return }
+        waitedSinceMark = false
+        StartupTrace.mark("every bound cell has its thumbnail")
     }
 }
