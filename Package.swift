@@ -55,11 +55,15 @@ let package = Package(
 
         // Thumbnails: the freedesktop cache, decoding at size, a worker pool with cancellation and
         // prefetch. GdkPixbuf, no GTK widgets.
-        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib", "CDecodeChannel"]),
+        .target(name: "Thumbnails", dependencies: ["PhotoLibrary", "GObjectSupport", "CGdkPixbuf", "CGLib", "CDecodeChannel", "CJPEGDC"]),
 
         // The decode worker's channel (a message and a file descriptor at a time) in C: Swift
         // cannot import the CMSG macros.
         .target(name: "CDecodeChannel"),
+
+        // A progressive JPEG's 1/8-scale picture from its DC scans alone, through libjpeg (which
+        // GdkPixbuf links already), in C for libjpeg's setjmp error handling.
+        .target(name: "CJPEGDC", linkerSettings: [.linkedLibrary("jpeg")]),
 
         // The camera: V4L2 devices, format choice, streaming on a worker, conversion to RGB,
         // captures written as JPEG. No GTK.

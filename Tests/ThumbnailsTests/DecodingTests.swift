@@ -445,4 +445,67 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual(failure, .temporary("sh took longer than 0.5 s"), "a timeout is not recorded as a failure")
         XCTAssertFalse(thumbnailer.cache.hasFailure(for: try ThumbnailCache.Original(path: FilePath(file.path), modificationTime: 0, size: 0, mimeType: nil)))
     }
+    /// The largest difference of any channel of any pixel between two pictures of one size.
+    private func largestDifference(_ a: Pixbuf, _ b: Pixbuf) -> Int {
+        var largest = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+                largest = max(largest, abs(Int(p.red) - Int(q.red)), abs(Int(p.green) - Int(q.green)), abs(Int(p.blue) - Int(q.blue)))
+            }
+        }
+        return largest
+    }
+
+    /// A progressive JPEG large enough to be decoded at 1/8 scale is decoded from its DC scans
+    /// alone: the thumbnail is GdkPixbuf's whole decode's, pixel for pixel with full-size chroma
+    /// (within a few levels with half-size chroma, which libjpeg scales with three AC
+    /// coefficients), upright, in colour and in grey. The rest (baseline, too small for 1/8,
+    /// CMYK, cut inside its DC scans) is left to GdkPixbuf.
+    func testAProgressiveJPEGIsThumbnailedFromItsDCScansAsFromTheWholeFile() throws {
+        let folder = TestSupport.temporaryDirectory("dc-scans")
+        func make(_ name: String, _ arguments: [String]) throws -> URL {
+            let file = folder.appendingPathComponent(name)
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-seed", "7", "-size", "512x340", "plasma:fractal", "-resize", "2048x1360!"] + arguments + [file.path]).status, 0)
+            return file
+        }
+        let colour = try make("colour.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "1x1"])
+        let halfChroma = try make("half-chroma.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "2x2"])
+        let grey = try make("grey.jpg", ["-colorspace", "Gray", "-interlace", "Plane", "-quality", "90"])
+        let turned = try make("turned.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "1x1"])
+        XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned.path]).status, 0)
+        let decoder = ImageDecoder()
+        for file in [colour, halfChroma, grey, turned] {
+            let open = try OpenFile(path: FilePath(file.path))
+            let fromDC = try XCTUnwrap(decoder.loadDCScans(open, fittingIn: 256), "\(file.lastPathComponent) is decoded from its DC scans")
+            XCTAssertEqual([fromDC.1, fromDC.2], [2048, 1360])
+            guard case .success(let whole) = decoder.load(open, fittingIn: 256) else { return XCTFail("GdkPixbuf decodes \(file.lastPathComponent)") }
+            let dc = Pixbuf(owning: fromDC.0), reference = Pixbuf(owning: whole.0)
+            XCTAssertEqual([dc.width, dc.height], [256, 170])
+            XCTAssertEqual([dc.width, dc.height], [reference.width, reference.height])
+            XCTAssertLessThanOrEqual(largestDifference(dc, reference), file == halfChroma ? 6 : 0,
+                                     "\(file.lastPathComponent): the same picture as GdkPixbuf's")
+        }
+        guard case .success(let upright) = decoder.decode(try OpenFile(path: FilePath(turned.path)), fittingIn: 256) else { return XCTFail("decoded") }
+        XCTAssertEqual([upright.pixbuf.width, upright.pixbuf.height, upright.imageWidth, upright.imageHeight], [170, 256, 1360, 2048],
+                       "turned as its EXIF orientation says")
+
+        let baseline = try make("baseline.jpg", ["-quality", "90"])
+        let small = folder.appendingPathComponent("small.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", [colour.path, "-resize", "1024x680", "-interlace", "Plane", small.path]).status, 0)
+        let cmyk = folder.appendingPathComponent("cmyk.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", [colour.path, "-colorspace", "CMYK", "-interlace", "Plane", cmyk.path]).status, 0)
+        // Cut in its first scan, the DC of the colour file's first components.
+        let bytes = try [UInt8](Data(contentsOf: colour))
+        let firstScan = try XCTUnwrap((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let cut = folder.appendingPathComponent("cut.jpg")
+        try Data(bytes[..<(firstScan + 400)]).write(to: cut)
+        for file in [baseline, small, cmyk, cut] {
+            XCTAssertNil(decoder.loadDCScans(try OpenFile(path: FilePath(file.path)), fittingIn: 256), file.lastPathComponent)
+        }
+        guard case .success(let fromCMYK) = decoder.decode(try OpenFile(path: FilePath(cmyk.path)), fittingIn: 256) else {
+            return XCTFail("a CMYK progressive JPEG is decoded by GdkPixbuf")
+        }
+        XCTAssertEqual([fromCMYK.pixbuf.width, fromCMYK.pixbuf.height], [256, 170])
+    }
 }

@@ -15,6 +15,34 @@ public enum ExifThumbnail {
         return thumbnail(inTIFF: tiff)
     }
 
+    /// The EXIF orientation of a JPEG `file` (1-8), as GdkPixbuf's JPEG loader reads it: the tag
+    /// in the first EXIF block's first IFD. Nil when it has none.
+    public static func orientation(in file: OpenFile) -> Int? {
+        let head = file.read(at: 0, count: 4096)
+        guard QuickDate.isJPEG(head), let (start, length) = exifSegment(file, head: head) else { return nil }
+        let tiff = file.read(at: start, count: length)
+        guard tiff.count == length, let reader = TIFFNumbers(tiff), reader.integer(2, 2) == 42,
+              let first = reader.integer(4, 4), let ifd0 = entries(of: first, in: reader) else { return nil }
+        return ifd0.values[0x0112].flatMap { (1...8).contains($0) ? $0 : nil }
+    }
+
+    /// An IFD's SHORT or LONG values by tag, and the offset of the IFD after it.
+    private static func entries(of ifd: Int, in reader: TIFFNumbers) -> (values: [Int: Int], next: Int)? {
+        let integer = reader.integer
+        guard let count = integer(ifd, 2), count > 0, count < 1000 else { return nil }
+        var values: [Int: Int] = [:]
+        for entry in 0..<count {
+            let at = ifd + 2 + entry * 12
+            guard let tag = integer(at, 2), let type = integer(at + 2, 2) else { return nil }
+            switch type {
+            case 3: values[tag] = integer(at + 8, 2)
+            case 4: values[tag] = integer(at + 8, 4)
+            default: break
+            }
+        }
+        return (values, integer(ifd + 2 + count * 12, 4) ?? 0)
+    }
+
     /// Where the TIFF structure of the first APP1 "Exif" segment lies (offset, length).
     private static func exifSegment(_ file: OpenFile, head: [UInt8]) -> (Int64, Int)? {
         var offset: Int64 = 2
@@ -35,23 +63,8 @@ public enum ExifThumbnail {
     static func thumbnail(inTIFF tiff: [UInt8]) -> EmbeddedPreview? {
         guard let reader = TIFFNumbers(tiff) else { return nil }
         let integer = reader.integer
-        /// An IFD's SHORT or LONG values by tag, and the offset of the IFD after it.
-        func entries(of ifd: Int) -> (values: [Int: Int], next: Int)? {
-            guard let count = integer(ifd, 2), count > 0, count < 1000 else { return nil }
-            var values: [Int: Int] = [:]
-            for entry in 0..<count {
-                let at = ifd + 2 + entry * 12
-                guard let tag = integer(at, 2), let type = integer(at + 2, 2) else { return nil }
-                switch type {
-                case 3: values[tag] = integer(at + 8, 2)
-                case 4: values[tag] = integer(at + 8, 4)
-                default: break
-                }
-            }
-            return (values, integer(ifd + 2 + count * 12, 4) ?? 0)
-        }
-        guard integer(2, 2) == 42, let first = integer(4, 4), let ifd0 = entries(of: first),
-              ifd0.next > 0, ifd0.next != first, let ifd1 = entries(of: ifd0.next),
+        guard integer(2, 2) == 42, let first = integer(4, 4), let ifd0 = entries(of: first, in: reader),
+              ifd0.next > 0, ifd0.next != first, let ifd1 = entries(of: ifd0.next, in: reader),
               let start = ifd1.values[0x0201], let length = ifd1.values[0x0202],
               length > 0, start > 0, start <= tiff.count - length else { return nil }
         let data = Array(tiff[start..<(start + length)])

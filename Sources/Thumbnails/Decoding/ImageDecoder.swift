@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import CGdkPixbuf
 import CGLib
+import CJPEGDC
 import Glibc
 import PhotoLibrary
 import Synchronization
@@ -41,7 +42,8 @@ public struct ImageDecoder: Sendable {
         // An animation costs canvas × frames in GdkPixbuf's WebP loader, which decodes them all:
         // the first frame alone, at thumbnail size, is what a thumbnail shows.
         if let frame = ImageHeaders.webpFirstFrame(of: file) { return decodeFirstFrame(frame, fittingIn: box) }
-        if let scans = JPEGScans.count(in: file) {
+        let scans = JPEGScans.count(in: file)
+        if let scans {
             if scans > JPEGScans.limit {
                 return .failure(.undecodable("a progressive JPEG of more than \(JPEGScans.limit) scans (made to be slow to decode)"))
             }
@@ -57,9 +59,13 @@ public struct ImageDecoder: Sendable {
         if let reason = CutOffFiles.reason(file) { return .failure(.undecodable(reason)) }
         let width: Int, height: Int, scaled: OpaquePointer
         let isXPM = mimeType == "image/x-xpixmap" || file.read(at: 0, count: 9) == Array("/* XPM */".utf8)
-        switch isXPM ? loadXPM(file, fittingIn: box) : load(file, fittingIn: box, mimeType: mimeType) {
-        case .success(let loaded): (scaled, width, height) = loaded
-        case .failure(let failure): return .failure(failure)
+        if scans != nil, let fromDC = loadDCScans(file, fittingIn: box) {
+            (scaled, width, height) = fromDC
+        } else {
+            switch isXPM ? loadXPM(file, fittingIn: box) : load(file, fittingIn: box, mimeType: mimeType) {
+            case .success(let loaded): (scaled, width, height) = loaded
+            case .failure(let failure): return .failure(failure)
+            }
         }
         var pixbuf = Pixbuf(owning: scaled)
         // The JPEG and TIFF loaders put the EXIF orientation in the "orientation" option (read it
@@ -70,6 +76,47 @@ public struct ImageDecoder: Sendable {
         }
         let turned = ["5", "6", "7", "8"].contains(orientation)
         return .success(Decoded(pixbuf: pixbuf, imageWidth: turned ? height : width, imageHeight: turned ? width : height))
+    }
+
+    /// A progressive JPEG's picture from its DC scans alone (CJPEGDC), when GdkPixbuf would decode
+    /// it at 1/8 scale too: that is the same picture, and the AC scans it does not decode are most
+    /// of the file. 13 of the 40 real photos of bench/make-real-photos are progressive; GdkPixbuf
+    /// took 1,040 ms to decode them, this way 541 ms.
+    /// Nil when it does not apply (or the file breaks): the ordinary decode then says why.
+    func loadDCScans(_ file: OpenFile, fittingIn box: Int) -> (OpaquePointer, Int, Int)? {
+        guard let size = ImageHeaders.decodedPixelSize(of: file, mimeType: "image/jpeg"), size.width > 0, size.height > 0 else { return nil }
+        let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: size.width, height: size.height, in: box)
+        final class Reading {
+            let file: OpenFile
+            var offset: Int64 = 0
+            init(_ file: OpenFile) { self.file = file }
+        }
+        let reading = Reading(file)
+        let read: photopick_jpeg_read_func = { context, buffer, size in
+            let reading = Unmanaged<Reading>.fromOpaque(context!).takeUnretainedValue()
+            let bytes = reading.file.read(at: reading.offset, count: Int(size))
+            bytes.withUnsafeBufferPointer { buffer!.update(from: $0.baseAddress!, count: $0.count) }
+            reading.offset += Int64(bytes.count)
+            return bytes.count
+        }
+        var picture = photopick_jpeg_dc_picture()
+        let decoded = withExtendedLifetime(reading) {
+            photopick_jpeg_decode_dc(read, Unmanaged.passUnretained(reading).toOpaque(), Int32(targetWidth), Int32(targetHeight),
+                                     Int64(maximumPixels), &picture)
+        }
+        guard decoded == 1, let pixels = picture.pixels else { return nil }
+        let destroy: GdkPixbufDestroyNotify = { pixels, _ in free(pixels) }
+        guard let whole = gdk_pixbuf_new_from_data(pixels, GDK_COLORSPACE_RGB, 0, 8, picture.width, picture.height,
+                                                   picture.rowstride, destroy, nil) else {
+            free(pixels)
+            return nil
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(whole)) }
+        // (As GdkPixbuf's loader brings a picture decoded at a larger scale to the size asked for.)
+        guard let scaled = gdk_pixbuf_scale_simple(whole, Int32(targetWidth), Int32(targetHeight), GDK_INTERP_BILINEAR) else { return nil }
+        // (Where GdkPixbuf's JPEG loader puts it, for `decode` to turn the picture upright.)
+        if let orientation = ExifThumbnail.orientation(in: file) { _ = gdk_pixbuf_set_option(scaled, "orientation", String(orientation)) }
+        return (scaled, Int(picture.image_width), Int(picture.image_height))
     }
 
     /// The file's picture, scaled to fit `box` as it is decoded, read through its descriptor
