@@ -173,24 +173,63 @@ enum Style {
     nonisolated static func installedCSS(adwaita: Bool) -> String {
         var sheet = colours.map { "@define-color photopick_\($0.ours) @\(adwaita ? $0.adwaita : $0.gtk);" }.joined(separator: "\n") + "\n"
         var rules = css + (adwaita ? "" : plainGTKCSS)
-        for colour in colours { rules = rules.replacing("@\(colour.ours)", with: "@photopick_\(colour.ours)") }
+        for colour in colours { rules = replacingEvery("@\(colour.ours)", with: "@photopick_\(colour.ours)", in: rules) }
         sheet += scoped(rules, under: ["photopick-picker", ".\(partClass)"])
         return sheet
     }
 
+    /// `text` with every `target` replaced, byte by byte. (Swift's `replacing` and `firstRange`
+    /// are the regex module's: making the sheet with them took 3.5 ms of the window's start.)
+    nonisolated static func replacingEvery(_ target: String, with replacement: String, in text: String) -> String {
+        let bytes = Array(text.utf8), pattern = Array(target.utf8), substitute = Array(replacement.utf8)
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == pattern[0], index + pattern.count <= bytes.count, bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                output += substitute
+                index += pattern.count
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// `css` without its comments.
+    nonisolated static func withoutComments(_ css: String) -> String {
+        let bytes = Array(css.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
+                var end = index + 2
+                while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "*") && bytes[end + 1] == UInt8(ascii: "/")) { end += 1 }
+                // (An unclosed comment stays, as before: GTK's parser says where it is.)
+                guard end + 1 < bytes.count else { output += bytes[index...]; break }
+                index = end + 2
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// `text` without the white space at its ends.
     nonisolated private static func trimmed(_ text: Substring) -> String {
-        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }), let last = text.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(text[first...last])
     }
 
     /// `css` with every rule's selectors scoped: `.cell` becomes `photopick-picker .cell,
     /// .photopick-part .cell, .photopick-part.cell`. Comments go; @keyframes blocks stay as they are (their names are
     /// the picker's own).
     nonisolated static func scoped(_ css: String, under scopes: [String]) -> String {
-        var text = css
-        while let start = text.firstRange(of: "/*"), let end = text[start.upperBound...].firstRange(of: "*/") {
-            text.removeSubrange(start.lowerBound..<end.upperBound)
-        }
+        let text = withoutComments(css)
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
