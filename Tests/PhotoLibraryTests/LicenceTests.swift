@@ -10,7 +10,7 @@ final class LicenceTests: XCTestCase {
     /// The targets libphotopick-1 (and the workers it starts) is built from: Package.swift's
     /// PhotopickLibrary and photopick-worker with what they depend on.
     private let libraryTargets: Set<String> = [
-        "Basics", "CDecodeChannel", "CExiv2Guard", "CGExiv2", "CGLib", "CGdkPixbuf", "CGtk", "CPhotopick",
+        "Basics", "CDecodeChannel", "CExiv2Guard", "CJPEGDC", "CGExiv2", "CGLib", "CGdkPixbuf", "CGtk", "CPhotopick",
         "CSQLite", "CV4L", "Camera", "GObjectSupport", "GTKSupport", "PhotoLibrary", "PickerModel", "PickerUI", "PhotopickLibrary",
         "Thumbnails", "photopick-worker",
     ]
