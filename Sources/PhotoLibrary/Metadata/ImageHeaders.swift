@@ -348,6 +348,18 @@ public enum ImageHeaders {
         return Int((Double(blocks) * frame.samplesPerPixel).rounded(.up)) * 64 * 2
     }
 
+    /// Where the next `byte` is in `file` from `offset`, read 4 KB at a time.
+    private static func nextByte(_ byte: UInt8, in file: OpenFile, from offset: Int64) -> Int64? {
+        var at = offset
+        while at < file.size {
+            let chunk = file.read(at: at, count: 4096)
+            if chunk.isEmpty { return nil }
+            if let index = chunk.firstIndex(of: byte) { return at + Int64(index) }
+            at += Int64(chunk.count)
+        }
+        return nil
+    }
+
     /// The first start-of-frame marker: its code, size, and samples per pixel over all components.
     private static func jpegFrame(_ file: OpenFile) -> (code: UInt8, width: Int, height: Int, samplesPerPixel: Double)? {
         guard file.read(at: 0, count: 2) == [0xFF, 0xD8] else { return nil }
@@ -356,7 +368,14 @@ public enum ImageHeaders {
         while offset + 4 <= file.size, segments < 10_000 {
             segments += 1
             let marker = file.read(at: offset, count: 10 + 3 * 4)
-            guard marker.count >= 4, marker[0] == 0xFF else { return nil }
+            guard marker.count >= 4 else { return nil }
+            if marker[0] != 0xFF {
+                // Bytes that are not a marker: libjpeg skips them to the next 0xFF (with a
+                // warning), and finds the frame header after them, so this does too (bench/fuzz).
+                guard let next = nextByte(0xFF, in: file, from: offset) else { return nil }
+                offset = next
+                continue
+            }
             let code = marker[1]
             if code == 0xFF { offset += 1; continue }  // fill byte
             if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
