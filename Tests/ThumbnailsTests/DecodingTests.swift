@@ -302,6 +302,37 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// Debian 12's GdkPixbuf frees a JPEG's colour profile at any APP2 segment it does not take
+    /// and then copies the profile's next chunk to a null pointer: a profile in two chunks with
+    /// another program's APP2 segment between them ended the decoding process (bench/fuzz). Such
+    /// a file is refused before GdkPixbuf sees it; the same chunks in order are decoded.
+    func testAColourProfileInPiecesThatWouldEndGdkPixbufIsRefused() throws {
+        let folder = TestSupport.temporaryDirectory("profile-chunks")
+        let base = folder.appendingPathComponent("base.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:orange", base.path]).status, 0)
+        let bytes = try [UInt8](Data(contentsOf: base))
+        func app2(_ payload: [UInt8]) -> [UInt8] { [0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload }
+        func chunk(_ sequence: UInt8, of count: UInt8) -> [UInt8] { app2(Array("ICC_PROFILE".utf8) + [0, sequence, count] + Array(repeating: 0x78, count: 40)) }
+        let flashPix = app2(Array("FPXR".utf8) + [0, 0] + Array(repeating: 0x79, count: 20))
+        let cases: [(String, [UInt8], Bool)] = [
+            ("between.jpg", chunk(1, of: 2) + flashPix + chunk(2, of: 2), true),
+            ("single-then-two.jpg", chunk(1, of: 1) + chunk(1, of: 1) + chunk(1, of: 2), true),
+            ("in-order.jpg", chunk(1, of: 2) + chunk(2, of: 2) + flashPix, false),
+            ("flashpix-first.jpg", flashPix + chunk(2, of: 2) + chunk(1, of: 2), false),
+        ]
+        for (name, segments, breaks) in cases {
+            let url = folder.appendingPathComponent(name)
+            try Data(Array(bytes[..<2]) + segments + Array(bytes[2...])).write(to: url)
+            let file = try OpenFile(path: FilePath(url.path))
+            XCTAssertEqual(JPEGProfileChunks.breakGdkPixbuf(file), breaks, name)
+            switch ImageDecoder().decode(file, fittingIn: 256) {
+            case .failure(.undecodable(let reason)) where breaks: XCTAssertTrue(reason.contains("colour profile"), reason)
+            case .success(let decoded) where !breaks: XCTAssertEqual([decoded.imageWidth, decoded.imageHeight], [64, 48], name)
+            case let other: XCTFail("\(name): \(other)")
+            }
+        }
+    }
+
     /// Every format's cut-off file is damaged, said so, before any decoding: a 775-byte WebP (a
     /// stopped download) showed its top and was printed as a pick (issue 40, point 10). Cut at
     /// 60 % and at 775 bytes; the whole file and one with bytes after its end are fine.

@@ -62,6 +62,9 @@ public struct ImageDecoder: Sendable {
         if scans != nil, let fromDC = loadDCScans(file, fittingIn: box) {
             (scaled, width, height) = fromDC
         } else {
+            if JPEGProfileChunks.breakGdkPixbuf(file) {
+                return .failure(.undecodable("its colour profile comes in pieces that would end GdkPixbuf's JPEG loader"))
+            }
             switch isXPM ? loadXPM(file, fittingIn: box) : load(file, fittingIn: box, mimeType: mimeType) {
             case .success(let loaded): (scaled, width, height) = loaded
             case .failure(let failure): return .failure(failure)
