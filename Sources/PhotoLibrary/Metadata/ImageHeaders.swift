@@ -378,7 +378,8 @@ public enum ImageHeaders {
             }
             let code = marker[1]
             if code == 0xFF { offset += 1; continue }  // fill byte
-            if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
+            // (0xFF 0x00 is not a marker: libjpeg skips it and looks on.)
+            if code == 0x00 || code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
             guard let length = marker.bigEndian(at: 2, width: 2), length >= 2 else { return nil }
             let isStartOfFrame = (0xC0...0xCF).contains(code) && code != 0xC4 && code != 0xC8 && code != 0xCC
             if isStartOfFrame {

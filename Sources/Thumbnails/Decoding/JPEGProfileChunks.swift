@@ -26,7 +26,8 @@ enum JPEGProfileChunks {
             }
             if head[1] == 0xFF { offset += 1; continue }
             let code = head[1]
-            if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
+            // (0xFF 0x00 is not a marker: libjpeg skips it and looks on.)
+            if code == 0x00 || code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
             // The loader's markers are those libjpeg read with the header: up to the first scan.
             if code == 0xDA || code == 0xD9 { return false }
             let length = Int(head[2]) << 8 | Int(head[3])
