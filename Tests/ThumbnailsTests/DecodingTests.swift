@@ -187,6 +187,14 @@ final class DecodingTests: XCTestCase {
             return XCTFail("refused")
         }
         XCTAssertTrue(reason.contains("scans"), reason)
+        // Junk before the first marker, and a stuffed zero, which libjpeg skips, do not hide
+        // the scans (the walk gave up there, and the file went to GdkPixbuf unchecked).
+        let junk = folder.appendingPathComponent("scans-after-junk.jpg")
+        try Data(Array(hostile[..<2]) + Array(repeating: 0x20, count: 12) + [0xFF, 0x00] + Array(hostile[2...])).write(to: junk)
+        XCTAssertEqual(JPEGScans.count(in: try OpenFile(path: FilePath(junk.path))), JPEGScans.limit + 1)
+        guard case .failure(.undecodable) = thumbnailer.thumbnail(for: FilePath(junk.path), flavor: .large) else {
+            return XCTFail("refused after junk too")
+        }
         // Baseline JPEGs are not walked at all.
         let baseline = folder.appendingPathComponent("baseline.jpg")
         XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:red", baseline.path]).status, 0)

@@ -69,11 +69,19 @@ enum JPEGScans {
         while result.scans <= limit {
             guard offset < reader.size else { result.ranOut = true; return result }
             // A marker: 0xFF, perhaps more 0xFF as fill, then its code.
-            guard reader.byte(at: offset) == 0xFF else { return nil }
+            guard let first = reader.byte(at: offset) else { result.ranOut = true; return result }
+            if first != 0xFF {
+                // Bytes that are not a marker: libjpeg skips them (a warning) to the next one, so
+                // this walk does too, or junk before a scan would hide it from the limit (bench/fuzz).
+                guard let next = reader.nextMarker(from: offset) else { result.ranOut = true; return result }
+                offset = next
+                continue
+            }
             var position = offset + 1
             while reader.byte(at: position) == 0xFF { position += 1 }
             guard let marker = reader.byte(at: position) else { result.ranOut = true; return result }
             offset = position + 1
+            if marker == 0x00 { continue }                  // 0xFF 0x00 is no marker: libjpeg looks on
             if marker == 0xD9 { return result }             // end of image
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }  // no length
             guard let high = reader.byte(at: offset), let low = reader.byte(at: offset + 1) else { result.ranOut = true; return result }
