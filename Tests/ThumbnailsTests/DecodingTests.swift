@@ -344,6 +344,19 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// An animated WebP's first frame said to be 2,293,824 x 560 on a canvas of 64 x 48 (its
+    /// bitstream is 64 x 48): GdkPixbuf's loader, asked for the frame's size, allocated 3.9 GB
+    /// (bench/fuzz). A frame off its canvas, or not its bitstream's size, is refused.
+    func testAnAnimatedWebPWhoseFirstFrameDoesNotFitItsCanvasIsRefused() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-webp-frame-off-canvas.webp")
+        let file = try OpenFile(path: FilePath(url.path))
+        let frame = try XCTUnwrap(ImageHeaders.webpFirstFrame(of: file))
+        XCTAssertEqual([frame.canvasWidth, frame.canvasHeight, frame.width, frame.height], [64, 48, 2_293_824, 560])
+        XCTAssertFalse(frame.holdsTogether)
+        guard case .failure(.undecodable(let reason)) = ImageDecoder().decode(file, fittingIn: 256) else { return XCTFail("refused") }
+        XCTAssertTrue(reason.contains("does not fit its canvas"), reason)
+    }
+
     /// Every format's cut-off file is damaged, said so, before any decoding: a 775-byte WebP (a
     /// stopped download) showed its top and was printed as a pick (issue 40, point 10). Cut at
     /// 60 % and at 775 bytes; the whole file and one with bytes after its end are fine.

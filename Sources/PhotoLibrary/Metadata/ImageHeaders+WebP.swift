@@ -28,6 +28,16 @@ extension ImageHeaders {
         public let x: Int, y: Int, width: Int, height: Int
         /// The frame as a still WebP file that any WebP decoder reads.
         public let still: [UInt8]
+        /// The size its VP8 or VP8L bitstream says (nil when it cannot be read).
+        public let stillSize: (width: Int, height: Int)?
+
+        /// Whether the frame lies on the canvas and is the size of its bitstream, as the format
+        /// requires: a frame said to be 2,293,824 x 560 on a canvas of 64 x 48 made GdkPixbuf's
+        /// loader, asked for that size, allocate 3.9 GB (bench/fuzz).
+        public var holdsTogether: Bool {
+            guard let stillSize, stillSize.width == width, stillSize.height == height else { return false }
+            return x + width <= canvasWidth && y + height <= canvasHeight
+        }
     }
 
     /// The first frame of an animated WebP (nil for a still one, or when the chunks do not hold
@@ -90,8 +100,17 @@ extension ImageHeaders {
         let size = UInt32(4 + body.count)
         let still = Array("RIFF".utf8) + [UInt8(size & 0xff), UInt8((size >> 8) & 0xff), UInt8((size >> 16) & 0xff), UInt8(size >> 24)]
             + Array("WEBP".utf8) + body
+        // The bitstream's own size (the chunk's payload starts after its 8-byte header).
+        let payload = Array(image.bytes.dropFirst(8).prefix(10))
+        var stillSize: (width: Int, height: Int)?
+        if image.type == "VP8 ", payload.count >= 10, payload[3] == 0x9d, payload[4] == 0x01, payload[5] == 0x2a,
+           let width = payload.littleEndian(at: 6, width: 2), let height = payload.littleEndian(at: 8, width: 2) {
+            stillSize = (Int(width & 0x3fff), Int(height & 0x3fff))
+        } else if image.type == "VP8L", payload.count >= 5, payload[0] == 0x2f, let bits = payload.littleEndian(at: 1, width: 4) {
+            stillSize = (Int(bits & 0x3fff) + 1, Int((bits >> 14) & 0x3fff) + 1)
+        }
         return WebPFirstFrame(canvasWidth: canvas.width, canvasHeight: canvas.height, x: Int(x) * 2, y: Int(y) * 2,
-                              width: frameWidth, height: frameHeight, still: still)
+                              width: frameWidth, height: frameHeight, still: still, stillSize: stillSize)
     }
 
     static func webpFrameCount(_ file: OpenFile) -> Int? {

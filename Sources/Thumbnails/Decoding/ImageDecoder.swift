@@ -251,6 +251,7 @@ extension ImageDecoder {
     /// An animated WebP's first frame, decoded at the scale that fits its canvas in `box` and put
     /// where it sits on a transparent canvas of that size (a frame may cover part of it).
     func decodeFirstFrame(_ frame: ImageHeaders.WebPFirstFrame, fittingIn box: Int) -> Result<Decoded, ThumbnailFailure> {
+        guard frame.holdsTogether else { return .failure(.undecodable("an animated WebP whose first frame does not fit its canvas")) }
         let (canvasWidth, canvasHeight) = ThumbnailFlavor.fit(width: frame.canvasWidth, height: frame.canvasHeight, in: box)
         let scale = Double(canvasWidth) / Double(frame.canvasWidth)
         let frameWidth = max(1, Int((Double(frame.width) * scale).rounded())), frameHeight = max(1, Int((Double(frame.height) * scale).rounded()))
