@@ -295,10 +295,11 @@ final class DecodingTests: XCTestCase {
 
     /// GdkPixbuf's JPEG loader, told in "size-prepared" that the size is refused, still made a
     /// picture of the whole frame: these files declaring 65,500 x 65,500 pixels asked for 12.9 GB
-    /// (bench/fuzz), one of them with junk bytes before its frame header, which libjpeg skips.
+    /// (bench/fuzz), two of them with junk bytes before their frame header, which libjpeg skips
+    /// (one right after the start of image, so without the 0xFF 0xD8 0xFF signature).
     /// Our header reader refuses them first, with the size they declare.
     func testAJPEGDeclaringAHugeFrameIsRefusedBeforeAnyLoaderSeesIt() throws {
-        for name in ["fuzz-jpeg-huge-frame.jpg", "fuzz-jpeg-huge-frame-after-junk.jpg"] {
+        for name in ["fuzz-jpeg-huge-frame.jpg", "fuzz-jpeg-huge-frame-after-junk.jpg", "fuzz-jpeg-huge-frame-junk-after-start.jpg"] {
             let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/" + name)
             let file = try OpenFile(path: FilePath(url.path))
             guard case .failure(.tooLarge(let width, let height, _)) = ImageDecoder().decode(file, fittingIn: 256) else {
