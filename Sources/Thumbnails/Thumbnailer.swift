@@ -210,8 +210,9 @@ public final class Thumbnailer: Sendable {
                 decoded = .failure(.undecodable(suspicion))
             } else {
                 // Here, in the journal: a crash in a loader is not met again at the next start.
-                decoded = decodingJournal.map { $0.reading(path) { decoder.decode(file, fittingIn: flavor.pixels) } }
-                    ?? decoder.decode(file, fittingIn: flavor.pixels)
+                // (With the worker's type: the header check then knows every format it reads.)
+                decoded = decodingJournal.map { $0.reading(path) { decoder.decode(file, fittingIn: flavor.pixels, mimeType: decodeType) } }
+                    ?? decoder.decode(file, fittingIn: flavor.pixels, mimeType: decodeType)
             }
             made = decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
         }

@@ -345,6 +345,21 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// A 24-byte PGM header declaring 75,610 x 10,000 pixels: GdkPixbuf's PNM loader, refused
+    /// that size in "size-prepared", still allocated the whole picture, 2.3 GB (bench/fuzz). The
+    /// header is read by the file's type before any loader sees it, in a worker and in process.
+    func testAPNMDeclaringAHugePictureIsRefusedBeforeAnyLoaderSeesIt() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-pnm-huge.pnm")
+        guard case .failure(.tooLarge(let width, let height, _)) = ImageDecoder().decode(try OpenFile(path: FilePath(url.path)), fittingIn: 256,
+                                                                                          mimeType: "image/x-portable-graymap") else {
+            return XCTFail("refused as too large")
+        }
+        XCTAssertEqual([width, height], [75_610, 10_000])
+        guard case .failure(.tooLarge) = thumbnailer().thumbnail(for: FilePath(url.path), flavor: .large) else {
+            return XCTFail("the thumbnailer refuses it too")
+        }
+    }
+
     /// An animated WebP's first frame said to be 2,293,824 x 560 on a canvas of 64 x 48 (its
     /// bitstream is 64 x 48): GdkPixbuf's loader, asked for the frame's size, allocated 3.9 GB
     /// (bench/fuzz). A frame off its canvas, or not its bitstream's size, is refused.

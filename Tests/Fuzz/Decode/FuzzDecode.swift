@@ -18,6 +18,8 @@ func fuzzDecode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let path = FilePath(ScratchFile.write(content, named: name))
     guard let file = try? OpenFile(path: path) else { return 0 }
     // Small sizes keep each run short; 10 megapixels still lets every loader work at full size.
-    _ = ImageDecoder(maximumPixels: 10_000_000).decode(file, fittingIn: 128)
+    // (With the type the index gives a file, as the thumbnailer decodes it.)
+    let mimeType = ContentType.guess(content: file.read(at: 0, count: 4096), fileName: Array(name.utf8)).mimeType
+    _ = ImageDecoder(maximumPixels: 10_000_000).decode(file, fittingIn: 128, mimeType: mimeType)
     return 0
 }
