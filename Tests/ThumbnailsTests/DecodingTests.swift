@@ -358,6 +358,13 @@ final class DecodingTests: XCTestCase {
         guard case .failure(.tooLarge) = thumbnailer().thumbnail(for: FilePath(url.path), flavor: .large) else {
             return XCTFail("the thumbnailer refuses it too")
         }
+        // A side above 2^20, which the index takes for no size at all, is still a declared size.
+        let wide = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-pnm-wide.pnm")
+        let file = try OpenFile(path: FilePath(wide.path))
+        XCTAssertEqual(ImageHeaders.declaredSize(of: file, mimeType: "image/x-portable-pixmap").map { [$0.width, $0.height] }, [10_000_000, 100])
+        guard case .failure(.tooLarge) = ImageDecoder().decode(file, fittingIn: 256, mimeType: "image/x-portable-pixmap") else {
+            return XCTFail("refused as too large")
+        }
     }
 
     /// An animated WebP's first frame said to be 2,293,824 x 560 on a canvas of 64 x 48 (its

@@ -130,18 +130,12 @@ public enum ImageHeaders {
     /// such as ICNS: unknown).
     static func loaderHeader(of file: OpenFile, mimeType: String) -> LoaderHeader {
         let head = file.read(at: 0, count: 4096)
-        let size: (width: Int, height: Int)??
+        if let declared = loaderDeclaredSize(head, mimeType: mimeType) {
+            // nil: the header is not there; out of range: a sound header, its size unknown.
+            guard let declared else { return .damaged }
+            return positive(declared.width, declared.height).map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
+        }
         switch mimeType {
-        case "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap", "image/x-portable-pixmap":
-            size = pnmSize(head)
-        case "image/vnd.microsoft.icon":
-            size = icoSize(head)
-        case "image/x-tga":
-            size = tgaSize(head)
-        case "image/x-xpixmap":
-            size = xpmSize(head)
-        case "image/x-xbitmap":
-            size = xbmSize(head)
         case "image/svg+xml":
             return svgSize(head).map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
         case _ where mimeType == "image/jpeg" || mimeType == "image/png" || mimeType == "image/gif" || mimeType == "image/webp"
@@ -150,13 +144,33 @@ public enum ImageHeaders {
         default:
             return .sizeUnknown
         }
-        // nil: the header is not there; .some(nil): there, with sides out of range.
-        guard let size else { return .damaged }
-        return size.map { .size(width: $0.width, height: $0.height) } ?? .sizeUnknown
+    }
+
+    /// The size a PNM, ICO, TGA, XPM or XBM header declares, believable or not; .some(nil) when
+    /// the header is not there, nil for another format.
+    private static func loaderDeclaredSize(_ head: [UInt8], mimeType: String) -> (width: Int, height: Int)?? {
+        switch mimeType {
+        case "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap", "image/x-portable-pixmap":
+            return .some(pnmSize(head))
+        case "image/vnd.microsoft.icon": return .some(icoSize(head))
+        case "image/x-tga": return .some(tgaSize(head))
+        case "image/x-xpixmap": return .some(xpmSize(head))
+        case "image/x-xbitmap": return .some(xbmSize(head))
+        default: return nil
+        }
+    }
+
+    /// The pixel size a header declares, believable or not, by the file's type: what a decode of
+    /// it would be asked to hold, for refusing it first (GdkPixbuf's loaders allocate the whole
+    /// picture even when "size-prepared" refuses the size: 3 GB for a 28-byte PPM; bench/fuzz).
+    public static func declaredSize(of file: OpenFile, mimeType: String) -> (width: Int, height: Int)? {
+        if let size = declaredSize(of: file) { return size }
+        if let declared = loaderDeclaredSize(file.read(at: 0, count: 4096), mimeType: mimeType) { return declared }
+        return decodedPixelSize(of: file, mimeType: mimeType)
     }
 
     /// "P1"…"P6", then width and height in ASCII decimal, with "#" comments and any whitespace between.
-    private static func pnmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+    private static func pnmSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         guard head.count >= 2, head[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(head[1]) else { return nil }
         var index = 2
         func number() -> Int? {
@@ -179,12 +193,12 @@ public enum ImageHeaders {
             return digits > 0 ? value : nil
         }
         guard let width = number(), let height = number() else { return nil }
-        return .some(positive(width, height))
+        return (width, height)
     }
 
     /// An ICONDIR (reserved 0, type 1 or 2, a count) and 16-byte entries whose first two bytes are
     /// the width and height (0 meaning 256); the largest entry is the one shown.
-    private static func icoSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+    private static func icoSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         guard head.littleEndian(at: 0, width: 2) == 0, let type = head.littleEndian(at: 2, width: 2), type == 1 || type == 2,
               let count = head.littleEndian(at: 4, width: 2), count > 0 else { return nil }
         var best: (width: Int, height: Int)?
@@ -195,29 +209,28 @@ public enum ImageHeaders {
             let height = head[offset + 1] == 0 ? 256 : Int(head[offset + 1])
             if width * height > (best.map { $0.width * $0.height } ?? 0) { best = (width, height) }
         }
-        guard let best else { return nil }
-        return .some(best)
+        return best
     }
 
     /// An 18-byte TGA header: colour-map type 0 or 1, a known image type, width and height at 12 and 14.
-    private static func tgaSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+    private static func tgaSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         guard head.count >= 18, head[1] <= 1, [1, 2, 3, 9, 10, 11].contains(head[2]),
               let width = head.littleEndian(at: 12, width: 2), let height = head.littleEndian(at: 14, width: 2) else { return nil }
-        return .some(positive(Int(width), Int(height)))
+        return (Int(width), Int(height))
     }
 
     /// "/* XPM */", then a C array whose first string is "width height colours characters-per-pixel".
-    private static func xpmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+    private static func xpmSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         guard head.matches("/* XPM */", at: 0), let brace = head.firstIndex(of: UInt8(ascii: "{")),
               let quote = head[brace...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let values = head[(quote + 1)...].prefix { $0 != UInt8(ascii: "\"") }.split(separator: UInt8(ascii: " "))
             .map { $0.count <= 10 ? Int(String(decoding: $0, as: UTF8.self).trimmingSpaces) : nil }
         guard values.count >= 4, let width = values[0], let height = values[1] else { return nil }
-        return .some(positive(width, height))
+        return (width, height)
     }
 
     /// C source: "#define NAME_width 20" and "#define NAME_height 10" before the bits.
-    private static func xbmSize(_ head: [UInt8]) -> (width: Int, height: Int)?? {
+    private static func xbmSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         var width: Int?, height: Int?
         for line in head.split(separator: 0x0A) where line.starts(with: Array("#define ".utf8)) {
             let words = line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D })
@@ -228,7 +241,7 @@ public enum ImageHeaders {
             if name.hasSuffix("_height") || name == "height" { height = height ?? value }
         }
         guard let width, let height else { return nil }
-        return .some(positive(width, height))
+        return (width, height)
     }
 
     /// The width and height attributes of the first <svg> tag when both are plain numbers (user

@@ -35,7 +35,7 @@ public struct ImageDecoder: Sendable {
         // to say its size (a 64 x 16,711,728 WebP asked for 3.2 GB; bench/fuzz found it).
         // (Other formats' headers by their type: GdkPixbuf's PNM loader, refused a size in
         // "size-prepared", still allocated the whole picture, 2.3 GB for 25 bytes; bench/fuzz.)
-        if let declared = ImageHeaders.declaredSize(of: file) ?? mimeType.flatMap({ ImageHeaders.decodedPixelSize(of: file, mimeType: $0) }) {
+        if let declared = mimeType.map({ ImageHeaders.declaredSize(of: file, mimeType: $0) }) ?? ImageHeaders.declaredSize(of: file) {
             let (pixels, overflow) = declared.width.multipliedReportingOverflow(by: declared.height)
             if overflow || pixels > maximumPixels {
                 return .failure(.tooLarge(width: declared.width, height: declared.height, limit: maximumPixels))
