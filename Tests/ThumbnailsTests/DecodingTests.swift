@@ -365,6 +365,9 @@ final class DecodingTests: XCTestCase {
         guard case .failure(.tooLarge) = ImageDecoder().decode(file, fittingIn: 256, mimeType: "image/x-portable-pixmap") else {
             return XCTFail("refused as too large")
         }
+        // Its width read as the loader reads it: a NUL ends the number.
+        let nul = try OpenFile(path: FilePath(TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-pnm-nul-in-width.pnm").path))
+        XCTAssertEqual(ImageHeaders.declaredSize(of: nul, mimeType: "image/x-portable-pixmap").map { [$0.width, $0.height] }, [1, 1_000_000_000])
     }
 
     /// An animated WebP's first frame said to be 2,293,824 x 560 on a canvas of 64 x 48 (its

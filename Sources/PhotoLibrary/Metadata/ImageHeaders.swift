@@ -169,28 +169,32 @@ public enum ImageHeaders {
         return decodedPixelSize(of: file, mimeType: mimeType)
     }
 
-    /// "P1"…"P6", then width and height in ASCII decimal, with "#" comments and any whitespace between.
+    /// "P1"…"P6", then width and height in ASCII decimal, with "#" comments and any whitespace
+    /// between, each read as GdkPixbuf's PNM loader reads it: a word (up to 128 bytes, to the next
+    /// whitespace or "#") taken by strtol, so a NUL ends its number ("1", then 15 NULs and
+    /// "00000000", is 1: a file read otherwise here was 1 x 1,000,000,000 to the loader, 4 GB; bench/fuzz).
     private static func pnmSize(_ head: [UInt8]) -> (width: Int, height: Int)? {
         guard head.count >= 2, head[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(head[1]) else { return nil }
+        let spaces: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C]
         var index = 2
         func number() -> Int? {
             while index < head.count {
                 if head[index] == UInt8(ascii: "#") {
                     while index < head.count, head[index] != 0x0A, head[index] != 0x0D { index += 1 }
-                } else if [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C].contains(head[index]) {
+                } else if spaces.contains(head[index]) {
                     index += 1
                 } else {
                     break
                 }
             }
-            var value = 0, digits = 0
-            while index < head.count, (48...57).contains(head[index]) {
-                // Saturates: more than ten digits is out of range anyway, and must not overflow.
-                value = min(value * 10 + Int(head[index] - 48), 10_000_000_000)
-                digits += 1
-                index += 1
-            }
-            return digits > 0 ? value : nil
+            let start = index
+            while index < head.count, index - start < 128, !spaces.contains(head[index]), head[index] != UInt8(ascii: "#") { index += 1 }
+            guard index > start else { return nil }
+            let word = head[start..<index].prefix { $0 != 0 }
+            let digits = word.first == UInt8(ascii: "+") ? word.dropFirst() : word[...]
+            guard digits.allSatisfy({ (48...57).contains($0) }), !(digits.isEmpty && !word.isEmpty) else { return nil }
+            // Saturates: more than ten digits is out of range anyway, and must not overflow.
+            return digits.reduce(0) { min($0 * 10 + Int($1 - 48), 10_000_000_000) }
         }
         guard let width = number(), let height = number() else { return nil }
         return (width, height)
