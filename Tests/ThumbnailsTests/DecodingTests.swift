@@ -370,6 +370,27 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual(ImageHeaders.declaredSize(of: nul, mimeType: "image/x-portable-pixmap").map { [$0.width, $0.height] }, [1, 1_000_000_000])
     }
 
+    /// GdkPixbuf's BMP loader grows its buffer to the size the info header gives itself before it
+    /// checks that size: 4 GB for a 108-byte file (bench/fuzz). Only the five sizes it reads pass;
+    /// an ordinary BMP decodes.
+    func testABMPWhoseHeaderSizeIsNoneABMPHasIsRefused() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("Tests/Corpus/files/fuzz-bmp-header-size.bmp")
+        guard case .failure(.undecodable(let reason)) = ImageDecoder().decode(try OpenFile(path: FilePath(url.path)), fittingIn: 256,
+                                                                              mimeType: "image/bmp") else {
+            return XCTFail("refused")
+        }
+        XCTAssertTrue(reason.contains("header size"), reason)
+        let folder = TestSupport.temporaryDirectory("bmp")
+        for format in ["BMP2", "BMP3", "BMP"] {
+            let plain = folder.appendingPathComponent("\(format).bmp")
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-size", "64x48", "xc:teal", "\(format):\(plain.path)"]).status, 0)
+            guard case .success(let decoded) = ImageDecoder().decode(try OpenFile(path: FilePath(plain.path)), fittingIn: 256, mimeType: "image/bmp") else {
+                return XCTFail("\(format) decodes")
+            }
+            XCTAssertEqual([decoded.imageWidth, decoded.imageHeight], [64, 48], format)
+        }
+    }
+
     /// An animated WebP's first frame said to be 2,293,824 x 560 on a canvas of 64 x 48 (its
     /// bitstream is 64 x 48): GdkPixbuf's loader, asked for the frame's size, allocated 3.9 GB
     /// (bench/fuzz). A frame off its canvas, or not its bitstream's size, is refused.

@@ -56,6 +56,13 @@ public struct ImageDecoder: Sendable {
                 return .failure(.undecodable("a progressive JPEG of \(scans) scans over \(megapixels) megapixels (made to be slow to decode)"))
             }
         }
+        // GdkPixbuf's BMP loader grows its buffer to the info header's size before it checks it:
+        // 4 GB for a 108-byte file (bench/fuzz). It reads only these five sizes.
+        let head = file.read(at: 0, count: 18)
+        if head.count == 18, head.starts(with: Array("BM".utf8)),
+           case let size = head[14...17].reversed().reduce(0, { $0 << 8 | Int($1) }), ![12, 40, 64, 108, 124].contains(size) {
+            return .failure(.undecodable("a BMP whose header size (\(size) bytes) is none a BMP has"))
+        }
         // GdkPixbuf decodes what there is of a cut-off file, grey below the cut, mostly without
         // an error: such a file is damaged, not a photo to send (said before any decoding).
         if let reason = CutOffFiles.reason(file) { return .failure(.undecodable(reason)) }
