@@ -107,7 +107,8 @@ public struct ImageDecoder: Sendable {
         let read: photopick_jpeg_read_func = { context, buffer, size in
             let reading = Unmanaged<Reading>.fromOpaque(context!).takeUnretainedValue()
             let bytes = reading.file.read(at: reading.offset, count: Int(size))
-            bytes.withUnsafeBufferPointer { buffer!.update(from: $0.baseAddress!, count: $0.count) }
+            guard let buffer, !bytes.isEmpty else { return 0 }  // the end (an empty array may have no address)
+            bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
             reading.offset += Int64(bytes.count)
             return bytes.count
         }
