@@ -578,8 +578,8 @@ final class DecodingTests: XCTestCase {
 
     /// A progressive JPEG large enough to be decoded at 1/8 scale is decoded from its DC scans
     /// alone: the thumbnail is GdkPixbuf's whole decode's, pixel for pixel with full-size chroma
-    /// (within a few levels with half-size chroma, which libjpeg scales with three AC
-    /// coefficients), upright, in colour and in grey. The rest (baseline, too small for 1/8,
+    /// (within a few levels with half-size chroma, which libjpeg scales with a 2x2 inverse DCT
+    /// that takes AC coefficients too), upright, in colour and in grey. The rest (baseline, too small for 1/8,
     /// CMYK, cut inside its DC scans) is left to GdkPixbuf.
     func testAProgressiveJPEGIsThumbnailedFromItsDCScansAsFromTheWholeFile() throws {
         let folder = TestSupport.temporaryDirectory("dc-scans")
@@ -626,5 +626,83 @@ final class DecodingTests: XCTestCase {
             return XCTFail("a CMYK progressive JPEG is decoded by GdkPixbuf")
         }
         XCTAssertEqual([fromCMYK.pixbuf.width, fromCMYK.pixbuf.height], [256, 170])
+    }
+
+    /// A baseline JPEG large enough to be decoded at 1/8 scale is decoded by our own entropy
+    /// decoder (CJPEGBaseline.c): the thumbnail is GdkPixbuf's, pixel for pixel, at every common
+    /// sampling, in grey, with restart markers (as ffmpeg writes slices), and upright. What it does not
+    /// take (progressive, too small for 1/8, CMYK, cut, a marker inside the data, restart markers
+    /// out of order) is left to GdkPixbuf, which still decodes what it can.
+    func testABaselineJPEGIsThumbnailedByOurDecoderAsByGdkPixbuf() throws {
+        let folder = TestSupport.temporaryDirectory("baseline-dc")
+        let source = folder.appendingPathComponent("source.png")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-seed", "7", "-size", "512x340", "plasma:fractal", "-resize", "2048x1360!", source.path]).status, 0)
+        func make(_ name: String, _ arguments: [String]) throws -> URL {
+            let file = folder.appendingPathComponent(name)
+            XCTAssertEqual(try TestSupport.run("/usr/bin/convert", [source.path] + arguments + [file.path]).status, 0)
+            return file
+        }
+        func ffmpeg(_ name: String, _ pixelFormat: String) throws -> URL {
+            let file = folder.appendingPathComponent(name)
+            XCTAssertEqual(try TestSupport.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-i", source.path, "-pix_fmt", pixelFormat, "-slices", "4", "-q:v", "3", file.path]).status, 0)
+            return file
+        }
+        let full = try make("444.jpg", ["-quality", "90", "-sampling-factor", "1x1"])
+        let wide = try make("422.jpg", ["-quality", "90", "-sampling-factor", "2x1"])
+        let half = try make("420.jpg", ["-quality", "95", "-sampling-factor", "2x2"])
+        let tall = try make("440.jpg", ["-quality", "90", "-sampling-factor", "1x2"])
+        let grey = try make("grey.jpg", ["-colorspace", "Gray", "-quality", "90"])
+        let restarts = try ffmpeg("restarts-420.jpg", "yuvj420p")
+        let restarts422 = try ffmpeg("restarts-422.jpg", "yuvj422p")
+        let turned = try make("turned.jpg", ["-quality", "90"])
+        XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned.path]).status, 0)
+        let bytes = try [UInt8](Data(contentsOf: restarts))
+        XCTAssertTrue(bytes.indices.dropLast().contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDD }, "ffmpeg's file has a restart interval")
+        let decoder = ImageDecoder()
+        for file in [full, wide, half, tall, grey, restarts, restarts422, turned] {
+            let open = try OpenFile(path: FilePath(file.path))
+            let ours = try XCTUnwrap(decoder.loadBaselineDC(open, fittingIn: 256), "\(file.lastPathComponent) is decoded by our decoder")
+            XCTAssertEqual([ours.1, ours.2], [2048, 1360])
+            guard case .success(let whole) = decoder.load(open, fittingIn: 256) else { return XCTFail("GdkPixbuf decodes \(file.lastPathComponent)") }
+            let picture = Pixbuf(owning: ours.0), reference = Pixbuf(owning: whole.0)
+            XCTAssertEqual([picture.width, picture.height], [256, 170])
+            XCTAssertEqual([picture.width, picture.height], [reference.width, reference.height])
+            XCTAssertEqual(largestDifference(picture, reference), 0, "\(file.lastPathComponent): GdkPixbuf's picture")
+        }
+        guard case .success(let upright) = decoder.decode(try OpenFile(path: FilePath(turned.path)), fittingIn: 256) else { return XCTFail("decoded") }
+        XCTAssertEqual([upright.pixbuf.width, upright.pixbuf.height, upright.imageWidth, upright.imageHeight], [170, 256, 1360, 2048],
+                       "turned as its EXIF orientation says")
+
+        let progressive = try make("progressive.jpg", ["-interlace", "Plane", "-quality", "90"])
+        let small = try make("small.jpg", ["-resize", "1024x680"])
+        let cmyk = try make("cmyk.jpg", ["-colorspace", "CMYK"])
+        let scan = try XCTUnwrap((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let cut = folder.appendingPathComponent("cut.jpg")
+        try Data(bytes[..<(scan + 4000)]).write(to: cut)
+        // An end-of-image marker in the middle of the data, and the first two restart markers
+        // swapped: libjpeg warns and makes do; ours gives up.
+        var marked = bytes
+        marked[scan + 3000] = 0xFF
+        marked[scan + 3001] = 0xD9
+        let early = folder.appendingPathComponent("early-end.jpg")
+        try Data(marked).write(to: early)
+        var swapped = bytes
+        let restartMarkers = (scan..<(bytes.count - 1)).filter { bytes[$0] == 0xFF && (0xD0...0xD7).contains(bytes[$0 + 1]) }
+        XCTAssertGreaterThan(restartMarkers.count, 2)
+        swapped[restartMarkers[0] + 1] = 0xD1
+        swapped[restartMarkers[1] + 1] = 0xD0
+        let disordered = folder.appendingPathComponent("disordered.jpg")
+        try Data(swapped).write(to: disordered)
+        for file in [progressive, small, cmyk, cut, early, disordered] {
+            XCTAssertNil(decoder.loadBaselineDC(try OpenFile(path: FilePath(file.path)), fittingIn: 256), file.lastPathComponent)
+        }
+        guard case .success(let fromCMYK) = decoder.decode(try OpenFile(path: FilePath(cmyk.path)), fittingIn: 256) else {
+            return XCTFail("a CMYK baseline JPEG is decoded by GdkPixbuf")
+        }
+        XCTAssertEqual([fromCMYK.pixbuf.width, fromCMYK.pixbuf.height], [256, 170])
+        guard case .success(let fromDisordered) = decoder.decode(try OpenFile(path: FilePath(disordered.path)), fittingIn: 256) else {
+            return XCTFail("GdkPixbuf makes do with restart markers out of order")
+        }
+        XCTAssertEqual([fromDisordered.pixbuf.width, fromDisordered.pixbuf.height], [256, 170])
     }
 }

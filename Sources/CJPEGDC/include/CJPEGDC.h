@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A progressive JPEG's picture at 1/8 scale from its DC scans alone (libjpeg's buffered-image
-// mode). At 1/8 scale libjpeg makes each pixel from its block's DC coefficient only, so the
-// picture is the one a whole decode gives, without the AC scans' entropy decoding, which is most
-// of a progressive file's bytes and of its decoding time. (With chroma stored at half size
-// both ways, 4:2:0, libjpeg makes the chroma with a 2x2 inverse DCT, which takes three AC
-// coefficients: there the colours differ by a few levels in 255, 4 at most in 13 real photos.)
+// A JPEG's picture at 1/8 scale, the scale GdkPixbuf decodes a large photo at for a thumbnail,
+// for less than libjpeg's whole entropy decoding: a baseline file by our own decoder, which skips
+// AC coefficients several at a time (CJPEGBaseline.c), and a progressive one from its DC scans
+// alone (CJPEGDC.c, libjpeg's buffered-image mode).
+//
+// Progressive: the DC scans come first, and at 1/8 scale libjpeg makes each pixel from its
+// block's DC coefficient, so the picture is the one a whole decode gives without the AC scans,
+// most of the file's bytes. (With chroma stored at half size both ways, 4:2:0, libjpeg makes the
+// chroma with a 2x2 inverse DCT that also takes AC coefficients of rows and columns 1, 3, 5 and
+// 7: there the colours differ by a few levels in 255, 4 at most in 13 real photos. The baseline
+// decoder reads those coefficients and is exact.)
 #ifndef PHOTOPICK_CJPEGDC_H
 #define PHOTOPICK_CJPEGDC_H
 
@@ -27,5 +32,14 @@ typedef struct {
 /// ends or breaks before its DC scans are whole: the caller decodes it the ordinary way then.
 int photopick_jpeg_decode_dc(photopick_jpeg_read_func read, void *context, int min_width, int min_height,
                              long long max_pixels, photopick_jpeg_dc_picture *picture);
+
+/// Decodes a baseline JPEG (one scan of every component, Huffman-coded, grey or YCbCr) at 1/8
+/// scale with our own entropy decoder (CJPEGBaseline.c), from the whole file in memory. Returns 1
+/// with `picture` filled, libjpeg's picture pixel for pixel; 0 when this way does not apply (a
+/// progressive or arithmetic-coded file, RGB or CMYK, an unusual sampling, a 1/8 picture smaller
+/// than `min_width` x `min_height`, more than `max_pixels`) or the file is cut or damaged: the
+/// caller decodes it the ordinary way then.
+int photopick_jpeg_decode_baseline_dc(const unsigned char *data, size_t size, int min_width, int min_height,
+                                      long long max_pixels, photopick_jpeg_dc_picture *picture);
 
 #endif
