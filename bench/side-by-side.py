@@ -216,6 +216,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", action="append", required=True, help="LABEL=DIR (twice or more; the first is the baseline)")
     parser.add_argument("--work", default="/tmp/photopick-side-by-side")
+    parser.add_argument("--note", action="append", default=[], help="a sentence for the JSON's notes (the machine's state, say); repeatable")
     parser.add_argument("--out", required=True)
     parser.add_argument("--sections", default="index,listing,thumbnails,picker,first-paint-12mp,large-folder")
     parser.add_argument("--index-runs", type=int, default=4)
@@ -245,7 +246,7 @@ def main():
     results = {"what": "bench/side-by-side.py: builds interleaved run by run (" + ", ".join(builds) + " alternate within every round)",
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine(),
                "builds": {label: {"binaries": folder, "commit": commits[label]} for label, folder in builds.items()},
-               "command": sys.argv, "notes": ["the machine was shared with another engineer building Swift; load averages are recorded per section"]}
+               "command": sys.argv, "notes": args.note}
 
     def save():
         with open(args.out, "w") as handle:

@@ -628,12 +628,13 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual([fromCMYK.pixbuf.width, fromCMYK.pixbuf.height], [256, 170])
     }
 
-    /// A baseline JPEG large enough to be decoded at 1/8 scale is decoded by our own entropy
-    /// decoder (CJPEGBaseline.c): the thumbnail is GdkPixbuf's, pixel for pixel, at every common
-    /// sampling, in grey, with restart markers (as ffmpeg writes slices), and upright. What it does not
-    /// take (progressive, too small for 1/8, CMYK, cut, a marker inside the data, restart markers
-    /// out of order) is left to GdkPixbuf, which still decodes what it can.
-    func testABaselineJPEGIsThumbnailedByOurDecoderAsByGdkPixbuf() throws {
+    /// A JPEG large enough to be decoded at 1/8 scale is decoded by our own entropy decoder
+    /// (CJPEGEighth.c): the thumbnail is GdkPixbuf's, pixel for pixel, baseline at every common
+    /// sampling, in grey, with restart markers (as ffmpeg writes slices), upright, and progressive
+    /// (from its DC scans, and with chroma at half size both ways its chroma's AC scans). What it
+    /// does not take (too small for 1/8, CMYK, cut, a marker inside the data, restart markers out
+    /// of order) is left to the other ways, which still decode what they can.
+    func testAJPEGIsThumbnailedByOurDecoderAsByGdkPixbuf() throws {
         let folder = TestSupport.temporaryDirectory("baseline-dc")
         let source = folder.appendingPathComponent("source.png")
         XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-seed", "7", "-size", "512x340", "plasma:fractal", "-resize", "2048x1360!", source.path]).status, 0)
@@ -654,14 +655,18 @@ final class DecodingTests: XCTestCase {
         let grey = try make("grey.jpg", ["-colorspace", "Gray", "-quality", "90"])
         let restarts = try ffmpeg("restarts-420.jpg", "yuvj420p")
         let restarts422 = try ffmpeg("restarts-422.jpg", "yuvj422p")
+        let progressive = try make("progressive-444.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "1x1"])
+        let progressive422 = try make("progressive-422.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "2x1"])
+        let progressive420 = try make("progressive-420.jpg", ["-interlace", "Plane", "-quality", "90", "-sampling-factor", "2x2"])
+        let progressiveGrey = try make("progressive-grey.jpg", ["-interlace", "Plane", "-colorspace", "Gray", "-quality", "90"])
         let turned = try make("turned.jpg", ["-quality", "90"])
         XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned.path]).status, 0)
         let bytes = try [UInt8](Data(contentsOf: restarts))
         XCTAssertTrue(bytes.indices.dropLast().contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDD }, "ffmpeg's file has a restart interval")
         let decoder = ImageDecoder()
-        for file in [full, wide, half, tall, grey, restarts, restarts422, turned] {
+        for file in [full, wide, half, tall, grey, restarts, restarts422, progressive, progressive422, progressive420, progressiveGrey, turned] {
             let open = try OpenFile(path: FilePath(file.path))
-            let ours = try XCTUnwrap(decoder.loadBaselineDC(open, fittingIn: 256), "\(file.lastPathComponent) is decoded by our decoder")
+            let ours = try XCTUnwrap(decoder.loadEighth(open, fittingIn: 256), "\(file.lastPathComponent) is decoded by our decoder")
             XCTAssertEqual([ours.1, ours.2], [2048, 1360])
             guard case .success(let whole) = decoder.load(open, fittingIn: 256) else { return XCTFail("GdkPixbuf decodes \(file.lastPathComponent)") }
             let picture = Pixbuf(owning: ours.0), reference = Pixbuf(owning: whole.0)
@@ -673,7 +678,6 @@ final class DecodingTests: XCTestCase {
         XCTAssertEqual([upright.pixbuf.width, upright.pixbuf.height, upright.imageWidth, upright.imageHeight], [170, 256, 1360, 2048],
                        "turned as its EXIF orientation says")
 
-        let progressive = try make("progressive.jpg", ["-interlace", "Plane", "-quality", "90"])
         let small = try make("small.jpg", ["-resize", "1024x680"])
         let cmyk = try make("cmyk.jpg", ["-colorspace", "CMYK"])
         let scan = try XCTUnwrap((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
@@ -693,8 +697,8 @@ final class DecodingTests: XCTestCase {
         swapped[restartMarkers[1] + 1] = 0xD0
         let disordered = folder.appendingPathComponent("disordered.jpg")
         try Data(swapped).write(to: disordered)
-        for file in [progressive, small, cmyk, cut, early, disordered] {
-            XCTAssertNil(decoder.loadBaselineDC(try OpenFile(path: FilePath(file.path)), fittingIn: 256), file.lastPathComponent)
+        for file in [small, cmyk, cut, early, disordered] {
+            XCTAssertNil(decoder.loadEighth(try OpenFile(path: FilePath(file.path)), fittingIn: 256), file.lastPathComponent)
         }
         guard case .success(let fromCMYK) = decoder.decode(try OpenFile(path: FilePath(cmyk.path)), fittingIn: 256) else {
             return XCTFail("a CMYK baseline JPEG is decoded by GdkPixbuf")

@@ -68,9 +68,9 @@ public struct ImageDecoder: Sendable {
         if let reason = CutOffFiles.reason(file) { return .failure(.undecodable(reason)) }
         let width: Int, height: Int, scaled: OpaquePointer
         let isXPM = mimeType == "image/x-xpixmap" || file.read(at: 0, count: 9) == Array("/* XPM */".utf8)
-        if scans != nil, let fromDC = loadDCScans(file, fittingIn: box) {
-            (scaled, width, height) = fromDC
-        } else if scans == nil, let fromDC = loadBaselineDC(file, fittingIn: box) {
+        if let eighth = loadEighth(file, fittingIn: box) {
+            (scaled, width, height) = eighth
+        } else if scans != nil, let fromDC = loadDCScans(file, fittingIn: box) {
             (scaled, width, height) = fromDC
         } else {
             if JPEGProfileChunks.breakGdkPixbuf(file) {
@@ -123,12 +123,13 @@ public struct ImageDecoder: Sendable {
         return thumbnail(of: picture, from: file, width: targetWidth, height: targetHeight)
     }
 
-    /// A baseline JPEG's picture at 1/8 scale from our own entropy decoder (CJPEGBaseline.c), when
-    /// GdkPixbuf would decode it at 1/8 scale too: libjpeg's picture, pixel for pixel, in about
-    /// two thirds of libjpeg's time (it skips each block's AC coefficients several at a time).
-    /// Nil when it does not apply (not a baseline JPEG, or one it does not take) or the file is
-    /// cut or damaged: the ordinary decode then says why.
-    func loadBaselineDC(_ file: OpenFile, fittingIn box: Int) -> (OpaquePointer, Int, Int)? {
+    /// A JPEG's picture at 1/8 scale from our own entropy decoder (CJPEGEighth.c), when GdkPixbuf
+    /// would decode it at 1/8 scale too: libjpeg's picture, pixel for pixel. A baseline file takes
+    /// about two thirds of libjpeg's time (each block's AC coefficients skipped several at a
+    /// time), a progressive one a fraction (its DC scans alone).
+    /// Nil when it does not apply (not a JPEG, or one it does not take) or the file is cut or
+    /// damaged: the other ways then decode it or say why.
+    func loadEighth(_ file: OpenFile, fittingIn box: Int) -> (OpaquePointer, Int, Int)? {
         // (The decoder takes the file in memory: the cut-off check has just read all of it, so
         // this is one copy from the page cache. Larger files than a camera makes go to GdkPixbuf.)
         guard file.size > 4, file.size <= 64 << 20, file.read(at: 0, count: 2) == [0xFF, 0xD8],
@@ -137,7 +138,7 @@ public struct ImageDecoder: Sendable {
         let bytes = file.read(at: 0, count: Int(file.size))
         var picture = photopick_jpeg_dc_picture()
         let decoded = bytes.withUnsafeBufferPointer {
-            photopick_jpeg_decode_baseline_dc($0.baseAddress, $0.count, Int32(targetWidth), Int32(targetHeight), Int64(maximumPixels), &picture)
+            photopick_jpeg_decode_eighth($0.baseAddress, $0.count, Int32(targetWidth), Int32(targetHeight), Int64(maximumPixels), &picture)
         }
         guard decoded == 1 else { return nil }
         return thumbnail(of: picture, from: file, width: targetWidth, height: targetHeight)
