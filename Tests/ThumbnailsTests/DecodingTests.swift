@@ -709,4 +709,41 @@ final class DecodingTests: XCTestCase {
         }
         XCTAssertEqual([fromDisordered.pixbuf.width, fromDisordered.pixbuf.height], [256, 170])
     }
+
+    /// A block whose coefficients no picture has (here 4:2:0 chroma dequantised far above 4,096)
+    /// is left to GdkPixbuf: libjpeg-turbo's SSE2 2x2 inverse DCT, which GdkPixbuf uses at 1/8,
+    /// saturates in 16 bits where the C arithmetic our decoder follows wraps (a differential fuzz
+    /// of CJPEGEighth.c against libjpeg found such a file).
+    func testChromaCoefficientsNoPictureHasAreLeftToGdkPixbuf() throws {
+        let folder = TestSupport.temporaryDirectory("eighth-extreme")
+        let file = folder.appendingPathComponent("extreme.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-seed", "3", "-size", "64x48", "plasma:fractal", "-quality", "100",
+                                                                "-sampling-factor", "2x2", file.path]).status, 0)
+        var bytes = try [UInt8](Data(contentsOf: file))
+        // Every quantisation step of the chroma table (1) to 255, the coefficients unchanged.
+        var at = 2, patched = 0
+        while at + 4 < bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if bytes[at + 1] == 0xDB {
+                var table = at + 4
+                while table < at + 2 + length {
+                    let wide = bytes[table] >> 4 != 0
+                    if bytes[table] & 15 == 1, !wide { for step in 1...64 { bytes[table + step] = 255 }; patched += 1 }
+                    table += 1 + 64 * (wide ? 2 : 1)
+                }
+            }
+            at += 2 + length
+        }
+        XCTAssertEqual(patched, 1, "the chroma table found")
+        try Data(bytes).write(to: file)
+        let decoder = ImageDecoder(), open = try OpenFile(path: FilePath(file.path))
+        XCTAssertNil(decoder.loadEighth(open, fittingIn: 8))
+        guard case .success(let decoded) = decoder.decode(open, fittingIn: 8) else { return XCTFail("GdkPixbuf decodes it") }
+        XCTAssertEqual([decoded.pixbuf.width, decoded.pixbuf.height], [8, 6])
+        // (The same file with its table as it was is ours.)
+        let plain = folder.appendingPathComponent("plain.jpg")
+        XCTAssertEqual(try TestSupport.run("/usr/bin/convert", ["-seed", "3", "-size", "64x48", "plasma:fractal", "-quality", "100",
+                                                                "-sampling-factor", "2x2", plain.path]).status, 0)
+        XCTAssertNotNil(decoder.loadEighth(try OpenFile(path: FilePath(plain.path)), fittingIn: 8))
+    }
 }
