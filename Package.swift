@@ -143,10 +143,12 @@ let package = Package(
 if Context.environment["PHOTOPICK_FUZZ"] == "1" {
     package.targets.append(.target(name: "CFuzzDriver", path: "Tests/Fuzz/Driver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Tests/Fuzz/Support"))
+    package.targets.append(.target(name: "CFuzzReference", path: "Tests/Fuzz/Reference", linkerSettings: [.linkedLibrary("jpeg")]))
     let fuzzTargets: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
         ("fuzz-headers", "Headers", ["PhotoLibrary", "Thumbnails"]),
         ("fuzz-metadata", "Metadata", ["PhotoLibrary"]),
         ("fuzz-decode", "Decode", ["PhotoLibrary", "Thumbnails"]),
+        ("fuzz-eighth", "Eighth", ["CJPEGDC", "CFuzzReference"]),
         ("fuzz-thumbnailer", "Thumbnailer", ["PhotoLibrary", "Thumbnails"]),
         ("fuzz-command-line", "CommandLine", ["PhotopickCommands"]),
         ("fuzz-worker-messages", "WorkerMessages", ["PhotoLibrary", "Thumbnails", "CDecodeChannel"]),
