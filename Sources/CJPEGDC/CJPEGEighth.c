@@ -199,19 +199,35 @@ static inline int receive(Reader *reader, int size) {
     return value < (1 << (size - 1)) ? value - (1 << size) + 1 : value;
 }
 
+// skip_ac and read_ac keep the bits in locals, where most of the decoding time goes (through the
+// reader they stayed in memory: perf); these two work on those locals.
+static inline __attribute__((always_inline)) void refill_locals(Reader *reader, uint64_t *bits, int *count) {
+    reader->bits = *bits, reader->count = *count;
+    refill(reader);
+    *bits = reader->bits, *count = reader->count;
+}
+
+// The next code's symbol, from locals holding at least 16 bits; -1 when no code starts there.
+static inline __attribute__((always_inline)) int decode_locals(Reader *reader, const Table *table, uint64_t *bits, int *count) {
+    int single = table->single[*bits >> (64 - SINGLE_BITS)];
+    if (single) {
+        *bits <<= single >> 8;
+        *count -= single >> 8;
+        return single & 255;
+    }
+    reader->bits = *bits, reader->count = *count;
+    int symbol = decode_long(reader, table);
+    *bits = reader->bits, *count = reader->count;
+    return symbol;
+}
+
 // Skips a block's AC coefficients: several codes a lookup, then one at a time near the block's
-// end (a block may end without an end-of-block code). The bits are kept in locals here, where
-// most of the decoding time goes: through the reader they stayed in memory (perf). 0 when a code
-// is none of the table's.
+// end (a block may end without an end-of-block code). 0 when a code is none of the table's.
 static inline int skip_ac(Reader *reader, const Table *table) {
     uint64_t bits = reader->bits;
     int count = reader->count;
     for (int k = 1; k < 64;) {
-        if (count < 32) {
-            reader->bits = bits, reader->count = count;
-            refill(reader);
-            bits = reader->bits, count = reader->count;
-        }
+        if (count < 32) refill_locals(reader, &bits, &count);
         uint32_t entry = table->multi[bits >> (64 - MULTI_BITS)];
         if (entry && k + (int)(entry & 0x7FFF) < 64) {
             bits <<= entry >> 16;
@@ -220,17 +236,8 @@ static inline int skip_ac(Reader *reader, const Table *table) {
             k += (int)(entry & 0x7FFF);
             continue;
         }
-        int symbol, single = table->single[bits >> (64 - SINGLE_BITS)];
-        if (single) {
-            bits <<= single >> 8;
-            count -= single >> 8;
-            symbol = single & 255;
-        } else {
-            reader->bits = bits, reader->count = count;
-            symbol = decode_long(reader, table);
-            bits = reader->bits, count = reader->count;
-            if (symbol < 0) return 0;
-        }
+        int symbol = decode_locals(reader, table, &bits, &count);
+        if (symbol < 0) return 0;
         int run = symbol >> 4, size = symbol & 15;
         if (size) {
             k += run + 1;
@@ -243,28 +250,15 @@ static inline int skip_ac(Reader *reader, const Table *table) {
     return 1;
 }
 
-// Reads a block's AC coefficients into `coefficients` (zeroed, in rows of 8), the bits in locals
-// as in skip_ac. 0 when a code is none of the table's.
+// Reads a block's AC coefficients into `coefficients` (zeroed, in rows of 8). 0 when a code is
+// none of the table's.
 static inline int read_ac(Reader *reader, const Table *table, int16_t *coefficients) {
     uint64_t bits = reader->bits;
     int count = reader->count;
     for (int k = 1; k < 64; k++) {
-        if (count < 32) {
-            reader->bits = bits, reader->count = count;
-            refill(reader);
-            bits = reader->bits, count = reader->count;
-        }
-        int symbol, single = table->single[bits >> (64 - SINGLE_BITS)];
-        if (single) {
-            bits <<= single >> 8;
-            count -= single >> 8;
-            symbol = single & 255;
-        } else {
-            reader->bits = bits, reader->count = count;
-            symbol = decode_long(reader, table);
-            bits = reader->bits, count = reader->count;
-            if (symbol < 0) return 0;
-        }
+        if (count < 32) refill_locals(reader, &bits, &count);
+        int symbol = decode_locals(reader, table, &bits, &count);
+        if (symbol < 0) return 0;
         int run = symbol >> 4, size = symbol & 15;
         if (size) {
             k += run;
@@ -430,6 +424,20 @@ static int restart(Reader *reader, const uint8_t *end, int *next_restart) {
     return 1;
 }
 
+// Before each MCU of a scan: at the end of a restart interval, its restart marker (restart()).
+// 1 when one was passed (the caller resets what restarts), 0 when not, -1 when it was not there.
+static inline int pass_restart(const Frame *frame, Reader *reader, int *until_restart, int *next_restart) {
+    if (!frame->restart_interval) return 0;
+    int passed = 0;
+    if (!*until_restart) {
+        if (!restart(reader, frame->data + frame->size, next_restart)) return -1;
+        *until_restart = frame->restart_interval;
+        passed = 1;
+    }
+    (*until_restart)--;
+    return passed;
+}
+
 // A baseline file's only scan, every component in it: each block's DC into its component's
 // samples, its AC skipped (or read, for a 2x2 block). Returns where its data ends, 0 on a
 // damaged or cut file.
@@ -439,14 +447,9 @@ static const uint8_t *decode_baseline_scan(Frame *frame, const uint8_t *start) {
     int16_t coefficients[64];
     for (int mcu_y = 0; mcu_y < frame->mcus_high; mcu_y++) {
         for (int mcu_x = 0; mcu_x < frame->mcus_wide; mcu_x++) {
-            if (frame->restart_interval) {
-                if (!until_restart) {
-                    if (!restart(&reader, frame->data + frame->size, &next_restart)) return NULL;
-                    memset(predictions, 0, sizeof predictions);
-                    until_restart = frame->restart_interval;
-                }
-                until_restart--;
-            }
+            int passed = pass_restart(frame, &reader, &until_restart, &next_restart);
+            if (passed < 0) return NULL;
+            if (passed) memset(predictions, 0, sizeof predictions);
             for (int c = 0; c < frame->count; c++) {
                 Component *component = &frame->components[c];
                 const Table *dc_table = &frame->tables[component->dc_table], *ac_table = &frame->tables[component->ac_table];
@@ -492,14 +495,9 @@ static const uint8_t *decode_dc_scan(Frame *frame, const uint8_t *start, Compone
     if (scan_count == 1) own_blocks(frame, in_scan[0], &mcus_wide, &mcus_high);  // (one component: its blocks in rows)
     for (int mcu_y = 0; mcu_y < mcus_high; mcu_y++) {
         for (int mcu_x = 0; mcu_x < mcus_wide; mcu_x++) {
-            if (frame->restart_interval) {
-                if (!until_restart) {
-                    if (!restart(&reader, frame->data + frame->size, &next_restart)) return NULL;
-                    memset(predictions, 0, sizeof predictions);
-                    until_restart = frame->restart_interval;
-                }
-                until_restart--;
-            }
+            int passed = pass_restart(frame, &reader, &until_restart, &next_restart);
+            if (passed < 0) return NULL;
+            if (passed) memset(predictions, 0, sizeof predictions);
             for (int i = 0; i < scan_count; i++) {
                 Component *component = in_scan[i];
                 int blocks_h = scan_count == 1 ? 1 : component->h, blocks_v = scan_count == 1 ? 1 : component->v;
@@ -562,14 +560,9 @@ static const uint8_t *decode_ac_scan(Frame *frame, const uint8_t *start, Compone
     int plus = 1 << low, minus = -plus;
     for (int block_y = 0; block_y < tall; block_y++) {
         for (int block_x = 0; block_x < wide; block_x++) {
-            if (frame->restart_interval) {
-                if (!until_restart) {
-                    if (!restart(&reader, frame->data + frame->size, &next_restart)) return NULL;
-                    end_of_bands = 0;
-                    until_restart = frame->restart_interval;
-                }
-                until_restart--;
-            }
+            int passed = pass_restart(frame, &reader, &until_restart, &next_restart);
+            if (passed < 0) return NULL;
+            if (passed) end_of_bands = 0;
             int16_t *block = &component->coefficients[((size_t)block_y * component->blocks_wide + block_x) * 64];
             int k = first;
             if (high == 0) {
