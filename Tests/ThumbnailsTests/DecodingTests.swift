@@ -661,10 +661,38 @@ final class DecodingTests: XCTestCase {
         let progressiveGrey = try make("progressive-grey.jpg", ["-interlace", "Plane", "-colorspace", "Gray", "-quality", "90"])
         let turned = try make("turned.jpg", ["-quality", "90"])
         XCTAssertEqual(try TestSupport.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned.path]).status, 0)
+        // Progressive with restart intervals (every MCU row; every 7 blocks), and a scan script
+        // of DC scans one component at a time, a DC refinement of two, and refinements of
+        // 4:2:0 chroma's AC (jpegtran: ImageMagick writes neither).
+        func jpegtran(_ name: String, _ arguments: [String]) throws -> URL {
+            let file = folder.appendingPathComponent(name)
+            let result = try TestSupport.run("/usr/bin/jpegtran", arguments + ["-outfile", file.path, half.path])
+            XCTAssertEqual(result.status, 0, result.error)
+            return file
+        }
+        let script = folder.appendingPathComponent("scans.txt")
+        try Data("""
+            0: 0-0, 0, 1 ;
+            1: 0-0, 0, 1 ;
+            2: 0-0, 0, 1 ;
+            0: 1-63, 0, 2 ;
+            1: 1-63, 0, 1 ;
+            2: 1-63, 0, 1 ;
+            0: 1-63, 2, 1 ;
+            0: 0-0, 1, 0 ;
+            1,2: 0-0, 1, 0 ;
+            1: 1-63, 1, 0 ;
+            2: 1-63, 1, 0 ;
+            0: 1-63, 1, 0 ;
+
+            """.utf8).write(to: script)
+        let progressiveRestarts = try jpegtran("progressive-restarts.jpg", ["-progressive", "-restart", "1"])
+        let scripted = try jpegtran("progressive-scripted.jpg", ["-scans", script.path, "-restart", "7b"])
         let bytes = try [UInt8](Data(contentsOf: restarts))
         XCTAssertTrue(bytes.indices.dropLast().contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDD }, "ffmpeg's file has a restart interval")
         let decoder = ImageDecoder()
-        for file in [full, wide, half, tall, grey, restarts, restarts422, progressive, progressive422, progressive420, progressiveGrey, turned] {
+        for file in [full, wide, half, tall, grey, restarts, restarts422, progressive, progressive422, progressive420, progressiveGrey,
+                     progressiveRestarts, scripted, turned] {
             let open = try OpenFile(path: FilePath(file.path))
             let ours = try XCTUnwrap(decoder.loadEighth(open, fittingIn: 256), "\(file.lastPathComponent) is decoded by our decoder")
             XCTAssertEqual([ours.1, ours.2], [2048, 1360])
