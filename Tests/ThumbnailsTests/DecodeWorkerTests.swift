@@ -439,6 +439,10 @@ final class DecodeWorkerTests: XCTestCase {
             }
             XCTAssertEqual(DecodeWorkerPool.estimatedBytes(of: file, mimeType: type, box: 64, unknown: 96 << 20), need, name)
         }
+        // A JPEG decoded at 1/8 by our own decoder, which holds the whole file beside its picture.
+        let jpeg = try make("photo.jpg", ["-size", "2048x1360", "plasma:fractal", "-quality", "95"])
+        XCTAssertEqual(DecodeWorkerPool.estimatedBytes(of: jpeg, mimeType: "image/jpeg", box: 64, unknown: 96 << 20),
+                       2048 * 1360 / 64 * 3 + 64 * 64 * 4 + Int(jpeg.size))
         let next = try make("next.png", ["-size", "64x64", "xc:teal"])
         guard case .success = workers.decode(next, mimeType: "image/png", fittingIn: 64, maximumPixels: 100_000_000) else {
             return XCTFail("the next file")

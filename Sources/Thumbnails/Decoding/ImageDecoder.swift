@@ -132,7 +132,7 @@ public struct ImageDecoder: Sendable {
     func loadEighth(_ file: OpenFile, fittingIn box: Int) -> (OpaquePointer, Int, Int)? {
         // (The decoder takes the file in memory: the cut-off check has just read all of it, so
         // this is one copy from the page cache. Larger files than a camera makes go to GdkPixbuf.)
-        guard file.size > 4, file.size <= 64 << 20, file.read(at: 0, count: 2) == [0xFF, 0xD8],
+        guard file.size > 4, file.size <= Self.largestFileInMemory, file.read(at: 0, count: 2) == [0xFF, 0xD8],
               let size = ImageHeaders.decodedPixelSize(of: file, mimeType: "image/jpeg"), size.width > 0, size.height > 0 else { return nil }
         let (targetWidth, targetHeight) = ThumbnailFlavor.fit(width: size.width, height: size.height, in: box)
         // (A photo too small for 1/8 is not read twice: the 2,000 small JPEGs of bench/side-by-side
@@ -146,6 +146,9 @@ public struct ImageDecoder: Sendable {
         guard decoded == 1 else { return nil }
         return thumbnail(of: picture, from: file, width: targetWidth, height: targetHeight)
     }
+
+    /// The largest JPEG `loadEighth` takes into memory (the decode workers' estimate counts it).
+    static let largestFileInMemory: Int64 = 64 << 20
 
     /// A 1/8-scale picture from CJPEGDC, brought to the thumbnail's size and given the file's
     /// EXIF orientation, as GdkPixbuf's loader would. Frees the picture's pixels when it fails.

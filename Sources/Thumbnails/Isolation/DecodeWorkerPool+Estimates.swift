@@ -25,7 +25,8 @@ extension DecodeWorkerPool {
     // MARK: Estimates
 
     /// Bytes a decode of `file` holds at its peak: a JPEG is decoded at 1/2, 1/4 or 1/8 of its
-    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel; a HEIF or
+    /// size when that still covers `box` (libjpeg's DCT scaling), three bytes a pixel, at 1/8 with
+    /// the whole file in memory; a HEIF or
     /// AVIF at full size, four bytes a pixel and its YUV planes beside (libheif, dav1d); anything
     /// else at full size, four bytes a pixel; each plus the scaled copy. A size no header says
     /// (an SVG, a format without a reader here, a header that does not read) is charged at
@@ -39,9 +40,11 @@ extension DecodeWorkerPool {
         if mimeType == "image/jpeg" {
             var scale = 1
             while scale < 8, min(size.width, size.height) / (scale * 2) >= box { scale *= 2 }
-            // (A progressive JPEG's coefficients are held whole, at the stored size.)
+            // (A progressive JPEG's coefficients are held whole, at the stored size. At 1/8 our
+            // own decoder holds the whole file, ImageDecoder.loadEighth.)
             let coefficients = ImageHeaders.jpegCoefficientBytes(file) ?? 0
-            return coefficients == Int.max ? Int.max : pixels / (scale * scale) * 3 + box * box * 4 + coefficients
+            let copy = scale == 8 && file.size <= ImageDecoder.largestFileInMemory ? Int(file.size) : 0
+            return coefficients == Int.max ? Int.max : pixels / (scale * scale) * 3 + box * box * 4 + coefficients + copy
         }
         if HEIFFormats.contains(mimeType) { return pixels * 4 + pixels * 3 / 2 + box * box * 4 }
         // Measured (issue 37): GdkPixbuf's TIFF loader holds libtiff's RGBA raster, its own copy
