@@ -60,6 +60,9 @@ typedef struct {
     int16_t *coefficients;
     int stride;
     int dc_low;
+    // The lowest bit of AC coefficients 1-9 (in zigzag order) so far, -1: none yet. libjpeg
+    // smooths the blocks of a progressive file where any of them is not whole at its end.
+    int ac_low[10];
     // The quantisation table as at the component's first scan (libjpeg latches it there).
     uint16_t quant_table[64];
     int latched;
@@ -343,7 +346,6 @@ typedef struct {
     int count, width, height, restart_interval, progressive, jfif, adobe;
     int max_h, max_v, mcus_wide, mcus_high;
     int set_up;
-    int reads_ac;  // a progressive file with 2x2 blocks: their AC scans are read, to its end
 } Frame;
 
 // The offset of the next marker's 0xFF at or after `at` that is neither a stuffed zero nor a
@@ -399,9 +401,9 @@ static int set_up(Frame *frame, int min_width, int min_height, long long max_pix
             component->stride = scaled == 1 ? 1 : 64;
             component->coefficients = calloc((size_t)component->blocks_wide * component->blocks_high * component->stride, sizeof(int16_t));
             if (!component->coefficients) return 0;
-            frame->reads_ac |= scaled != 1;
         }
         component->dc_low = -1;
+        for (int k = 1; k < 10; k++) component->ac_low[k] = -1;
         blocks_in_mcu += component->h * component->v;
     }
     if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) return 0;
@@ -646,7 +648,19 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
         if (at >= size || at < 1 || data[at - 1] != 0xFF) goto out;
         int marker = data[at++];
         if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;
-        if (marker == 0xD9) goto out;  // (the end, and the DC not whole)
+        if (marker == 0xD9) {
+            // The end of a progressive file (read to it for the next check): its picture when each
+            // DC is whole and so are AC coefficients 1-9, else libjpeg's block smoothing guesses
+            // them and moves the DC too (libjpeg-turbo 2.1): GdkPixbuf's picture then (a
+            // differential fuzz found a file of DC scans alone).
+            if (!frame->progressive || !frame->set_up) goto out;
+            for (int c = 0; c < frame->count; c++) {
+                if (components[c].dc_low != 0) goto out;
+                for (int k = 1; k < 10; k++)
+                    if (components[c].ac_low[k] != 0) goto out;
+            }
+            break;
+        }
         if (at + 2 > size) goto out;
         size_t length = read16(data + at);
         if (length < 2 || at + length > size) goto out;
@@ -759,8 +773,12 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
                 // component's blocks are 2x2.
                 Component *component = in_scan[0];
                 if (scan_count != 1 || last < first || last > 63 || component->dc_low < 0 || low > 13) goto out;
+                for (int k = first; k <= last && k < 10; k++) {
+                    if (high == 0 ? component->ac_low[k] != -1 : component->ac_low[k] != high || low != high - 1) goto out;
+                    component->ac_low[k] = low;
+                }
                 if (component->stride == 64) {
-                    if (!frame->tables[component->ac_table].defined || (high && low != high - 1)) goto out;
+                    if (!frame->tables[component->ac_table].defined) goto out;
                     if (!(end = decode_ac_scan(frame, segment_end, component, first, last, high, low))) goto out;
                     at = (size_t)(end - data);
                 } else {
@@ -768,11 +786,6 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
                 }
             }
             if (!(at = end_of_scan(data, size, at))) goto out;
-            // Done once every DC is whole, or with 2x2 blocks at the end of the file.
-            done = !frame->reads_ac || (at + 1 < size && data[at + 1] == 0xD9);
-            for (int c = 0; c < frame->count; c++)
-                if (components[c].dc_low != 0) done = 0;
-            if (frame->reads_ac && !done && at + 1 < size && data[at + 1] == 0xD9) goto out;
             continue;
         }
         default:
