@@ -60,9 +60,10 @@ typedef struct {
     int16_t *coefficients;
     int stride;
     int dc_low;
-    // The lowest bit of AC coefficients 1-9 (in zigzag order) so far, -1: none yet. libjpeg
-    // smooths the blocks of a progressive file where any of them is not whole at its end.
-    int ac_low[10];
+    // The lowest bit of each AC coefficient so far (zigzag order), -1: none yet: a scan out of
+    // libjpeg's order (which it warns of) is given up on, and so is a file that refines the same
+    // coefficients over and over to be slow.
+    int8_t ac_low[64];
     // The quantisation table as at the component's first scan (libjpeg latches it there).
     uint16_t quant_table[64];
     int latched;
@@ -318,6 +319,10 @@ static int inverse_dct_2x2(const int16_t *coefficients, const uint16_t *quant, u
     for (int row = 0; row < 2; row++) {
         const int32_t *w = work[row];
         uint8_t *line = out + row * stride;
+        // (The SSE2 version holds these in 16 bits between its passes, saturated: a review found a
+        // block of coefficients within 4,096 that goes past them.)
+        for (int column = 0; column < 8; column += column ? 2 : 1)
+            if (w[column] < INT16_MIN || w[column] > INT16_MAX) return 0;
         int32_t first, second;
         if (!w[1] && !w[3] && !w[5] && !w[7]) {
             first = second = descale(w[0], 5);
@@ -346,6 +351,7 @@ typedef struct {
     int count, width, height, restart_interval, progressive, jfif, adobe;
     int max_h, max_v, mcus_wide, mcus_high;
     int set_up;
+    int tables_defined;
 } Frame;
 
 // The offset of the next marker's 0xFF at or after `at` that is neither a stuffed zero nor a
@@ -403,7 +409,7 @@ static int set_up(Frame *frame, int min_width, int min_height, long long max_pix
             if (!component->coefficients) return 0;
         }
         component->dc_low = -1;
-        for (int k = 1; k < 10; k++) component->ac_low[k] = -1;
+        memset(component->ac_low, -1, sizeof component->ac_low);
         blocks_in_mcu += component->h * component->v;
     }
     if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) return 0;
@@ -649,16 +655,12 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
         int marker = data[at++];
         if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;
         if (marker == 0xD9) {
-            // The end of a progressive file (read to it for the next check): its picture when each
-            // DC is whole and so are AC coefficients 1-9, else libjpeg's block smoothing guesses
-            // them and moves the DC too (libjpeg-turbo 2.1): GdkPixbuf's picture then (a
-            // differential fuzz found a file of DC scans alone).
+            // The end of a progressive file (every scan's header read, for the order checks): its
+            // picture once each DC is whole. (AC coefficients never sent stay zero: GdkPixbuf
+            // turns libjpeg's block smoothing, which would guess them, off.)
             if (!frame->progressive || !frame->set_up) goto out;
-            for (int c = 0; c < frame->count; c++) {
+            for (int c = 0; c < frame->count; c++)
                 if (components[c].dc_low != 0) goto out;
-                for (int k = 1; k < 10; k++)
-                    if (components[c].ac_low[k] != 0) goto out;
-            }
             break;
         }
         if (at + 2 > size) goto out;
@@ -690,7 +692,9 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
             goto out;  // lossless, hierarchical, arithmetic-coded, or a height given later
         case 0xC4:
             for (const uint8_t *p = segment; p < segment_end;) {
-                if (segment_end - p < 17) goto out;
+                // (Each table is built as it comes, its lookups filled: a file of thousands of
+                // tables would cost seconds; real ones define a few dozen at most.)
+                if (segment_end - p < 17 || ++frame->tables_defined > 256) goto out;
                 int is_ac = p[0] >> 4, slot = p[0] & 15, total = 0;
                 if (is_ac > 1 || slot > 3) goto out;
                 for (int i = 1; i <= 16; i++) total += p[i];
@@ -773,7 +777,7 @@ int photopick_jpeg_decode_eighth(const unsigned char *data, size_t size, int min
                 // component's blocks are 2x2.
                 Component *component = in_scan[0];
                 if (scan_count != 1 || last < first || last > 63 || component->dc_low < 0 || low > 13) goto out;
-                for (int k = first; k <= last && k < 10; k++) {
+                for (int k = first; k <= last; k++) {
                     if (high == 0 ? component->ac_low[k] != -1 : component->ac_low[k] != high || low != high - 1) goto out;
                     component->ac_low[k] = low;
                 }

@@ -686,13 +686,18 @@ final class DecodingTests: XCTestCase {
             0: 1-63, 1, 0 ;
 
             """.utf8).write(to: script)
+        // A progressive file of DC scans alone (libjpeg, left to itself, would smooth its blocks;
+        // GdkPixbuf turns that off).
+        let onlyDC = folder.appendingPathComponent("dc-scans-only.txt")
+        try Data("0,1,2: 0-0, 0, 0 ;\n".utf8).write(to: onlyDC)
+        let dcOnly = try jpegtran("progressive-dc-only.jpg", ["-scans", onlyDC.path])
         let progressiveRestarts = try jpegtran("progressive-restarts.jpg", ["-progressive", "-restart", "1"])
         let scripted = try jpegtran("progressive-scripted.jpg", ["-scans", script.path, "-restart", "7b"])
         let bytes = try [UInt8](Data(contentsOf: restarts))
         XCTAssertTrue(bytes.indices.dropLast().contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDD }, "ffmpeg's file has a restart interval")
         let decoder = ImageDecoder()
         for file in [full, wide, half, tall, grey, restarts, restarts422, progressive, progressive422, progressive420, progressiveGrey,
-                     progressiveRestarts, scripted, turned] {
+                     progressiveRestarts, scripted, dcOnly, turned] {
             let open = try OpenFile(path: FilePath(file.path))
             let ours = try XCTUnwrap(decoder.loadEighth(open, fittingIn: 256), "\(file.lastPathComponent) is decoded by our decoder")
             XCTAssertEqual([ours.1, ours.2], [2048, 1360])
@@ -725,12 +730,7 @@ final class DecodingTests: XCTestCase {
         swapped[restartMarkers[1] + 1] = 0xD0
         let disordered = folder.appendingPathComponent("disordered.jpg")
         try Data(swapped).write(to: disordered)
-        // A progressive file of DC scans alone: libjpeg smooths its blocks (guessing the AC
-        // coefficients, and moving the DC too), which our decoder does not.
-        let onlyDC = folder.appendingPathComponent("dc-scans-only.txt")
-        try Data("0,1,2: 0-0, 0, 0 ;\n".utf8).write(to: onlyDC)
-        let smoothed = try jpegtran("progressive-dc-only.jpg", ["-scans", onlyDC.path])
-        for file in [small, cmyk, cut, early, disordered, smoothed] {
+        for file in [small, cmyk, cut, early, disordered] {
             XCTAssertNil(decoder.loadEighth(try OpenFile(path: FilePath(file.path)), fittingIn: 256), file.lastPathComponent)
         }
         guard case .success(let fromCMYK) = decoder.decode(try OpenFile(path: FilePath(cmyk.path)), fittingIn: 256) else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libjpeg at 1/8 scale, as GdkPixbuf's JPEG loader decodes a large photo for a thumbnail (the
-// same library, SIMD and all), with every warning counted: only a file it decodes without one
+// same library, SIMD and all, block smoothing off), with every warning counted: only a file it decodes without one
 // has a picture our decoder must match.
 #include "CFuzzReference.h"
 
@@ -35,6 +35,9 @@ int photopick_reference_eighth(const unsigned char *data, size_t size, unsigned 
     cinfo.scale_num = 1;
     cinfo.scale_denom = 8;
     cinfo.out_color_space = JCS_RGB;
+    // As GdkPixbuf's JPEG loader sets it: no guessing of AC coefficients a progressive file
+    // never sent.
+    cinfo.do_block_smoothing = FALSE;
     jpeg_start_decompress(&cinfo);
     size_t rowstride = (size_t)cinfo.output_width * 3;
     out = malloc(rowstride * cinfo.output_height);
