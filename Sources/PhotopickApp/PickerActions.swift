@@ -91,11 +91,7 @@ public enum PickerActions {
         for command in offered where !command.accelerators.isEmpty {
             command.accelerators.withCStringArray { gtk_application_set_accels_for_action(application, "win.\(command.name)", $0) }
         }
-        // GtkApplicationWindow makes "win.show-help-overlay" from it.
-        guard let shortcuts = shortcutsWindow(listing: offered) else { return }
-        // The application window takes its own reference (and destroys it with itself).
-        gtk_application_window_set_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self),
-                                                OpaquePointer(shortcuts.pointer))
+        addShortcutsWindow(listing: offered, to: OpaquePointer(window), of: window)
     }
 
     /// The same for a window without an application (the portal backend's: GtkApplication's
@@ -107,16 +103,7 @@ public enum PickerActions {
         let offered = offeredCommands(desktop: false, camera: camera, location: location)
         let group = OpaquePointer(g_simple_action_group_new()!)
         addActions(offered, to: group, picker: picker, close: close)
-        let shortcuts = shortcutsWindow(listing: offered)
-        let help = g_simple_action_new("show-help-overlay", nil)!
-        Signal.connectAction(help) {
-            guard let shortcuts else { return }
-            let shown = shortcuts.pointer.assumingMemoryBound(to: GtkWidget.self)
-            gtk_window_set_transient_for(shown.cast(), window.cast())
-            gtk_window_present(shown.cast())
-        }
-        g_action_map_add_action(group, help)
-        g_object_unref(UnsafeMutableRawPointer(help))
+        addShortcutsWindow(listing: offered, to: group, of: window)
         gtk_widget_insert_action_group(window, "win", group)
         g_object_unref(UnsafeMutableRawPointer(group))
         let controller = gtk_shortcut_controller_new()!
@@ -128,12 +115,41 @@ public enum PickerActions {
             }
         }
         gtk_widget_add_controller(window, controller)
-        // (The shortcuts window goes with the window.)
-        if let shortcuts {
-            Signal.connect(window.raw, "destroy") { () -> Void in
-                gtk_window_destroy(shortcuts.pointer.assumingMemoryBound(to: GtkWindow.self))
-            }
+    }
+
+    /// "win.show-help-overlay" (Ctrl+?): the shortcuts window, made the first time it is asked
+    /// for. Made with the window, GtkBuilder's parse of it was 4 ms of every start-up (perf of a
+    /// warm open) for a window few people open.
+    private static func addShortcutsWindow(listing offered: [Command], to map: OpaquePointer, of window: UnsafeMutablePointer<GtkWidget>) {
+        let help = g_simple_action_new("show-help-overlay", nil)!
+        Signal.connectAction(help) {
+            guard let shortcuts = madeShortcutsWindow(of: window) ?? makeShortcutsWindow(listing: offered, for: window) else { return }
+            gtk_window_present(shortcuts.cast())
         }
+        g_action_map_add_action(map, help)
+        g_object_unref(UnsafeMutableRawPointer(help))
+    }
+
+    private static let shortcutsWindowKey = "photopick-shortcuts-window"
+
+    /// The window's shortcuts window, once it has been asked for.
+    static func madeShortcutsWindow(of window: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget>? {
+        g_object_get_data(window.cast(), shortcutsWindowKey)?.assumingMemoryBound(to: GtkWidget.self)
+    }
+
+    /// Modal over `window`, hidden when closed (Escape) to be shown again, destroyed with it.
+    private static func makeShortcutsWindow(listing offered: [Command], for window: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget>? {
+        // (GTK holds a toplevel until it is destroyed: the reference here can go.)
+        guard let made = shortcutsWindow(listing: offered) else { return nil }
+        let shortcuts = made.pointer.assumingMemoryBound(to: GtkWidget.self)
+        gtk_window_set_transient_for(shortcuts.cast(), window.cast())
+        gtk_window_set_hide_on_close(shortcuts.cast(), 1)
+        g_object_set_data(window.cast(), shortcutsWindowKey, shortcuts)
+        Signal.connect(window.raw, "destroy") { () -> Void in
+            g_object_set_data(window.cast(), shortcutsWindowKey, nil)
+            gtk_window_destroy(shortcuts.cast())
+        }
+        return shortcuts
     }
 
     private static func offeredCommands(desktop: Bool, camera: Bool, location: Bool) -> [Command] {

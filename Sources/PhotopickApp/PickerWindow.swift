@@ -223,7 +223,11 @@ public enum PickerWindow {
             return .noDisplay
         }
         StartupTrace.mark("display opened")
+        IconTheme.loadEarly()
         let application = adw_application_new(applicationID, flags)!
+        // No resources: GtkApplication would add their icons folder to the icon theme, and so
+        // throw away a theme loaded before (IconTheme).
+        g_application_set_resource_base_path(application.cast(), nil)
         StartupTrace.mark("application made")
         defer { g_object_unref(application.raw) }
         Signal.connect(application.raw, "activate") {

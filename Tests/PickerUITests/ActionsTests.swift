@@ -107,7 +107,10 @@ final class ShortcutsWindowTests: XCTestCase, @unchecked Sendable {
         let picker = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_window_set_child(window.cast(), picker)
         PickerActions.install(window: window, application: application, picker: picker, desktop: false, camera: camera, location: true, close: {})
-        let overlay = try XCTUnwrap(gtk_application_window_get_help_overlay(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkApplicationWindow.self)))
+        // Made when first asked for, as Ctrl+? does.
+        XCTAssertNil(PickerActions.madeShortcutsWindow(of: window), "not made before it is asked for")
+        XCTAssertTrue(gtk_widget_activate_action_variant(window, "win.show-help-overlay", nil) != 0)
+        let overlay = try XCTUnwrap(PickerActions.madeShortcutsWindow(of: window))
         var titles: [String] = []
         func walk(_ widget: UnsafeMutablePointer<GtkWidget>) {
             let type = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self).pointee.g_class?.pointee.g_type

@@ -77,6 +77,21 @@ final class WarmStartTests: WindowTestCase {
         XCTAssertEqual(opening(third.errorText)?.hasSuffix("library opened"), true, "sealed as SIGTERM ended the second: \(third.errorText)")
     }
 
+    /// The watcher's walk of the folders and the scan start once the window has drawn its first
+    /// frame: on a folder of 60,000 photos the walk's reading took a core from GTK and the X
+    /// server while the window was presented. (A photo added afterwards still shows up:
+    /// PickerWindowTests.testAFileAddedWhileOpenAppearsFirstInRecents.)
+    func testTheWatcherStartsAfterTheWindowsFirstFrame() throws {
+        let picker = try WindowProcess(display: display, arguments: ["--library", library.path, "--no-camera"], dataHome: dataHome,
+                                       cacheHome: cacheHome, environment: ["PHOTOPICK_TRACE_STARTUP": "1"])
+        defer { picker.stop() }
+        XCTAssertTrue(wait { picker.errorText.contains("embedded picker: watching") }, picker.errorText)
+        let lines = picker.errorText.split(separator: "\n")
+        let drawn = try XCTUnwrap(lines.firstIndex { $0.hasSuffix("frame 0 drawn") }, picker.errorText)
+        let watching = try XCTUnwrap(lines.firstIndex { $0.hasSuffix("embedded picker: watching") })
+        XCTAssertLessThan(drawn, watching, picker.errorText)
+    }
+
     /// "first screen: 12 of 49 thumbnails in memory already" in a start's trace.
     private static func inMemory(in trace: String) -> (found: Int, total: Int)? {
         for line in trace.split(separator: "\n") {

@@ -10,7 +10,24 @@ import GTKSupport
 @MainActor
 final class NextFrame {
     private var afterPaint: (clock: GObjectRef, id: gulong)?
+    private var mapped: (widget: UnsafeMutablePointer<GtkWidget>, id: gulong)?
     private let later = MainLoopSource()
+
+    /// As `run(after:)`, for a widget in a window about to be shown: after that window's first
+    /// frame, or after `limit` milliseconds if it is not shown by then.
+    func runAfterItShows(_ widget: UnsafeMutablePointer<GtkWidget>, limit: guint = 1000, _ body: @escaping @MainActor () -> Void) {
+        cancel()
+        guard gtk_widget_get_mapped(widget) == 0 else {
+            run(after: widget, body)
+            return
+        }
+        // ("map" runs after GTK's own handler: the widget is mapped and has its frame clock.)
+        mapped = (widget, Signal.connect(widget.raw, "map") { [weak self] in self?.run(after: widget, body) })
+        later.schedule(after: limit, priority: G_PRIORITY_DEFAULT) { [weak self] in
+            self?.cancel()
+            body()
+        }
+    }
 
     /// Runs `body` right after `widget`'s window draws its next frame, or at once when the widget
     /// is not on screen; after 500 ms when no frame comes (a window minimized on Wayland).
@@ -41,6 +58,10 @@ final class NextFrame {
     }
 
     private func stopListening() {
+        if let (widget, id) = mapped {
+            mapped = nil
+            if g_signal_handler_is_connected(widget.raw, id) != 0 { g_signal_handler_disconnect(widget.raw, id) }
+        }
         guard let (clock, id) = afterPaint else { return }
         afterPaint = nil
         if g_signal_handler_is_connected(clock.pointer, id) != 0 { g_signal_handler_disconnect(clock.pointer, id) }

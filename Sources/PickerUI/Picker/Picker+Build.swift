@@ -65,6 +65,13 @@ extension Picker {
         nextFrame.run(after: widget, body)
     }
 
+    /// As `afterTheNextFrame`, for a picker in a window about to be shown: after that window's
+    /// first frame (or a second, if it is not shown by then).
+    func afterItShows(_ body: @escaping @MainActor () -> Void) {
+        buildLater.cancel()
+        nextFrame.runAfterItShows(widget, body)
+    }
+
     func stopWaitingForTheFrame() { nextFrame.cancel() }
 
     /// The size of the window the picker is in when that window is not shown yet (its default
@@ -182,8 +189,10 @@ extension Picker {
         }
         // On screen, the scan and the watcher start after the album's frame: the watcher's walk
         // of the folders and its watches (14 ms for 542 folders on the GTK thread) came right
-        // after the album's cells, and the host missed a frame (issue 38, point 6).
-        afterTheNextFrame { [weak self, weak controller] in
+        // after the album's cells, and the host missed a frame (issue 38, point 6). In a window
+        // about to be shown, after its first frame: the walk read a folder of 60,000 photos
+        // while the window was presented and drawn, on the core GTK and the X server needed.
+        let start: @MainActor () -> Void = { [weak self, weak controller] in
             guard let self, let controller, controller === self.controller else { return }
             if let unshown {
                 // For the next start, which reads these while GTK starts (FirstScreenHint); a
@@ -195,6 +204,7 @@ extension Picker {
             controller.startWatching()
             StartupTrace.mark("embedded picker: watching")
         }
+        if unshown == nil { afterTheNextFrame(start) } else { afterItShows(start) }
         // The camera and a first run's decode workers start when the picker is shown: an app may
         // make its picker long before it slides it up. Shown, it leaves the keys where they are
         // (issue 38: it took them from the host's entry at every show, page switch and reveal,
