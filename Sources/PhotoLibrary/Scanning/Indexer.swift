@@ -260,7 +260,7 @@ final class Indexer {
         }
         defer {
             onCommit = previous
-            if largeCache, (try? database.execute("PRAGMA cache_size = -2000")) != nil { largeCache = false }
+            if largeCache, (try? database.execute("PRAGMA cache_size = -\(IndexDatabase.pageCacheKiB)")) != nil { largeCache = false }
         }
         do {
             try body()
@@ -287,7 +287,7 @@ final class Indexer {
     func beginIfNeeded() throws {
         guard !inTransaction else { return }
         if readDatesOnly && !largeCache {
-            // A first pass that writes: a 32 MiB page cache (SQLite's default is 2 MiB), because a
+            // A first pass that writes: a 32 MiB page cache (IndexDatabase.pageCacheKiB otherwise), because a
             // batch touches pages all over the date indexes, and pages that do not fit are written
             // out before the commit and again in it. Only then: a scan that writes nothing would
             // just fill the larger cache with pages it reads once (more memory, more page faults).

@@ -38,7 +38,7 @@ public final class PortalPickerWindows: ChooserWindows {
             DeveloperLog.say("portal: \(displayFailure!)")
             return
         }
-        adw_init()
+        IconTheme.loadEarly()
         displayIsOpen = true
     }
     private var displayIsOpen = false
