@@ -23,8 +23,9 @@ let package = Package(
                        providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CGExiv2", path: "Sources/CGExiv2", pkgConfig: "gexiv2",
-                       providers: [.apt(["libgexiv2-dev"])]),
+        // gexiv2's header (libgexiv2-dev), without its pkg-config: its libraries would be linked,
+        // and CExiv2Guard loads gexiv2 the first time it is needed.
+        .systemLibrary(name: "CGExiv2", path: "Sources/CGExiv2"),
         .systemLibrary(name: "CGdkPixbuf", path: "Sources/CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
                        providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // V4L2 and libv4lconvert for the camera.
@@ -43,8 +44,9 @@ let package = Package(
         .target(name: "GObjectSupport", dependencies: ["Basics", "CGLib"]),
 
         // The gexiv2 calls Photopick makes, each in a C++ try/catch: exiv2 throws exceptions gexiv2
-        // does not catch, which would end the process (see its header).
-        .target(name: "CExiv2Guard", dependencies: ["CGExiv2"]),
+        // does not catch, which would end the process (see its header). It loads gexiv2 the first
+        // time it is needed.
+        .target(name: "CExiv2Guard", dependencies: ["CGExiv2", "CGLib"]),
 
         // What every part stands on, without the index: paths (FilePath), locks and the monotonic
         // clock, WorkerPool (every thread Photopick starts), the XDG folders and the version.

@@ -151,7 +151,7 @@ struct EmbeddedMetadata {
 
     /// A new gexiv2 object filled by `load`, or exiv2's message.
     private static func open(_ load: (Metadata, inout UnsafeMutablePointer<GError>?) -> gboolean) throws(MetadataReadError) -> Metadata {
-        guard let metadata = gexiv2_metadata_new() else { throw MetadataReadError(message: "out of memory") }
+        guard let metadata = guarded_gexiv2_metadata_new() else { throw MetadataReadError(message: "exiv2 is not available or out of memory") }
         var error: UnsafeMutablePointer<GError>?
         if load(metadata, &error) == 0 {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
@@ -171,14 +171,12 @@ struct MetadataReadError: Error {
 enum ExifLibrary {
     static let warningCount = Atomic<Int>(0)
 
-    private static let initialized: Bool = {
-        _ = gexiv2_initialize()
-        gexiv2_log_set_level(GEXIV2_LOG_LEVEL_WARN)
-        gexiv2_log_set_handler { _, _ in ExifLibrary.warningCount.add(1, ordering: .relaxed) }
-        return true
-    }()
-
-    static func initializeOnce() { _ = initialized }
+    /// Loads gexiv2 (CExiv2Guard: on first use, not with the program) and sets it up; false when
+    /// it cannot be loaded, and every read then fails as for a file exiv2 cannot read.
+    @discardableResult
+    static func initializeOnce() -> Bool {
+        photopick_exiv2_load { _, _ in ExifLibrary.warningCount.add(1, ordering: .relaxed) } != 0
+    }
 
     /// Set in a metadata worker, which can open nothing by name: files are read mapped instead.
     nonisolated(unsafe) static var readsFromMemory = false
@@ -246,7 +244,7 @@ public struct EmbeddedPreview: Sendable {
     private static func smallestUnserialized(in file: OpenFile, minimumSide: Int) -> EmbeddedPreview? {
         guard ExifLibrary.refusal(forHead: file.read(at: 0, count: ExifLibrary.headLength)) == nil else { return nil }
         ExifLibrary.initializeOnce()
-        guard let metadata = gexiv2_metadata_new() else { return nil }
+        guard let metadata = guarded_gexiv2_metadata_new() else { return nil }
         defer { g_object_unref(metadata) }
         let opened = file.reopenablePath.withCString { guarded_gexiv2_metadata_open_path(metadata, $0, nil) }
         guard opened != 0, let list = guarded_gexiv2_metadata_get_preview_properties(metadata) else { return nil }
@@ -255,8 +253,8 @@ public struct EmbeddedPreview: Sendable {
         var index = 0
         while let properties = list[index] {
             // Two 32-bit sides from the file: their product may not fit an Int unless checked.
-            if let size = Plausible.size(width: gexiv2_preview_properties_get_width(properties),
-                                         height: gexiv2_preview_properties_get_height(properties)),
+            if let size = Plausible.size(width: guarded_gexiv2_preview_properties_get_width(properties),
+                                         height: guarded_gexiv2_preview_properties_get_height(properties)),
                min(size.width, size.height) >= minimumSide, size.width * size.height < bestArea {
                 best = properties
                 bestArea = size.width * size.height
@@ -271,12 +269,12 @@ public struct EmbeddedPreview: Sendable {
         }
         defer { g_object_unref(image) }
         var size: guint32 = 0
-        guard let bytes = gexiv2_preview_image_get_data(image, &size), size > 0 else { return nil }
+        guard let bytes = guarded_gexiv2_preview_image_get_data(image, &size), size > 0 else { return nil }
         var orientationError: UnsafeMutablePointer<GError>?
         let orientation = Int(guarded_gexiv2_metadata_try_get_tag_long(metadata, "Exif.Image.Orientation", &orientationError))
         g_clear_error(&orientationError)
-        guard let side = Plausible.size(width: gexiv2_preview_image_get_width(image),
-                                        height: gexiv2_preview_image_get_height(image)) else { return nil }
+        guard let side = Plausible.size(width: guarded_gexiv2_preview_image_get_width(image),
+                                        height: guarded_gexiv2_preview_image_get_height(image)) else { return nil }
         return EmbeddedPreview(data: Array(UnsafeBufferPointer(start: bytes, count: Int(size))),
                                width: side.width, height: side.height,
                                orientation: (1...8).contains(orientation) ? orientation : 1)
