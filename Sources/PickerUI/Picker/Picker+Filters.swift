@@ -55,7 +55,14 @@ extension Picker {
     /// The drop-down shows the filter in use, and is there while there are filters.
     func followFilters() {
         let model = filtersModel
-        gtk_widget_set_visible(filterChooser, g_list_model_get_n_items(model) > 0 ? 1 : 0)
+        let any = g_list_model_get_n_items(model) > 0
+        if any && filterChooser == nil {
+            let made = makeFilterChooser()
+            gtk_box_prepend(endBox.cast(), made)
+            filterChooser = made
+        }
+        guard let filterChooser else { return }
+        gtk_widget_set_visible(filterChooser, any ? 1 : 0)
         guard let current = currentFilter else { return }
         for position in 0..<g_list_model_get_n_items(model) {
             guard let item = g_list_model_get_item(model, position) else { continue }

@@ -90,7 +90,9 @@ public final class Picker {
     @Owned public var progress: UnsafeMutablePointer<GtkWidget>
     let progressLabel: UnsafeMutablePointer<GtkWidget>
     /// The file chooser filters' drop-down (Picker+Filters), in the end box.
-    private(set) var filterChooser: UnsafeMutablePointer<GtkWidget>!
+    /// The file type drop-down, made when there are filters to choose from (followFilters): a
+    /// GtkDropDown and its popover were 1 ms of every start without them.
+    var filterChooser: UnsafeMutablePointer<GtkWidget>?
     /// The drop-down is being set to the filter in use (not the person's choice).
     var followingFilter = false
 
@@ -312,8 +314,6 @@ public final class Picker {
     private func makeTree() {
         // (Styled as the picker's wherever the host packs them.)
         for box in [startBox, titleBox, endBox] { style(box, Style.partClass) }
-        filterChooser = makeFilterChooser()
-        gtk_box_append(endBox.cast(), filterChooser)
         followFilters()
         gtk_box_append(content.cast(), header)
         gtk_widget_set_parent(content, widget)
