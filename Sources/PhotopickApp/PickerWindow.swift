@@ -224,6 +224,7 @@ public enum PickerWindow {
         }
         StartupTrace.mark("display opened")
         IconTheme.loadEarly()
+        StartupTrace.mark("libadwaita ready")
         let application = adw_application_new(applicationID, flags)!
         // No resources: GtkApplication would add their icons folder to the icon theme, and so
         // throw away a theme loaded before (IconTheme).
