@@ -89,9 +89,8 @@ public final class Picker {
     /// Indexing progress, in the header: shown or hidden, it never moves the grid.
     @Owned public var progress: UnsafeMutablePointer<GtkWidget>
     let progressLabel: UnsafeMutablePointer<GtkWidget>
-    /// The file chooser filters' drop-down (Picker+Filters), in the end box.
-    /// The file type drop-down, made when there are filters to choose from (followFilters): a
-    /// GtkDropDown and its popover were 1 ms of every start without them.
+    /// The file chooser filters' drop-down (Picker+Filters), in the end box: made when there are
+    /// filters to choose from (a GtkDropDown and its popover were 1 ms of every start without).
     var filterChooser: UnsafeMutablePointer<GtkWidget>?
     /// The drop-down is being set to the filter in use (not the person's choice).
     var followingFilter = false
