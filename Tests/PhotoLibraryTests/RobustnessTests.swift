@@ -149,6 +149,31 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(albums.first?["count"] as? Int, try recentsCount(reference))
     }
 
+    /// The crash journal beside the index is a mapped file: on a disk with room for the index
+    /// but not for the journal's 132 KiB, its first write ended the program with SIGBUS (a
+    /// first `index` on a nearly full tmpfs). Whatever room is left, the program ends on its
+    /// own; each run is a program of its own, so a fault fails this test alone.
+    func testAnyRoomLeftOnTheDiskEndsWithoutAFault() throws {
+        let mountPoint = try mountTemporaryFileSystem("full-journal", size: "160k")
+        defer { _ = try? TestSupport.run("/bin/umount", [mountPoint.path]) }
+        let library = TestSupport.temporaryDirectory("full-journal-library")
+        for filled in stride(from: 0, through: 160, by: 4) {
+            for entry in try FileManager.default.contentsOfDirectory(atPath: mountPoint.path) {
+                try FileManager.default.removeItem(at: mountPoint.appendingPathComponent(entry))
+            }
+            // Page by page, up to the room left: past it, the disk is full.
+            let filler = open(mountPoint.appendingPathComponent("filler").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            XCTAssertGreaterThanOrEqual(filler, 0)
+            let page = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<(filled / 4) where write(filler, page, page.count) == page.count {}
+            close(filler)
+            let result = try TestSupport.run(TestSupport.photopick, ["ls", "--library", library.path],
+                                             environment: ["XDG_DATA_HOME": mountPoint.path])
+            XCTAssertTrue([0, 1].contains(result.status), "\(filled) KiB filled: status \(result.status), \(result.error)")
+            XCTAssertFalse(result.error.contains("Fatal"), result.error)
+        }
+    }
+
     /// A full disk under the index: SQLite cannot make the files it keeps beside it, and opening
     /// failed with "disk I/O error". `ls` and `albums` (with or without --cached) answer from
     /// the index as it was committed, say so once, and exit 0; nothing is written there.

@@ -155,7 +155,9 @@ public final class CrashJournal: @unchecked Sendable {  // the mapping's slots a
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let length = slotSize * (slotCount + 1)
-        guard ftruncate(fd, off_t(length)) == 0,
+        // Its blocks taken now: a mapping of a file only ftruncate()d ends the process with
+        // SIGBUS at its first write when the disk is full (a tmpfs, at once).
+        guard posix_fallocate(fd, 0, off_t(length)) == 0,
               let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
             unlink(path)
             return nil
