@@ -14,8 +14,10 @@ extension PhotoLibrary {
             let smart = try db.statement("SELECT bit, count FROM smart_album_counts")
             while try smart.step() { counts[smart.int64(0)] = smart.int(1) }
             smart.reset()
-            let groups = try db.integer(
-                "SELECT count(DISTINCT burst_key) FROM assets WHERE (album_bits & \(SmartAlbum.bursts.bit)) != 0") ?? 0
+            // (Without statistics, SQLite would pick the Bursts album's date index and read each row.)
+            let groups = try db.integer("""
+                SELECT count(DISTINCT burst_key) FROM assets INDEXED BY assets_burst_keys WHERE (album_bits & \(SmartAlbum.bursts.bit)) != 0
+                """) ?? 0
             var result = SmartAlbum.allCases.map { album in
                 AlbumSummary(album: .smart(album), name: album.name, count: counts[album.bit] ?? 0, folderPath: nil,
                              burstGroups: album == .bursts ? Int(groups) : nil)

@@ -191,6 +191,7 @@ final class HostileSetupTests: XCTestCase {
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
             DROP TABLE picks;
+            DROP INDEX assets_burst_keys;
             PRAGMA user_version = 4;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)
@@ -217,6 +218,7 @@ final class HostileSetupTests: XCTestCase {
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
             DROP TABLE picks;
+            DROP INDEX assets_burst_keys;
             PRAGMA user_version = 5;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

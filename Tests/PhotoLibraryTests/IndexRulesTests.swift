@@ -370,6 +370,7 @@ final class IndexRulesTests: XCTestCase {
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
             DROP TABLE picks;
+            DROP INDEX assets_burst_keys;
             PRAGMA user_version = 1;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

@@ -84,6 +84,7 @@ final class WallClockDateTests: XCTestCase {
             DROP INDEX assets_refused_date;
             ALTER TABLE assets DROP COLUMN refused_date_ms;
             DROP TABLE picks;
+            DROP INDEX assets_burst_keys;
             PRAGMA user_version = 3;
             """])
         XCTAssertEqual(downgrade.status, 0, downgrade.error)

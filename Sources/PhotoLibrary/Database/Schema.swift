@@ -2,7 +2,7 @@
 /// The index's versioned schema. `PRAGMA user_version` holds the version; each migration moves the
 /// database one version up inside a transaction, so a killed upgrade leaves the old version intact.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
     static var currentVersion: Int64 { Int64(migrations.count) }
 
     /// The indexes in date order (every album's, and the partial rows'), as the migrations last
@@ -207,5 +207,11 @@ enum Schema {
     static let version8 = """
     CREATE TABLE picks(asset_id INTEGER PRIMARY KEY, picked_at INTEGER NOT NULL);
     CREATE INDEX picks_order ON picks(picked_at DESC);
+    """
+
+    /// The album list's count of burst groups read every burst's row (2.8 ms of the GTK thread
+    /// at 2,400 bursts, while a window was built); this index holds the keys alone (0.2 ms).
+    static let version9 = """
+    CREATE INDEX assets_burst_keys ON assets(burst_key) WHERE (album_bits & 64) != 0;
     """
 }
