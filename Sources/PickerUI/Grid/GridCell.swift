@@ -29,7 +29,14 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
 
     let root: UnsafeMutablePointer<GtkWidget>
     let picture: UnsafeMutablePointer<GtkWidget>
-    let badge: UnsafeMutablePointer<GtkWidget>
+    /// The empty circle shown on hover (this tile can be picked): a widget with no text, so the
+    /// first screen's 50 cells lay out no text for it (an empty label's layout each, 1 ms of the
+    /// first frame's allocation under perf).
+    private let circle: UnsafeMutablePointer<GtkWidget>
+    /// The pick's number in the circle's place, made the first time this cell shows one.
+    private let number: CellPart
+    /// The number's widget (tests), made now if it was not.
+    var badge: UnsafeMutablePointer<GtkWidget> { number.made }
     // The parts few cells show are made the first time one is shown (CellPart): a cell of six
     // widgets instead of twelve is made, styled, laid out and unmapped in about half the time,
     // and a grid makes 200 of them at once.
@@ -90,13 +97,19 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         // The pick ring is the cell's and the picture's CSS outlines (Style: `.cell.picked`),
         // which GTK draws over a widget's children: no widget of its own.
 
-        // The pick's number in its corner; unpicked, the same label is an empty circle shown on
-        // hover (this tile can be picked): one widget for both (showNumber).
-        badge = gtk_label_new(nil)
-        style(badge, "pick-circle")
-        place(badge, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+        // In its corner: unpicked, an empty circle shown on hover; picked, the pick's number
+        // (showNumber).
+        circle = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)
+        style(circle, "pick-circle")
+        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
 
         let root = root
+        number = CellPart {
+            let number = gtk_label_new(nil)!
+            style(number, "pick-badge")
+            place(number, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+            return number
+        }
         duration = CellPart {
             let duration = gtk_label_new(nil)!
             style(duration, "duration")
@@ -479,14 +492,13 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
             Accessible.set(GTK_ACCESSIBLE_STATE_CHECKED, number != nil, of: item)
         }
         if let number {
-            gtk_label_set_text(badge.opaque, String(number))
-            gtk_widget_remove_css_class(badge, "pick-circle")
-            gtk_widget_add_css_class(badge, "pick-badge")
+            gtk_label_set_text(self.number.made.opaque, String(number))
+            self.number.show(true)
+            gtk_widget_set_visible(circle, 0)
             gtk_widget_add_css_class(root, "picked")
         } else {
-            gtk_label_set_text(badge.opaque, "")
-            gtk_widget_remove_css_class(badge, "pick-badge")
-            gtk_widget_add_css_class(badge, "pick-circle")
+            self.number.show(false)
+            gtk_widget_set_visible(circle, 1)
             gtk_widget_remove_css_class(root, "picked")
         }
     }
