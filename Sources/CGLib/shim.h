@@ -108,3 +108,10 @@ static inline int photopick_memory_file(const char *name) { return (int)syscall(
 
 /* malloc_trim: the memory a host's last picker let go of goes back to the system. */
 #include <malloc.h>
+
+#include <malloc.h>
+// At most `arenas` malloc arenas (the photopick program: one a core), unless MALLOC_ARENA_MAX
+// says otherwise. M_ARENA_MAX is a macro Swift does not see.
+static inline void photopick_limit_malloc_arenas(int arenas) {
+    if (!getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, arenas);
+}
