@@ -571,7 +571,6 @@ final class PortalBackendTests: XCTestCase {
         return found.split(separator: "\n").map(String.init)
     }
 
-    /// Keys typed into `window` (focused first; no window manager runs).
     /// Keys typed into `window` (raised and focused first; no window manager runs).
     private func keys(_ window: String, _ keys: [String]) throws {
         _ = try? display.xdotool(["windowraise", window])
