@@ -70,6 +70,9 @@ class RemoteWindowTestCase: WindowTestCase {
     /// `fraction`: a copy under way, for what a test then does to it.
     func pickWithACopyUnderWay(_ picker: WindowProcess, _ server: SFTPServer, past fraction: Double = 0.05) throws {
         try server.limitRate("2mbit")
+        // (The keyboard to the picker again: no window manager runs, and once in CI this space
+        // picked nothing after the remote setup.)
+        try display.xdotool(["windowfocus", "--sync", picker.windowID])
         try picker.keys("space")
         XCTAssertTrue(wait { (self.fractions(picker).last ?? 0) > fraction }, picker.errorText)
     }

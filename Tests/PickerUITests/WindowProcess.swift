@@ -38,12 +38,6 @@ struct WindowProcess {
     }
 
     func keys(_ keys: String...) throws {
-        // (No window manager runs: a window mapped since, another program's or a drag's, may
-        // hold the keyboard. Seen once in CI: a space typed after a 2-minute remote setup
-        // picked nothing, and passed on every rerun.)
-        if (try? display.xdotool(["getwindowfocus"]))?.trimmingCharacters(in: .whitespacesAndNewlines) != windowID {
-            _ = try? display.xdotool(["windowfocus", "--sync", windowID])
-        }
         for key in keys {
             try display.xdotool(["key", key])
             usleep(80_000)
