@@ -5,8 +5,12 @@
 // library code (index, metadata, albums) never imports GTK.
 import PackageDescription
 
-/// lld, with the programs' relative relocations packed (glibc 2.36 reads DT_RELR).
-let packedRelocations = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+/// How both programs are linked: by lld, their relative relocations packed (glibc 2.36 reads
+/// DT_RELR), and their symbols not exported: the Swift driver exported 3,755 of them, which every
+/// library's symbol lookup met first and which kept 0.35 MB of the program file resident at a
+/// warm window's first frame (nothing looks a symbol up in a program: GtkBuilder finds
+/// libadwaita's types in libadwaita, and the widget's library is loaded by hosts, not by these).
+let programLinking = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
 
 let package = Package(
     name: "Photopick",
@@ -116,17 +120,17 @@ let package = Package(
         // whose symbol lookups were half of a start's CPU. `photopick --version` took 19.5 ms
         // and then 16.1 ms (the bare GTK window, 12.6); a warm window's peak fell 1.5 MB.
         // lld packs their 30,000 relative relocations (RELR: 6 KB instead of 700 KB of the file,
-        // read at every start), and lays out the functions a warm start runs together
+        // read at every start; `programLinking`), and lays out the functions a warm start runs together
         // (photopick.order, made by bench/make-link-order): the kernel maps a program 64 KiB
         // around each page touched, and the start's functions spread over the whole runtime
         // made 8.0 MB of the file resident at a warm window's first frame; 5.8 MB now, and the
         // window's peak 2.3 MB lower (60,000 photos, 3 runs each, side by side).
         .executableTarget(name: "photopick", dependencies: ["PhotopickCommands", "PickerUI", "CGLib"], exclude: ["photopick.order"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"] + packedRelocations + [
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"] + programLinking + [
                               "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/photopick/photopick.order",
                               "-Xlinker", "--no-warn-symbol-ordering"])]),
         .executableTarget(name: "photopick-worker", dependencies: ["PhotoLibrary", "Thumbnails"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"] + packedRelocations)]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"] + programLinking)]),
 
         // bench/: the thumbnail benchmark's driver (see bench/thumbnail-benchmark.py).
         .executableTarget(name: "thumbnail-benchmark", dependencies: ["Thumbnails", "PhotoLibrary", "CGLib"],
