@@ -170,16 +170,12 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
 
     /// The pointer came over the cell (or another state changed): the circle is made the first
     /// time, already in the hovered state (its first fade-in is skipped), unless the number is
-    /// in its place. Made once GTK has finished setting the state, not within its emission: a
-    /// child added while GTK propagates the cell's state to its children would miss it.
+    /// in its place.
     private func hovered() {
-        guard hoverWatch != 0, gtk_widget_get_state_flags(root).rawValue & GTK_STATE_FLAG_PRELIGHT.rawValue != 0 else { return }
+        guard circle.widget == nil, gtk_widget_get_state_flags(root).rawValue & GTK_STATE_FLAG_PRELIGHT.rawValue != 0 else { return }
+        gtk_widget_set_visible(circle.made, shownNumber == nil ? 1 : 0)
         g_signal_handler_disconnect(root.raw, hoverWatch)
         hoverWatch = 0
-        MainLoopDispatcher.shared.post { [weak self] in
-            guard let self, self.circle.widget == nil else { return }
-            gtk_widget_set_visible(self.circle.made, self.shownNumber == nil ? 1 : 0)
-        }
     }
 
     func resize(to size: Int) {
