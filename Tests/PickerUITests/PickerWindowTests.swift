@@ -197,37 +197,6 @@ final class PickerWindowTests: WindowTestCase {
         XCTAssertEqual(lines, [arrived.path])
     }
 
-    /// The pointer over a photo shows the empty circle that says it can be picked, in the photo's
-    /// top right corner (the cell makes it the first time the pointer comes over it), and the
-    /// circle goes when the pointer leaves. A picked photo shows its number there instead.
-    func testThePointerOverAPhotoShowsTheCircleThatSaysItCanBePicked() throws {
-        let picker = try openPicker(["--multiple"])
-        // The first photo of the second row (a sky: the first row's first is a white screenshot)
-        // spans about 10-140 by 192-322; the circle sits 7 px in from its top right corner.
-        let cell = (x: "75", y: "255"), corner = (x: 120, y: 212)
-        let whitePixels = { () throws -> Int in
-            try self.pixels(around: corner, side: 34).filter { $0.red > 225 && $0.green > 225 && $0.blue > 225 }.count
-        }
-        try display.xdotool(["mousemove", "700", "650"])
-        usleep(400_000)
-        let away = try whitePixels()
-        try display.xdotool(["mousemove", cell.x, cell.y])
-        usleep(500_000)
-        let over = try whitePixels()
-        XCTAssertGreaterThan(over, away + 50, "a white ring in the corner under the pointer: \(away) white pixels away, \(over) over")
-        try display.xdotool(["mousemove", "700", "650"])
-        usleep(500_000)
-        XCTAssertLessThan(try whitePixels(), away + 20, "the ring went with the pointer")
-        // Picked: the number in its place, and no ring over it on the next hover.
-        try picker.keys("Down", "space")
-        try display.xdotool(["mousemove", cell.x, cell.y])
-        usleep(500_000)
-        let accent = try pixels(around: corner, side: 20).filter { $0.blue > $0.red + 100 }.count
-        XCTAssertGreaterThan(accent, 40, "the pick's number on the accent colour")
-        try picker.keys("ctrl+Return")
-        XCTAssertEqual(picker.finish().status, 0)
-    }
-
     /// What a script's picker handed over is in Recently Picked next time, the last picked
     /// first (kept though the picker ends at its answer).
     func testWhatWasPickedIsRecentlyPickedNextTime() throws {

@@ -15,9 +15,9 @@ import Thumbnails
 ///
 /// The cell is a widget of its own type, `PhotopickGridCell` (CSS node `photopick-cell`, style
 /// class `.cell`): a square whose side follows the column's width, its picture and decorations
-/// laid out by the cell itself (no box and overlay between), its pick ring CSS outlines, its
-/// number and hover circle made when first shown: two widgets a cell where there were six, in
-/// each of the grid's 200 cells to make, lay out, unmap and dispose. The widget owns this object.
+/// laid out by the cell itself (no box and overlay between), its pick ring CSS outlines and its
+/// number and hover circle one label: three widgets a cell where there were six, in each of the
+/// grid's 200 cells to make, lay out, unmap and dispose. The widget owns this object.
 @MainActor
 final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
     /// `cell.toggle-pick`: what a click does, for assistive technologies (AT-SPI's DoAction).
@@ -29,10 +29,10 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
 
     let root: UnsafeMutablePointer<GtkWidget>
     let picture: UnsafeMutablePointer<GtkWidget>
-    /// The empty circle shown on hover (this tile can be picked): a widget with no text, made the
-    /// first time the pointer comes over the cell. The first screen's 50 cells, and the 200 the
-    /// grid makes after it, are then made, styled and laid out without it (`hovered`).
-    private let circle: CellPart
+    /// The empty circle shown on hover (this tile can be picked): a widget with no text, so the
+    /// first screen's 50 cells lay out no text for it (an empty label's layout each, 1 ms of the
+    /// first frame's allocation under perf).
+    private let circle: UnsafeMutablePointer<GtkWidget>
     /// The pick's number in the circle's place, made the first time this cell shows one.
     private let number: CellPart
     /// The number's widget (tests), made now if it was not.
@@ -99,13 +99,11 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
 
         // In its corner: unpicked, an empty circle shown on hover; picked, the pick's number
         // (showNumber).
+        circle = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)
+        style(circle, "pick-circle")
+        place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
+
         let root = root
-        circle = CellPart {
-            let circle = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
-            style(circle, "pick-circle")
-            place(circle, over: root, GTK_ALIGN_END, GTK_ALIGN_START, targetable: true)
-            return circle
-        }
         number = CellPart {
             let number = gtk_label_new(nil)!
             style(number, "pick-badge")
@@ -149,13 +147,6 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         Self.widgetType.adopt(self, by: root)
         resize(to: host.cellSide)
         gtk_widget_set_has_tooltip(root, 1)
-        // `void (*)(GtkWidget *, GtkStateFlags previous, gpointer)`.
-        let stateChanged: @convention(c) (UnsafeMutableRawPointer?, guint, UnsafeMutableRawPointer?) -> Void = { _, _, data in
-            let handler: @MainActor () -> Void = Signal.handler(data)
-            MainActor.assumeIsolated { handler() }
-        }
-        hoverWatch = Signal.connect(root.raw, "state-flags-changed", thunk: unsafeBitCast(stateChanged, to: GCallback.self),
-                                    handler: { [weak self] in self?.hovered() } as @MainActor () -> Void)
         Signal.connect(root.raw, "query-tooltip", tooltip: { [weak self] tooltip in
             guard let self, !self.name.isEmpty else { return false }
             // A file that cannot be shown: under its translated words, what the decoder said
@@ -163,19 +154,6 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
             gtk_tooltip_set_text(tooltip, keepingKoreanWordsWhole(self.name) + (self.problemDetail.map { "\n" + $0 } ?? ""))
             return true
         })
-    }
-
-    /// Until the circle is made: the handler that makes it when the pointer first comes over.
-    private var hoverWatch: gulong = 0
-
-    /// The pointer came over the cell (or another state changed): the circle is made the first
-    /// time, already in the hovered state (its first fade-in is skipped), unless the number is
-    /// in its place.
-    private func hovered() {
-        guard circle.widget == nil, gtk_widget_get_state_flags(root).rawValue & GTK_STATE_FLAG_PRELIGHT.rawValue != 0 else { return }
-        gtk_widget_set_visible(circle.made, shownNumber == nil ? 1 : 0)
-        g_signal_handler_disconnect(root.raw, hoverWatch)
-        hoverWatch = 0
     }
 
     func resize(to size: Int) {
@@ -516,11 +494,11 @@ final class GridCell: LaidOutAsOverlay, SwiftWidget, WidgetActions {
         if let number {
             gtk_label_set_text(self.number.made.opaque, String(number))
             self.number.show(true)
-            circle.show(false)
+            gtk_widget_set_visible(circle, 0)
             gtk_widget_add_css_class(root, "picked")
         } else {
             self.number.show(false)
-            if let circle = circle.widget { gtk_widget_set_visible(circle, 1) }
+            gtk_widget_set_visible(circle, 1)
             gtk_widget_remove_css_class(root, "picked")
         }
     }
