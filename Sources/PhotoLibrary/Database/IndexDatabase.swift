@@ -179,11 +179,9 @@ enum IndexDatabase {
 
     /// Each connection's page cache, in KiB (SQLite's default is 2 MiB a connection). The
     /// window's reader filled its 2 MiB with the index pages of an album of 60,000 photos, pages
-    /// the kernel's page cache holds anyway: with 512 KiB a warm open's peak was 1.4 MB lower,
-    /// with 128 KiB 0.5 MB lower again (12 rounds side by side; no change in time, nor in memory
-    /// on 660 real photos, whose index fits). A page read again is a copy from the kernel's.
+    /// the kernel's page cache holds anyway: with 512 KiB a warm open's peak was 1.4 MB lower.
     /// (A first scan's batches take 32 MiB for their time: Indexer.)
-    static let pageCacheKiB = 128
+    static let pageCacheKiB = 512
 
     /// Opens another connection to an existing, migrated database (readers, cursors).
     static func openAdditional(_ path: String) throws -> SQLiteConnection {
