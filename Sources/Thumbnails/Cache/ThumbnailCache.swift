@@ -169,7 +169,13 @@ public final class ThumbnailCache: Sendable {
         if let written = header.text["Thumb::URI"], written != uri { return nil }
         if let written = header.text["Thumb::MTime"], Int64(written) != original.modificationTime { return nil }
         if let written = header.text["Thumb::Size"], Int64(written) != original.size { return nil }
-        guard case .success(let pixbuf) = Pixbuf.load(file.reopenablePath) else { return nil }
+        guard case .success(var pixbuf) = Pixbuf.loadPNG(file) else { return nil }
+        // Keys written after the pixels (ImageMagick puts them there): only GdkPixbuf's loader of
+        // whole files reads those.
+        if pixbuf.option("tEXt::Thumb::URI") == nil || pixbuf.option("tEXt::Thumb::MTime") == nil,
+           case .success(let whole) = Pixbuf.load(file.reopenablePath) {
+            pixbuf = whole
+        }
         // Valid only for exactly this file version: `!=` means stale, not just `>`.
         guard pixbuf.option("tEXt::Thumb::URI") == uri,
               pixbuf.option("tEXt::Thumb::MTime").flatMap({ Int64($0) }) == original.modificationTime else { return nil }
