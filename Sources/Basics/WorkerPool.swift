@@ -26,6 +26,10 @@ public final class WorkerPool: @unchecked Sendable {
         var stopping = false
         /// Threads that have not yet come back from their last work (see `shutdown(waitingAtMost:)`).
         var alive = 0
+        /// Threads waiting for work now, and threads not started yet (a pool started on demand).
+        var idle = 0
+        var unstarted = 0
+        var started = 0
 
         func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
 
@@ -37,7 +41,9 @@ public final class WorkerPool: @unchecked Sendable {
                 if stopping { return nil }
                 moveDueWork()
                 if head < work.count { break }
+                idle += 1
                 if let due = delayed.map(\.due).min() { lock.wait(until: due) } else { lock.wait() }
+                idle -= 1
             }
             let next = work[head]
             // The slot lets go of the work now (not at the next compaction), so what the work
@@ -67,29 +73,57 @@ public final class WorkerPool: @unchecked Sendable {
     /// Starts `threads` threads named `name` (as `top -H` and debuggers show them). `background`
     /// threads run at a lower CPU priority: they take the cores only when nothing else wants them
     /// (indexing behind the window gives way to the thumbnails the person is waiting for).
-    public init(name: String, threads count: Int, background: Bool = false) {
+    /// `onDemand`: each thread starts when work finds none waiting, up to `threads`. For pools
+    /// that a window's start leaves idle (the scan's, the index's): a warm window drew its first
+    /// frame beside nine threads that had nothing to do yet, each with its stack and its share of
+    /// the start's time (issue 42).
+    public init(name: String, threads count: Int, background: Bool = false, onDemand: Bool = false) {
         self.name = name
-        for _ in 0..<max(1, count) {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(ThreadContext(queue: queue, name: name, background: background))
-            let created = pthread_create(&thread, nil, { raw in
-                let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
-                photopick_name_thread(context.name)
-                if context.background { photopick_lower_thread_priority() }
-                while let work = context.queue.next() { work() }
-                context.queue.locked {
-                    context.queue.alive -= 1
-                    context.queue.lock.broadcast()
-                }
-                return nil
-            }, context.toOpaque())
-            if created == 0 {
-                threads.append(thread)
-                queue.locked { queue.alive += 1 }
-            } else {
-                context.release()
-            }
+        self.background = background
+        if onDemand {
+            queue.unstarted = max(1, count)
+        } else {
+            for _ in 0..<max(1, count) { startThread() }
         }
+    }
+
+    private let background: Bool
+
+    private func startThread() {
+        // (Counted before it runs: a thread started as the pool stops exits at once.)
+        queue.locked { queue.alive += 1 }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(ThreadContext(queue: queue, name: name, background: background))
+        let created = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
+            photopick_name_thread(context.name)
+            if context.background { photopick_lower_thread_priority() }
+            while let work = context.queue.next() { work() }
+            context.queue.locked {
+                context.queue.alive -= 1
+                context.queue.lock.broadcast()
+            }
+            return nil
+        }, context.toOpaque())
+        if created == 0 {
+            threadsLock.withLock { threads.append(thread) }
+        } else {
+            queue.locked { queue.alive -= 1 }
+            context.release()
+        }
+    }
+
+    /// Called with the queue locked, after work was added: whether a thread should start for it
+    /// (more work waits than threads wait for work, or, for work that is due later, no thread
+    /// has started to watch the clock), while the pool has threads left to start. The caller
+    /// starts it once the lock is let go.
+    private func claimThreadForNewWork(delayed: Bool = false) -> Bool {
+        guard queue.unstarted > 0 else { return false }
+        let wanted = delayed ? queue.started == 0 : queue.work.count - queue.head > queue.idle
+        guard wanted else { return false }
+        queue.unstarted -= 1
+        queue.started += 1
+        return true
     }
 
     private final class ThreadContext {
@@ -114,24 +148,28 @@ public final class WorkerPool: @unchecked Sendable {
     /// Queues `work`. Returns false, and drops it, once the pool is stopping.
     @discardableResult
     public func submit(_ work: @escaping Work) -> Bool {
-        queue.locked {
-            guard !queue.stopping else { return false }
+        let (submitted, starts) = queue.locked { () -> (Bool, Bool) in
+            guard !queue.stopping else { return (false, false) }
             queue.work.append(work)
             queue.lock.signal()
-            return true
+            return (true, claimThreadForNewWork())
         }
+        if starts { startThread() }
+        return submitted
     }
 
     /// Queues `work` to start after `seconds` (work that should not compete with what the person
     /// waits for, like reading the rest of an album once the first screen is shown).
     @discardableResult
     public func submit(after seconds: Double, _ work: @escaping Work) -> Bool {
-        queue.locked {
-            guard !queue.stopping else { return false }
+        let (submitted, starts) = queue.locked { () -> (Bool, Bool) in
+            guard !queue.stopping else { return (false, false) }
             queue.delayed.append((monotonicSeconds() + seconds, work))
             queue.lock.broadcast()
-            return true
+            return (true, claimThreadForNewWork(delayed: true))
         }
+        if starts { startThread() }
+        return submitted
     }
 
     /// Whether `shutdown()` was called: long work checks it to end early.

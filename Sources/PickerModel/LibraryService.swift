@@ -44,7 +44,7 @@ public final class LibraryService {
     private var users = 0
     private var isClosed = false
     /// The scan's threads: the scan, counting its files, rescans and the look for missing roots.
-    private let workers = WorkerPool(name: "scan", threads: 2)
+    private let workers = WorkerPool(name: "scan", threads: 2, onDemand: true)
     private var watcher: LibraryWatcher?
     /// Whether a library folder was missing when last looked for, and a look is under way.
     private var rootsWereMissing = false

@@ -111,7 +111,7 @@ public final class PickerController {
     public var scannedLibraryIsComing: Bool { waitsForDates || changesWhileShowing != nil }
     /// The controller's own threads: change positions, finding by name and reading the rest of
     /// an album (the scan has the service's). Told to stop at `close()`, not waited for.
-    let workers = WorkerPool(name: "picker", threads: 2)
+    let workers = WorkerPool(name: "picker", threads: 2, onDemand: true)
 
     /// The live camera, when the picker shows one (its cell is the grid's first).
     public let camera: CameraStore?

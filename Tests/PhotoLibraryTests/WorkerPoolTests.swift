@@ -69,6 +69,46 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(threads(named: "test-stop"), 0, "no thread of the pool is left")
     }
 
+    /// A pool started on demand has no thread until work comes; it starts one for each work that
+    /// finds every thread busy, never more than asked; work due later starts one to wait for it;
+    /// and its shutdown ends every thread it started.
+    func testAPoolOnDemandStartsThreadsAsWorkComesUpToItsCount() {
+        let pool = WorkerPool(name: "test-demand", threads: 2, onDemand: true)
+        usleep(50_000)
+        XCTAssertEqual(pool.threadCount, 0)
+        XCTAssertEqual(threads(named: "test-demand"), 0, "no thread before any work")
+        let gate = DispatchSemaphore(value: 0)
+        let running = Shared(0), ran = Shared(0)
+        for _ in 0..<3 {
+            pool.submit {
+                running.update { $0 += 1 }
+                gate.wait()
+                running.update { $0 -= 1 }
+                ran.update { $0 += 1 }
+            }
+        }
+        let deadline = monotonicSeconds() + 5
+        while running.current < 2 && monotonicSeconds() < deadline { usleep(1000) }
+        usleep(50_000)
+        XCTAssertEqual(running.current, 2, "two works at once: a second thread started for the second")
+        XCTAssertEqual(pool.threadCount, 2, "no third thread for the third work")
+        for _ in 0..<3 { gate.signal() }
+        while ran.current < 3 && monotonicSeconds() < deadline + 5 { usleep(1000) }
+        XCTAssertEqual(ran.current, 3)
+
+        let later = WorkerPool(name: "test-demand-2", threads: 2, onDemand: true)
+        let due = expectation(description: "the delayed work ran")
+        later.submit(after: 0.05) { due.fulfill() }
+        wait(for: [due], timeout: 5)
+        XCTAssertEqual(later.threadCount, 1)
+
+        pool.shutdown()
+        later.shutdown()
+        let gone = monotonicSeconds() + 2
+        while threads(named: "test-demand") + threads(named: "test-demand-2") > 0 && monotonicSeconds() < gone { usleep(1000) }
+        XCTAssertEqual(threads(named: "test-demand") + threads(named: "test-demand-2"), 0, "no thread of either pool is left")
+    }
+
     /// A process about to exit lets go of its workers instead of waiting: shutdown returns while
     /// the running work still runs, nothing waiting starts, and the running work ends on its own.
     func testShutdownWithoutWaitingReturnsWhileWorkRunsAndStartsNothingMore() {

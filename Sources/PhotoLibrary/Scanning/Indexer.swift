@@ -65,18 +65,18 @@ final class Indexer {
     var journal: CrashJournal?
 
     /// Threads that read files for the scan (one per core), ahead of its writes.
-    let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount)
+    let readers = WorkerPool(name: "index-readers", threads: WorkerPool.processorCount, onDemand: true)
     /// The second pass's readers run at a lower priority: by then the grid is shown, and the
     /// thumbnails the person waits for come first.
-    let detailReaders = WorkerPool(name: "index-details", threads: WorkerPool.processorCount, background: true)
+    let detailReaders = WorkerPool(name: "index-details", threads: WorkerPool.processorCount, background: true, onDemand: true)
     /// Threads that read a remote folder's files: their time goes to round trips (opening a file
     /// over gvfs and SFTP, then its first blocks, one exchange each), so several are in flight;
     /// at a lower priority than local roots (300 generated files over loopback SFTP: 2.29 s with the
     /// two local readers, 1.87 s with these).
-    lazy var remoteReaders = WorkerPool(name: "index-remote", threads: 8, background: true)
+    lazy var remoteReaders = WorkerPool(name: "index-remote", threads: 8, background: true, onDemand: true)
     /// Writes what the scan does once the first screen is final, at the same lower priority (the
     /// scanning thread waits meanwhile: one writer at a time, as SQLite has it).
-    let backgroundWriter = WorkerPool(name: "index-writer", threads: 1, background: true)
+    let backgroundWriter = WorkerPool(name: "index-writer", threads: 1, background: true, onDemand: true)
 
     init(database: SQLiteConnection) {
         self.database = database
