@@ -43,14 +43,8 @@ class RemoteWindowTestCase: WindowTestCase {
                                        dataHome: dataHome, cacheHome: cacheHome,
                                        environment: server.environment.merging(["PHOTOPICK_TRACE_FETCH": "1"]) { $1 }.merging(environment) { $1 },
                                        title: title)
-        let sizes = try (0..<3).map { index -> (String, Int) in
-            let path = photos.appendingPathComponent("IMG_\(index).JPG").path
-            return (path, try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0)
-        }
-        XCTAssertTrue(wait(seconds: 30) {
-            let read = server.bytesRead()
-            return sizes.allSatisfy { (read[$0.0] ?? 0) >= $0.1 }
-        }, "the cells downloaded their photos: \(server.bytesRead())")
+        let files = (0..<3).map { photos.appendingPathComponent("IMG_\($0).JPG") }
+        XCTAssertTrue(wait(seconds: 30) { server.hasReadWhole(files) }, "the cells downloaded their photos: \(server.bytesRead())")
         usleep(500_000)
         // (The keyboard to the picker: no window manager runs, and in CI a first space after the
         // remote setup picked nothing, once in this test's helper below and once in a test

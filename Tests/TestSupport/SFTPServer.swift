@@ -93,6 +93,16 @@ public final class SFTPServer: @unchecked Sendable {
         return read
     }
 
+    /// Whether the server has read every byte of each of `files` (a picker's first run over it
+    /// has dated them and made their thumbnails: its grid shows them).
+    public func hasReadWhole(_ files: [URL]) -> Bool {
+        let read = bytesReadNow()
+        return files.allSatisfy { file in
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+            return size.map { (read[file.path] ?? 0) >= $0 } ?? false
+        }
+    }
+
     private func bytesReadNow() -> [String: Int] {
         guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [:] }
         var result: [String: Int] = [:]
