@@ -15,6 +15,8 @@ public enum PickerEvent {
     /// A first scan has dated every file: the newest of Recents, newest first (their thumbnails
     /// can be made before the album opens).
     case newestKnown([FilePath])
+    /// A change is about to go into the open album (`contentChanged` follows).
+    case contentWillChange
     /// The open album's contents changed, or a change turned out to touch nothing shown.
     case contentChanged
     /// Progress of a first scan, and the number of files expected.

@@ -605,6 +605,7 @@ public final class PickerController {
     private func applyKeepingAnchor(_ details: FetchResultChangeDetails) {
         let anchor = anchorAsset?()
         let from = anchor.flatMap { model.position(of: $0) }
+        publish(.contentWillChange)
         model.apply(details)
         guard let anchor, let from, let to = model.position(of: anchor) else { return }
         if to != from { publish(.anchorMoved(from: from, to: to)) }

@@ -2,7 +2,7 @@
 import CGtk
 import Foundation
 import GObjectSupport
-import PhotoLibrary
+@_spi(Testing) import PhotoLibrary
 import PickerModel
 import TestSupport
 import Thumbnails
@@ -149,6 +149,73 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(top.id, view.model.assetID(at: 0), "a photo just taken is the first thing seen")
             XCTAssertEqual(view.model.assetID(at: 0).map { try? view.library.asset(id: $0)?.path.lastComponentName }??.hasPrefix("NEW_"), true)
             XCTAssertFalse(view.newerPhotosShown, "nothing is announced: it is in view")
+        }
+    }
+
+    // MARK: A photo that moves under the keyboard focus
+
+    /// Gives `id` the date of the photo at `position`, a millisecond newer (so it sorts just
+    /// before it), as a first run that reads a photo's date late does; and tells the view.
+    private func redate(_ id: Int64, toJustBefore position: Int, in view: Picker) throws {
+        let other = try XCTUnwrap(view.model.assetID(at: position))
+        try view.library.writeDirectly { db in
+            let date = try XCTUnwrap(try db.integer("SELECT captured_at FROM assets WHERE id = \(other)"))
+            try db.execute("UPDATE assets SET captured_at = \(date + 1) WHERE id = \(id)")
+        }
+        var change = LibraryChange()
+        change.updated = [id]
+        view.apply(change)
+        InProcessGTK.pump(seconds: 0.6)
+    }
+
+    private func focusedAsset(_ view: Picker) -> Int64? {
+        view.focusedPosition.flatMap { view.model.assetID(at: $0) }
+    }
+
+    /// A photo re-dated while it has the keyboard focus (a first run reads its date late) moves,
+    /// and the focus goes with it while it stays in sight: a Space picks the photo the person
+    /// chose. GtkGridView kept the focus on the position, where a neighbour had moved in.
+    nonisolated func testTheKeyboardFocusGoesWithAPhotoThatMovesInSight() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, _) = try openPicker(count: 3000)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let adjustment = try XCTUnwrap(gtk_scrolled_window_get_vadjustment(view.scroller.opaque))
+            let first = view.model.showsCamera ? 1 : 0
+            let id = try XCTUnwrap(view.model.assetID(at: first + 7))
+            view.focusAsset(id)
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertEqual(focusedAsset(view), id)
+
+            try redate(id, toJustBefore: first, in: view)
+            XCTAssertEqual(view.model.position(of: id), first, "now the newest")
+            XCTAssertEqual(focusedAsset(view), id, "the focus went with it")
+            XCTAssertTrue(view.gridKey(UInt32(GDK_KEY_space), 0))
+            XCTAssertEqual(view.selection.picked, [id], "Space picks it")
+
+            // Scrolled down, the photo at the top held in place: a photo in sight moves a row down.
+            gtk_adjustment_set_value(adjustment, 10 * gtk_adjustment_get_page_size(adjustment))
+            InProcessGTK.pump(seconds: 0.5)
+            let top = try XCTUnwrap(view.topAssetInSight())
+            let topPosition = try XCTUnwrap(view.model.position(of: top.id))
+            let columns = Int(gtk_grid_view_get_max_columns(view.photoGrid.grid.opaque))
+            let moving = try XCTUnwrap(view.model.assetID(at: topPosition + 1))
+            view.focusAsset(moving)
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertEqual(focusedAsset(view), moving)
+            let value = gtk_adjustment_get_value(adjustment)
+            try redate(moving, toJustBefore: topPosition + 2 + min(columns, 4), in: view)
+            XCTAssertEqual(view.model.position(of: moving), topPosition + 1 + min(columns, 4))
+            XCTAssertEqual(focusedAsset(view), moving, "the focus went with it")
+            XCTAssertNotNil(view.placeInSight(of: moving))
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), value, accuracy: 1, "the view did not move")
+
+            // Re-dated out of sight (the oldest photo now): the focus stays on a photo in sight,
+            // and the view stays where it is.
+            try redate(moving, toJustBefore: view.model.count - 1, in: view)
+            let focused = try XCTUnwrap(focusedAsset(view), "a photo keeps the focus")
+            XCTAssertNotEqual(focused, moving)
+            XCTAssertNotNil(view.placeInSight(of: focused), "in sight")
+            XCTAssertEqual(gtk_adjustment_get_value(adjustment), value, accuracy: 1, "the view did not move")
         }
     }
 }

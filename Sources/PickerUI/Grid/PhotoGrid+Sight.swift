@@ -272,17 +272,73 @@ extension PhotoGrid {
     /// that as it lays the grid out again; this runs after that layout and before the frame is
     /// drawn, so the person never sees the grid move.
     func keepAnchor(from: Int, to: Int) {
-        guard var anchor, anchor.position == from, let clock = gtk_widget_get_frame_clock(grid) else { self.anchor = nil; return }
+        guard var anchor, anchor.position == from else { self.anchor = nil; return }
         anchor.target = anchor.value + Double(to / anchor.columns - from / anchor.columns) * anchor.rowHeight
         self.anchor = anchor
-        if anchorLayoutHandler == 0 {
-            anchorLayoutHandler = Signal.connect(UnsafeMutableRawPointer(clock), "layout", after: true) { [weak self] in
-                self?.restoreAnchor()
-            }
-            // Held until the view goes, so the handler can be disconnected from a live object.
-            anchorClock = GObjectRef(UnsafeMutableRawPointer(clock), transfer: .none)
-        }
+        guard whenLaidOut() else { self.anchor = nil; return }
         gtk_widget_queue_allocate(grid)
+    }
+
+    /// Runs `afterLayout` after each of GTK's layouts from now on (after GtkGridView has placed
+    /// its cells, before the frame is drawn). False before the grid has a frame clock.
+    private func whenLaidOut() -> Bool {
+        guard layoutHandler == 0 else { return true }
+        guard let clock = gtk_widget_get_frame_clock(grid) else { return false }
+        layoutHandler = Signal.connect(UnsafeMutableRawPointer(clock), "layout", after: true) { [weak self] in
+            self?.afterLayout()
+        }
+        // Held until the view goes, so the handler can be disconnected from a live object.
+        layoutClock = GObjectRef(UnsafeMutableRawPointer(clock), transfer: .none)
+        return true
+    }
+
+    private func afterLayout() {
+        let adjustment = verticalAdjustment
+        let before = adjustment.map { gtk_adjustment_get_value($0) } ?? 0
+        restoreAnchor()
+        focusFollowedPhoto(scrolledBy: adjustment.map { gtk_adjustment_get_value($0) - before } ?? 0)
+    }
+
+    // MARK: The focus on a photo that moves
+
+    /// Notes the photo with the keyboard focus before a change goes in. GtkGridView keeps the
+    /// focus on a grid position, not on a photo: a photo that moves goes out and comes in again
+    /// (two splices), and the focus stayed behind on its neighbour. A first run's details
+    /// re-date photos while a person may already be picking with the keyboard: their Space
+    /// picked the photo next to the one they had chosen.
+    func noteFocusBeforeChange() {
+        focusBeforeChange = hasFocus ? focusedPosition.flatMap { model.assetID(at: $0) } : nil
+    }
+
+    /// After the change: the photo keeps the focus if it moved to a place in sight (once GTK has
+    /// laid the grid out, its cell is there). One that left the view, or the album, leaves the
+    /// focus where it is, on a photo in sight: following it would move the view.
+    func followFocusAfterChange() {
+        defer { focusBeforeChange = nil }
+        guard let id = focusBeforeChange, focusLeftWithPhoto, let position = model.position(of: id), position != focusedPosition else { return }
+        focusToFollow = id
+        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusToFollow = nil }
+    }
+
+    /// Whether the focus is where a change left it: in the grid, or on the photo's widget that
+    /// went out with it (GTK 4.8 leaves the window's focus on it, out of the window, until the
+    /// grid gives the focus to the position at its next layout).
+    private var focusLeftWithPhoto: Bool {
+        guard let root = gtk_widget_get_root(grid) else { return false }
+        guard let focus = gtk_root_get_focus(root) else { return true }
+        return gtk_widget_get_root(focus) == nil || hasFocus
+    }
+
+    /// `scrolled`: how far the anchor moved the view after GTK placed the cells (they follow at the
+    /// next layout).
+    private func focusFollowedPhoto(scrolledBy scrolled: Double) {
+        guard let id = focusToFollow else { return }
+        focusToFollow = nil
+        guard focusLeftWithPhoto, let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
+              let (_, y) = place(of: cell), let item = gtk_widget_get_parent(cell.root) else { return }
+        let middle = y - scrolled + Double(gtk_widget_get_height(cell.root)) / 2
+        guard middle >= 0, middle <= Double(gtk_widget_get_height(scroller)) else { return }
+        gtk_widget_grab_focus(item)
     }
 
     private func restoreAnchor() {

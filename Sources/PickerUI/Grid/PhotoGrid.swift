@@ -117,8 +117,13 @@ final class PhotoGrid: SwiftWidget {
         var target: Double?
     }
     var anchor: Anchor?
-    var anchorLayoutHandler: gulong = 0
-    var anchorClock: GObjectRef?
+    /// The photo that had the keyboard focus as a change went in, followed once the grid is laid
+    /// out (PhotoGrid+Sight.followFocusedPhoto).
+    var focusBeforeChange: Int64?
+    var focusToFollow: Int64?
+    /// The frame clock's "layout" handler that puts the anchor back and follows the focus.
+    var layoutHandler: gulong = 0
+    var layoutClock: GObjectRef?
     /// Handlers on the scroller's adjustments, which can still signal while the widgets are
     /// disposed: the adjustments are held until widgetDisposed disconnects them.
     private var adjustmentHandlers: [(instance: GObjectRef, id: gulong)] = []
@@ -196,11 +201,11 @@ final class PhotoGrid: SwiftWidget {
         for (instance, id) in adjustmentHandlers { g_signal_handler_disconnect(instance.pointer, id) }
         adjustmentHandlers = []
         // (A clock disposed with its window has dropped its handlers already.)
-        if let anchorClock, anchorLayoutHandler != 0, g_signal_handler_is_connected(anchorClock.pointer, anchorLayoutHandler) != 0 {
-            g_signal_handler_disconnect(anchorClock.pointer, anchorLayoutHandler)
+        if let layoutClock, layoutHandler != 0, g_signal_handler_is_connected(layoutClock.pointer, layoutHandler) != 0 {
+            g_signal_handler_disconnect(layoutClock.pointer, layoutHandler)
         }
-        anchorClock = nil
-        anchorLayoutHandler = 0
+        layoutClock = nil
+        layoutHandler = 0
         // (Not the grid's tick callback: the grid's own dispose took its tick callbacks with it.)
         firstFrameTick = 0
         columnFitting.cancel()

@@ -30,8 +30,10 @@ extension Picker {
             case .albumOpening: self.albumOpening()
             case .albumOpened: self.albumOpened()
             case .newestKnown(let paths): self.photoGrid.makeThumbnailsEarly(for: paths)
+            case .contentWillChange: self.photoGrid.noteFocusBeforeChange()
             case .contentChanged:
                 self.photoGrid.contentChanged()
+                self.photoGrid.followFocusAfterChange()
                 self.updateEmptyState()
                 self.refreshTimeline()
                 self.goToWantedDate()
