@@ -218,4 +218,37 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(gtk_adjustment_get_value(adjustment), value, accuracy: 1, "the view did not move")
         }
     }
+
+    /// The photo with the keyboard focus is deleted: from the moment the change is in, the focus
+    /// is in the window (GTK 4.8 left it on the photo's widget, out of the window, until the
+    /// next layout: a key pressed then went nowhere, Escape included), and once laid out it is
+    /// on the photo now at that place.
+    nonisolated func testAKeyRightAfterTheFocusedPhotoIsDeletedReachesThePicker() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, _) = try openPicker(count: 500)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let first = view.model.showsCamera ? 1 : 0
+            let id = try XCTUnwrap(view.model.assetID(at: first + 7))
+            let next = try XCTUnwrap(view.model.assetID(at: first + 8))
+            view.focusAsset(id)
+            InProcessGTK.pump(seconds: 0.3)
+            XCTAssertEqual(focusedAsset(view), id)
+
+            var focusInWindow: Bool?
+            let observation = view.controller.observe { event in
+                guard case .contentChanged = event, focusInWindow == nil else { return }
+                let focus = gtk_root_get_focus(OpaquePointer(window))
+                focusInWindow = focus.map { gtk_widget_get_root($0) != nil }
+            }
+            defer { observation.cancel() }
+            try view.library.writeDirectly { db in try db.execute("DELETE FROM assets WHERE id = \(id)") }
+            var change = LibraryChange()
+            change.removed = [id]
+            view.apply(change)
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(focusInWindow, true, "as the change went in, the focus was in the window")
+            XCTAssertEqual(view.focusedPosition, first + 7, "the focus is at the photo's place")
+            XCTAssertEqual(focusedAsset(view), next)
+        }
+    }
 }

@@ -81,7 +81,9 @@ final class PhotoGrid: SwiftWidget {
     var pictureBand: Range<Int>?
     /// Runs fitColumns after a layout pass that changed the width.
     let columnFitting = MainLoopSource()
-    /// Focuses the first photo (or a capture) once a new album is laid out.
+    /// Focuses the first photo (or a capture) once a new album is laid out: after GTK's next
+    /// layout (`wantedFocus`), or at an idle before the grid has a frame clock (`focusRetry`).
+    var wantedFocus: (WantedFocus, attempts: Int)?
     let focusRetry = MainLoopSource()
     /// The photo that had the keyboard focus when the grid was last unmapped, for the next
     /// focus into it (focusGrid); nil once the focus came in another way.
@@ -210,6 +212,7 @@ final class PhotoGrid: SwiftWidget {
         firstFrameTick = 0
         columnFitting.cancel()
         focusRetry.cancel()
+        wantedFocus = nil
         inSightFirst.cancel()
         firstScreenHoldEnd.cancel()
         firstScreenGate?.deadline.cancel()
