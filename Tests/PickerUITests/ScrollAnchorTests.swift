@@ -251,4 +251,27 @@ final class ScrollAnchorTests: XCTestCase, @unchecked Sendable {
             XCTAssertEqual(focusedAsset(view), next)
         }
     }
+
+    /// Another album put in the grid under a focused photo (not through the switcher, which
+    /// focuses the first photo): the focus stays in the window, and is on a photo once laid out.
+    nonisolated func testTheFocusStaysInTheWindowWhenTheAlbumIsReplacedUnderIt() throws {
+        try MainActor.assumeIsolated {
+            let (view, window, _) = try openPicker(count: 500)
+            defer { gtk_window_destroy(window.cast()); view.loader.shutdown() }
+            let first = view.model.showsCamera ? 1 : 0
+            view.focusAsset(try XCTUnwrap(view.model.assetID(at: first + 7)))
+            InProcessGTK.pump(seconds: 0.3)
+            var focusInWindow: Bool?
+            let observation = view.controller.observe { event in
+                guard case .albumOpened = event, focusInWindow == nil else { return }
+                focusInWindow = gtk_root_get_focus(OpaquePointer(window)).map { gtk_widget_get_root($0) != nil }
+            }
+            defer { observation.cancel() }
+            let other = try XCTUnwrap(view.controller.albums.first { $0.album != view.controller.currentAlbum && $0.count > 20 })
+            view.controller.open(other.album)
+            InProcessGTK.pump(seconds: 0.6)
+            XCTAssertEqual(focusInWindow, true, "as the album went in, the focus was in the window")
+            XCTAssertNotNil(focusedAsset(view), "a photo has the focus")
+        }
+    }
 }

@@ -356,6 +356,18 @@ extension PhotoGrid {
         if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusToFollow = nil }
     }
 
+    /// The album was replaced (or read again) under a focused photo: the focus goes to the grid
+    /// at once, and to the photo at its place once laid out.
+    func keepFocusInWindow() {
+        guard focusIsOutOfWindow else { return }
+        gtk_widget_grab_focus(grid)
+        focusToFollow = Self.noPhoto
+        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusToFollow = nil }
+    }
+
+    /// `focusToFollow` for a focus that goes to the photo at its place.
+    static let noPhoto: Int64 = -1
+
     /// The window's focus is on a widget no longer in it: GTK 4.8 leaves it on the cell of a
     /// photo that went out, until the grid's next layout.
     private var focusIsOutOfWindow: Bool {
@@ -378,7 +390,7 @@ extension PhotoGrid {
         guard let id = focusToFollow else { return }
         focusToFollow = nil
         guard focusLeftWithPhoto else { return }
-        if let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
+        if id != Self.noPhoto, let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
            let (_, y) = place(of: cell), let item = gtk_widget_get_parent(cell.root) {
             let middle = y - scrolled + Double(gtk_widget_get_height(cell.root)) / 2
             if middle >= 0, middle <= Double(gtk_widget_get_height(scroller)), gtk_widget_grab_focus(item) != 0 { return }

@@ -35,6 +35,7 @@ extension Picker {
     /// The grid holds another album now.
     func albumOpened() {
         photoGrid.albumOpened()
+        photoGrid.keepFocusInWindow()
         // The grid is a table to a screen reader, named for its album ("GtkGridView" before).
         if let album = controller.currentAlbum, let name = controller.albums.first(where: { $0.album == album })?.displayName {
             photopick_accessible_set_label(grid, name)
