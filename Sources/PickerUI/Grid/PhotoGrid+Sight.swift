@@ -351,9 +351,9 @@ extension PhotoGrid {
         if focusIsOutOfWindow { gtk_widget_grab_focus(grid) }
         // (Still in its place: nothing to do. Gone from the album: after the layout, the focus
         // goes to the photo now at its place.)
-        guard model.position(of: id) != focusedPosition else { return }
-        focusToFollow = id
-        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusToFollow = nil }
+        if let position = model.position(of: id), position == focusedPosition { return }
+        focusAfterLayout = .photo(id)
+        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusAfterLayout = nil }
     }
 
     /// The album was replaced (or read again) under a focused photo: the focus goes to the grid
@@ -361,12 +361,17 @@ extension PhotoGrid {
     func keepFocusInWindow() {
         guard focusIsOutOfWindow else { return }
         gtk_widget_grab_focus(grid)
-        focusToFollow = Self.noPhoto
-        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusToFollow = nil }
+        focusAfterLayout = .itsPlace
+        if whenLaidOut() { gtk_widget_queue_allocate(grid) } else { focusAfterLayout = nil }
     }
 
-    /// `focusToFollow` for a focus that goes to the photo at its place.
-    static let noPhoto: Int64 = -1
+    /// Where the focus goes once the grid is laid out after a change.
+    enum FocusAfterLayout {
+        /// The photo that had it, if it is in sight; else as `itsPlace`.
+        case photo(Int64)
+        /// The photo now at the focused photo's place.
+        case itsPlace
+    }
 
     /// The window's focus is on a widget no longer in it: GTK 4.8 leaves it on the cell of a
     /// photo that went out, until the grid's next layout.
@@ -387,10 +392,10 @@ extension PhotoGrid {
     /// `scrolled`: how far the anchor moved the view after GTK placed the cells (they follow at the
     /// next layout).
     private func focusFollowedPhoto(scrolledBy scrolled: Double) {
-        guard let id = focusToFollow else { return }
-        focusToFollow = nil
+        guard let wanted = focusAfterLayout else { return }
+        focusAfterLayout = nil
         guard focusLeftWithPhoto else { return }
-        if id != Self.noPhoto, let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
+        if case .photo(let id) = wanted, let cell = cells.compactMap(\.cell).first(where: { $0.assetID == id }),
            let (_, y) = place(of: cell), let item = gtk_widget_get_parent(cell.root) {
             let middle = y - scrolled + Double(gtk_widget_get_height(cell.root)) / 2
             if middle >= 0, middle <= Double(gtk_widget_get_height(scroller)), gtk_widget_grab_focus(item) != 0 { return }

@@ -122,7 +122,7 @@ final class PhotoGrid: SwiftWidget {
     /// The photo that had the keyboard focus as a change went in, followed once the grid is laid
     /// out (PhotoGrid+Sight.followFocusedPhoto).
     var focusBeforeChange: Int64?
-    var focusToFollow: Int64?
+    var focusAfterLayout: FocusAfterLayout?
     /// The frame clock's "layout" handler that puts the anchor back and follows the focus.
     var layoutHandler: gulong = 0
     var layoutClock: GObjectRef?
@@ -213,6 +213,7 @@ final class PhotoGrid: SwiftWidget {
         columnFitting.cancel()
         focusRetry.cancel()
         wantedFocus = nil
+        focusAfterLayout = nil
         inSightFirst.cancel()
         firstScreenHoldEnd.cancel()
         firstScreenGate?.deadline.cancel()
