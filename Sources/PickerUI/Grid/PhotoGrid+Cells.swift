@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import Basics
 import Camera
 import CGtk
 import GObjectSupport
@@ -167,6 +168,9 @@ extension PhotoGrid: CellHost {
             case .failure(let failure):
                 // (Whether it can be picked is the controller's rule; the cell says why not.)
                 guard let problem = controller.pictureCame(for: asset, failure: failure) else { return deliver(.none) }
+                // The person reads the cell's words; whoever started the program reads why (a
+                // file judged damaged cannot be picked: CI's keyboard tests then show the cause).
+                DeveloperLog.sayOnce("\(asset.path): cannot be picked: \(failure.description)")
                 deliver(.problem(CellProblem(problem), detail: failure.description))
             }
         }
