@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import Basics
 import CGLib
 import Glibc
 import PhotoLibrary
@@ -193,28 +194,24 @@ public final class Thumbnailer: Sendable {
         }
         decodeCount.add(1, ordering: .relaxed)
         if photopick_is_main_thread() != 0 { mainThreadDecodeCount.add(1, ordering: .relaxed) }
-        let made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>
+        var made: Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure>
         if let thumbnailer {
             made = runThumbnailer(thumbnailer, on: original, size: flavor.pixels, isCancelled: isCancelled).map { ($0, nil) }
         } else if head.isEmpty {
             made = .failure(.undecodable("empty file"))
         } else {
-            // The worker picks its loader by this type (it cannot sniff): the content's, else the
-            // name's (an XPM's content reads as C source).
-            let decodeType = mimeType.hasPrefix("image/") ? mimeType : ContentType.guess(fileName: path.lastComponent).mimeType
-            let decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>
-            if let workers {
-                decoded = workers.decode(file, mimeType: decodeType, fittingIn: flavor.pixels, maximumPixels: decoder.maximumPixels,
-                                         isCancelled: isCancelled)
-            } else if let journal = decodingJournal, let suspicion = journal.suspicion(of: path) {
-                decoded = .failure(.undecodable(suspicion))
-            } else {
-                // Here, in the journal: a crash in a loader is not met again at the next start.
-                // (With the worker's type: the header check then knows every format it reads.)
-                decoded = decodingJournal.map { $0.reading(path) { decoder.decode(file, fittingIn: flavor.pixels, mimeType: decodeType) } }
-                    ?? decoder.decode(file, fittingIn: flavor.pixels, mimeType: decodeType)
+            made = decode(file, at: path, mimeType: mimeType, box: flavor.pixels, isCancelled: isCancelled)
+            // A remote photo's bytes came over a network: one that does not decode is fetched
+            // again, whole, and decoded once more before the file is judged damaged (and cannot
+            // be picked; the judgement is kept in the cache until the file changes).
+            if file.isRemote, case .failure(.undecodable(let reason)) = made, !isCancelled() {
+                if let again = try? OpenFile(path: path), again.size == file.size,
+                   again.modificationTimeNanoseconds == modified, again.fetchEverything() == nil {
+                    made = decode(again, at: path, mimeType: mimeType, box: flavor.pixels, isCancelled: isCancelled)
+                    let outcome = (try? made.get()) != nil ? "it did" : "it did not either"
+                    DeveloperLog.say("\(path): decoded again from a new download (the first said “\(reason)”): \(outcome)")
+                }
             }
-            made = decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
         }
         switch made {
         case .success(let (pixbuf, imageSize)):
@@ -233,5 +230,27 @@ public final class Thumbnailer: Sendable {
             if failure.isPermanent { try? cache.storeFailure(for: original, reason: failure.description) }
             return .failure(failure)
         }
+    }
+
+    /// Decodes the whole of `file` (of `path`, sniffed as `mimeType`) to fit in `box`: in a decode
+    /// worker, or here under the crash journal when there are none.
+    private func decode(_ file: OpenFile, at path: FilePath, mimeType: String, box: Int,
+                        isCancelled: () -> Bool) -> Result<(Pixbuf, (width: Int, height: Int)?), ThumbnailFailure> {
+        // The worker picks its loader by this type (it cannot sniff): the content's, else the
+        // name's (an XPM's content reads as C source).
+        let decodeType = mimeType.hasPrefix("image/") ? mimeType : ContentType.guess(fileName: path.lastComponent).mimeType
+        let decoded: Result<ImageDecoder.Decoded, ThumbnailFailure>
+        if let workers {
+            decoded = workers.decode(file, mimeType: decodeType, fittingIn: box, maximumPixels: decoder.maximumPixels,
+                                     isCancelled: isCancelled)
+        } else if let journal = decodingJournal, let suspicion = journal.suspicion(of: path) {
+            decoded = .failure(.undecodable(suspicion))
+        } else {
+            // Here, in the journal: a crash in a loader is not met again at the next start.
+            // (With the worker's type: the header check then knows every format it reads.)
+            decoded = decodingJournal.map { $0.reading(path) { decoder.decode(file, fittingIn: box, mimeType: decodeType) } }
+                ?? decoder.decode(file, fittingIn: box, mimeType: decodeType)
+        }
+        return decoded.map { ($0.pixbuf, ($0.imageWidth, $0.imageHeight)) }
     }
 }

@@ -222,4 +222,25 @@ final class RemoteFetchTests: RemoteWindowTestCase {
                        "the photo as the server has it now (\(size / 3) bytes), not a torn copy")
         XCTAssertEqual(partialFiles(), [], "no temporary file is left")
     }
+
+    /// A photo on another machine that does not decode is fetched again, whole, and decoded once
+    /// more before it is called damaged (bytes that came over a network are not the file's
+    /// fault): a cut-off photo is read twice, then said damaged, and cannot be picked.
+    func testAPhotoThatDoesNotDecodeIsFetchedAgainBeforeItIsCalledDamaged() throws {
+        let (server, photos) = try start()
+        defer { server.close() }
+        let cut = photos.appendingPathComponent("IMG_1.JPG")
+        let whole = try Data(contentsOf: cut)
+        try whole.prefix(whole.count / 2).write(to: cut)
+        let picker = try openPicker(server, photos)
+        defer { picker.stop() }
+        XCTAssertTrue(wait { picker.errorText.contains("IMG_1.JPG: cannot be picked: cannot decode: the JPEG file is cut off") }, picker.errorText)
+        XCTAssertTrue(picker.errorText.contains("IMG_1.JPG: decoded again from a new download"), picker.errorText)
+        XCTAssertTrue(picker.errorText.contains("it did not either"), picker.errorText)
+        let read = server.bytesRead()
+        XCTAssertGreaterThanOrEqual(read[cut.path] ?? 0, 2 * (whole.count / 2), "read twice: \(read)")
+        for name in ["IMG_0.JPG", "IMG_2.JPG"] {
+            XCTAssertFalse(picker.errorText.contains("\(name): decoded again"), picker.errorText)
+        }
+    }
 }
