@@ -170,7 +170,8 @@ extension PhotoGrid: CellHost {
                 guard let problem = controller.pictureCame(for: asset, failure: failure) else { return deliver(.none) }
                 // The person reads the cell's words; whoever started the program reads why (a
                 // file judged damaged cannot be picked: CI's keyboard tests then show the cause).
-                DeveloperLog.sayOnce("\(asset.path): cannot be picked: \(failure.description)")
+                // A file deleted meanwhile is no one's problem (a folder emptied: a line a file).
+                if problem != .gone { DeveloperLog.sayOnce("\(asset.path): cannot be picked: \(failure.description)") }
                 deliver(.problem(CellProblem(problem), detail: failure.description))
             }
         }
