@@ -51,6 +51,10 @@ import Thumbnails
             finished += 1
         }
     }
+    // Every file given is "in sight", in the order given: the loader downloads a photo on
+    // another machine only for a cell in sight (the rest wait for a scroll), and a command has no
+    // scroll to come (`photopick thumbnail sftp://…` waited for ever).
+    loader.putFirst(paths, flavor: flavor)
     // The loader delivers on the GLib main loop, as in the window.
     var lastDrawn = 0.0
     while finished < paths.count {

@@ -35,6 +35,25 @@ final class ThumbnailCommandTests: XCTestCase {
         }
     }
 
+    /// Photos on another machine, named by their URIs: their thumbnails are made and printed in
+    /// order, as local ones are (the command waited for ever: the loader downloads only for cells
+    /// in sight, and a command has none unless it says which).
+    func testPhotosOnAnotherMachineGetTheirThumbnails() throws {
+        let server = try SFTPServer()
+        defer { server.close() }
+        let files = ["b.jpg", "a.png"].map { server.uri(folder.appendingPathComponent($0).path) }
+        let result = try TestSupport.run(TestSupport.photopick, ["thumbnail", "--size", "normal"] + files,
+                                         environment: server.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 }, timeout: 60)
+        XCTAssertEqual(result.status, 0, result.error)
+        let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, try files.map { try ThumbnailCache(root: FilePath(cacheHome.appendingPathComponent("thumbnails").path))
+            .path(forFile: FilePath($0), flavor: .normal).displayString })
+        for line in lines {
+            guard case .success(let pixbuf) = Pixbuf.load(line) else { return XCTFail(line) }
+            XCTAssertEqual(pixbuf.width, 128)
+        }
+    }
+
     /// `--` ends the options: a file named "-x.jpg" after it is a file, and `--` is not one.
     func testADoubleDashEndsTheOptions() throws {
         try FileManager.default.copyItem(at: folder.appendingPathComponent("b.jpg"), to: folder.appendingPathComponent("-x.jpg"))
