@@ -22,17 +22,23 @@ final class ThumbnailCommandTests: XCTestCase {
         try TestSupport.run(TestSupport.photopick, arguments, environment: ["XDG_CACHE_HOME": cacheHome.path])
     }
 
+    /// The command ended well and printed each file's 128 px thumbnail's path, in the files' order.
+    private func assertPrintsNormalThumbnails(_ result: (status: Int32, output: Data, error: String), of files: [String],
+                                              file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(result.status, 0, result.error, file: file, line: line)
+        let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, try files.map { try ThumbnailCache(root: FilePath(cacheHome.appendingPathComponent("thumbnails").path))
+            .path(forFile: FilePath($0), flavor: .normal).displayString }, file: file, line: line)
+        for printed in lines {
+            guard case .success(let pixbuf) = Pixbuf.load(printed) else { return XCTFail(printed, file: file, line: line) }
+            XCTAssertEqual(pixbuf.width, 128, file: file, line: line)
+        }
+    }
+
     func testPrintsEachThumbnailPathInOrder() throws {
         let files = ["b.jpg", "a.png"].map { folder.appendingPathComponent($0).path }
         let result = try photopick(["thumbnail", "--size", "normal"] + files)
-        XCTAssertEqual(result.status, 0, result.error)
-        let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines, try files.map { try ThumbnailCache(root: FilePath(cacheHome.appendingPathComponent("thumbnails").path))
-            .path(forFile: FilePath($0), flavor: .normal).displayString })
-        for line in lines {
-            guard case .success(let pixbuf) = Pixbuf.load(line) else { return XCTFail(line) }
-            XCTAssertEqual(pixbuf.width, 128)
-        }
+        try assertPrintsNormalThumbnails(result, of: files)
     }
 
     /// Photos on another machine, named by their URIs: their thumbnails are made and printed in
@@ -44,14 +50,7 @@ final class ThumbnailCommandTests: XCTestCase {
         let files = ["b.jpg", "a.png"].map { server.uri(folder.appendingPathComponent($0).path) }
         let result = try TestSupport.run(TestSupport.photopick, ["thumbnail", "--size", "normal"] + files,
                                          environment: server.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 }, timeout: 60)
-        XCTAssertEqual(result.status, 0, result.error)
-        let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines, try files.map { try ThumbnailCache(root: FilePath(cacheHome.appendingPathComponent("thumbnails").path))
-            .path(forFile: FilePath($0), flavor: .normal).displayString })
-        for line in lines {
-            guard case .success(let pixbuf) = Pixbuf.load(line) else { return XCTFail(line) }
-            XCTAssertEqual(pixbuf.width, 128)
-        }
+        try assertPrintsNormalThumbnails(result, of: files)
     }
 
     /// `--` ends the options: a file named "-x.jpg" after it is a file, and `--` is not one.
