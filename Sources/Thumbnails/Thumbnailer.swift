@@ -210,6 +210,9 @@ public final class Thumbnailer: Sendable {
                     made = decode(again, at: path, mimeType: mimeType, box: flavor.pixels, isCancelled: isCancelled)
                     let outcome = (try? made.get()) != nil ? "it did" : "it did not either"
                     DeveloperLog.say("\(path): decoded again from a new download (the first said “\(reason)”): \(outcome)")
+                } else {
+                    // Not confirmed (the server went, the file changed): nothing is judged yet.
+                    made = .failure(.temporary("did not decode, and could not be fetched again to check: \(reason)"))
                 }
             }
         }
