@@ -41,15 +41,25 @@ final class AlbumSwitcher: SwiftWidget {
     /// The search as a month or a year ("March 2024", "2019"), offered as the first row.
     private(set) var destination: DateDestination?
     /// That row (not one of `rows`: it is no album).
-    let dateRow: UnsafeMutablePointer<GtkWidget>
-    private let dateLabel: UnsafeMutablePointer<GtkWidget>
+    var dateRow: UnsafeMutablePointer<GtkWidget> { parts.dateRow }
+    private var dateLabel: UnsafeMutablePointer<GtkWidget> { parts.dateLabel }
 
     private(set) var current: Album?
     private(set) var rows: [AlbumSwitcherRow] = []
-    let popover: UnsafeMutablePointer<GtkWidget>
-    let search: UnsafeMutablePointer<GtkWidget>
-    let scroller: UnsafeMutablePointer<GtkWidget>
-    let list: UnsafeMutablePointer<GtkWidget>
+    var popover: UnsafeMutablePointer<GtkWidget> { parts.popover }
+    var search: UnsafeMutablePointer<GtkWidget> { parts.search }
+    var scroller: UnsafeMutablePointer<GtkWidget> { parts.scroller }
+    var list: UnsafeMutablePointer<GtkWidget> { parts.list }
+
+    /// The popover's widgets: its search entry, the list box and its date row.
+    struct PopoverParts {
+        let popover, search, scroller, list, dateRow, dateLabel: UnsafeMutablePointer<GtkWidget>
+    }
+    /// The popover, made the first time it opens or is asked for (`parts`): making its entry,
+    /// list box and date row was 2.8 ms of every window's build under perf, for a popover most
+    /// pickings never open.
+    private var madeParts: PopoverParts?
+    private var parts: PopoverParts { madeParts ?? makePopover() }
     private let buttonLabel: UnsafeMutablePointer<GtkWidget>
     /// Where the albums' covers come from: the newest assets of an album (asked only for rows
     /// on screen) and the thumbnails' loader; set with the library the picker opens.
@@ -62,7 +72,7 @@ final class AlbumSwitcher: SwiftWidget {
     private var scrollTicks = 0
     private var lastScrollTarget = -1.0
 
-    var isOpen: Bool { gtk_widget_get_visible(popover) != 0 }
+    var isOpen: Bool { madeParts.map { gtk_widget_get_visible($0.popover) != 0 } ?? false }
     /// The open album's name, as the header shows it.
     var buttonText: String { gtk_label_get_text(buttonLabel.opaque).map { String(cString: $0) } ?? "" }
     /// Whether the album's name shows cut short, "Недавн…" (tests).
@@ -100,10 +110,24 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_box_append(face.cast(), album)
         gtk_menu_button_set_child(button.opaque, face)
 
-        popover = gtk_popover_new()
+        // (GtkMenuButton asks for its popover each time it opens, and is sensitive only with a
+        // popover or this function.)
+        gtk_menu_button_set_create_popup_func(button.opaque, { _, data in MainActor.assumeIsolated {
+            _ = Unmanaged<WeakBox>.fromOpaque(data!).takeUnretainedValue().switcher?.parts
+        } }, Unmanaged.passRetained(WeakBox(self)).toOpaque(), { data in
+            MainActor.preconditionIsolated()
+            Unmanaged<WeakBox>.fromOpaque(data!).release()
+        })
+        Style.install()
+        Self.widgetType.adopt(self, by: widget)
+    }
+
+    /// Makes the popover and its contents, and gives it to the button.
+    private func makePopover() -> PopoverParts {
+        let popover = gtk_popover_new()!
         // (A popover is a CSS root of its own: it carries the picker's scope itself.)
         style(popover, "album-switcher-popover", Style.partClass)
-        search = gtk_search_entry_new()
+        let search = gtk_search_entry_new()!
         setStringProperty(search, "placeholder-text", i18n("Search albums"))
         // (GTK 4.8 does not name an entry by its placeholder: "GtkSearchEntry".)
         photopick_accessible_set_label(search, i18n("Search albums"))
@@ -111,15 +135,15 @@ final class AlbumSwitcher: SwiftWidget {
         gtk_widget_set_margin_end(search, 6)
         gtk_widget_set_margin_top(search, 6)
         gtk_widget_set_margin_bottom(search, 6)
-        list = gtk_list_box_new()
+        let list = gtk_list_box_new()!
         gtk_list_box_set_selection_mode(list.opaque, GTK_SELECTION_NONE)
         gtk_list_box_set_activate_on_single_click(list.opaque, 1)
         style(list, "navigation-sidebar", "album-switcher-list")
         photopick_accessible_set_label(list, i18n("Albums"))
-        dateRow = gtk_list_box_row_new()
+        let dateRow = gtk_list_box_row_new()!
         let dateBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
         gtk_box_append(dateBox.cast(), gtk_image_new_from_icon_name("x-office-calendar-symbolic"))
-        dateLabel = gtk_label_new(nil)
+        let dateLabel = gtk_label_new(nil)!
         gtk_label_set_xalign(dateLabel.opaque, 0)
         gtk_box_append(dateBox.cast(), dateLabel)
         gtk_list_box_row_set_child(dateRow.cast(), dateBox)
@@ -131,7 +155,7 @@ final class AlbumSwitcher: SwiftWidget {
         let nothing = gtk_label_new(i18n("No album matches"))!
         style(nothing, "dim-label", "album-switcher-empty")
         gtk_list_box_set_placeholder(list.opaque, nothing)
-        scroller = gtk_scrolled_window_new()
+        let scroller = gtk_scrolled_window_new()!
         gtk_scrolled_window_set_policy(scroller.opaque, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
         gtk_scrolled_window_set_propagate_natural_height(scroller.opaque, 1)
         gtk_widget_set_size_request(scroller, 380, -1)
@@ -146,10 +170,11 @@ final class AlbumSwitcher: SwiftWidget {
         // Typing while a row has the focus goes on with the search.
         gtk_search_entry_set_key_capture_widget(search.opaque, list)
 
+        let made = PopoverParts(popover: popover, search: search, scroller: scroller, list: list, dateRow: dateRow, dateLabel: dateLabel)
+        madeParts = made
         installListFunctions()
         connectSignals()
-        Style.install()
-        Self.widgetType.adopt(self, by: widget)
+        return made
     }
 
     /// The covers asked for are cancelled, and the scroll's tick goes with the list.
@@ -332,7 +357,8 @@ final class AlbumSwitcher: SwiftWidget {
             }
             parent = parents[above]
         }
-        guard opened else { return }
+        // (No list yet: it is made with these trees open.)
+        guard opened, let list = madeParts?.list else { return }
         for row in rows { row.setExpanded(expanded.contains(row.summary.album)) }
         gtk_list_box_invalidate_filter(list.opaque)
         gtk_list_box_invalidate_headers(list.opaque)
@@ -479,7 +505,8 @@ final class AlbumSwitcher: SwiftWidget {
 
     /// Asks for the covers of the rows on screen and half a screen around; cancels the others.
     func updateCovers() {
-        guard gtk_widget_get_mapped(list) != 0, let adjustment = gtk_scrolled_window_get_vadjustment(scroller.opaque) else {
+        guard let parts = madeParts, gtk_widget_get_mapped(parts.list) != 0,
+              let adjustment = gtk_scrolled_window_get_vadjustment(parts.scroller.opaque) else {
             rows.forEach { $0.cancelCover() }
             return
         }
