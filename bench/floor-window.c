@@ -70,6 +70,8 @@ int main(int argc, char **argv) {
     g_dir_close(dir);
     qsort(names->pdata, names->len, sizeof(char *), by_name);
 
+    gtk_init();
+    mark("display opened");
     adw_init();
     mark("libadwaita ready");
     GtkWidget *window = adw_window_new();
