@@ -36,8 +36,8 @@ let package = Package(
         .systemLibrary(name: "CGdkPixbuf", path: "Sources/CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
                        providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // V4L2 and libv4lconvert for the camera.
-        .systemLibrary(name: "CV4L", path: "Sources/CV4L", pkgConfig: "libv4lconvert",
-                       providers: [.apt(["libv4l-dev"])]),
+        // (Its headers only: libv4lconvert itself is opened when a camera is first used, shim.h.)
+        .systemLibrary(name: "CV4L", path: "Sources/CV4L", providers: [.apt(["libv4l-dev"])]),
         // GTK4 (with GDK and GdkPixbuf) for the picker window; no library target may depend on it.
         // libadwaita comes in the same module: the window follows the desktop's style (dark, high
         // contrast, accent). Two modules that both include GTK's headers split GTK's

@@ -94,7 +94,8 @@ final class WarmStartTests: WindowTestCase {
 
     /// exiv2 is loaded where metadata is read (the index's workers), not with the window: its
     /// loading cost every start 1.5 ms and 1.6 MB. The window's index still holds every date.
-    func testAWarmWindowDoesNotLoadExiv2() throws {
+    /// Nor is libv4lconvert, without a camera (88 kB of every start when it was linked).
+    func testAWarmWindowLoadsNeitherExiv2NorTheCamerasConverter() throws {
         let index = try TestSupport.run(TestSupport.photopick, ["index", "--library", library.path],
                                         environment: ["XDG_DATA_HOME": dataHome.path, "XDG_CACHE_HOME": cacheHome.path])
         XCTAssertEqual(index.status, 0, index.error)
@@ -109,6 +110,7 @@ final class WarmStartTests: WindowTestCase {
         XCTAssertTrue(maps.contains("libgtk-4"), "the window's own maps")
         XCTAssertFalse(maps.contains("libexiv2"), "exiv2 is not loaded")
         XCTAssertFalse(maps.contains("libgexiv2"), "gexiv2 is not loaded")
+        XCTAssertFalse(maps.contains("libv4lconvert"), "the camera's converter is not loaded")
     }
 
     /// "first screen: 12 of 49 thumbnails in memory already" in a start's trace.

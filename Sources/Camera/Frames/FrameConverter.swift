@@ -13,7 +13,8 @@ public final class FrameConverter {
     /// `descriptor` is the device's, when there is one: libv4lconvert reads some cameras' quirks
     /// from it. -1 converts without a device (tests, files).
     public init(format: StreamFormat, descriptor: Int32 = -1) throws(CameraFailure) {
-        guard let data = descriptor >= 0 ? v4lconvert_create(descriptor) : pp_v4lconvert_create_without_device() else {
+        if let missing = pp_v4lconvert_missing() { throw CameraFailure.failed(String(cString: missing)) }
+        guard let data = descriptor >= 0 ? pp_v4lconvert_create(descriptor) : pp_v4lconvert_create_without_device() else {
             throw CameraFailure.failed("Cannot start the picture conversion")
         }
         self.data = data
@@ -31,21 +32,21 @@ public final class FrameConverter {
         destination.fmt.pix.sizeimage = UInt32(format.width * format.height * 3)
     }
 
-    deinit { v4lconvert_destroy(data) }
+    deinit { pp_v4lconvert_destroy(data) }
 
     /// The frame in RGB, or nil when these bytes could not be converted (a damaged JPEG frame):
     /// the stream skips such a frame rather than showing garbage.
     public func convert(_ bytes: UnsafeRawBufferPointer, sequence: Int = 0) -> Frame? {
         guard let base = bytes.baseAddress else { return nil }
         let pixels = PixelBuffer(width: format.width, height: format.height)
-        let written = v4lconvert_convert(data, &source, &destination,
+        let written = pp_v4lconvert_convert(data, &source, &destination,
                                          UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self)), Int32(bytes.count),
                                          pixels.bytes, Int32(pixels.count))
         guard written >= Int32(pixels.count) else { return nil }
         return Frame(pixels: pixels, sequence: sequence)
     }
 
-    public var lastError: String { String(cString: v4lconvert_get_error_message(data)) }
+    public var lastError: String { String(cString: pp_v4lconvert_get_error_message(data)) }
 }
 
 /// Tightly packed RGB (3 bytes a pixel) in memory of its own, handed to GTK without a copy.
